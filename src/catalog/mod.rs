@@ -1,0 +1,390 @@
+//! The run-scoped tool catalog: ids, order, exclusions, safe names, search and describe.
+//!
+//! Built once per `CodeModeRun` from the gateway's effective (already policy-filtered) tools.
+//! MCP entries stay in the catalog (exact ids for dispatch) but are hidden from the guest's
+//! `ALL_TOOLS` and `tools.*` views; they are reached through `MCP.<server>.<tool>()`.
+
+pub mod names;
+pub mod search;
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use search::{Doc, SearchIndex};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+  OpenClaw,
+  Mcp,
+  Client,
+}
+
+impl Source {
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Source::OpenClaw => "openclaw",
+      Source::Mcp => "mcp",
+      Source::Client => "client",
+    }
+  }
+}
+
+/// What an MCP entry calls on its server (`CatalogTool.mcp`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpBinding {
+  pub server: String,
+  pub tool: String,
+  /// `tool`, `resources_list`, `resources_read`, `prompts_list` or `prompts_get`.
+  pub operation: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct CatalogEntry {
+  pub id: String,
+  pub name: String,
+  pub label: Option<String>,
+  pub description: String,
+  pub source: Source,
+  /// `core`, the plugin id, the MCP server or the client app.
+  pub source_name: String,
+  /// JSON text of the input schema, if the gateway gave one.
+  pub parameters: Option<String>,
+  pub mcp: Option<McpBinding>,
+}
+
+/// A convenience name that two or more tools normalise to: none of them gets it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameCollision {
+  pub name: String,
+  pub ids: Vec<String>,
+}
+
+/// Counters about how the gateway's list became the catalog (host-only telemetry).
+#[derive(Debug, Clone, Default)]
+pub struct CatalogStats {
+  /// Entries whose id was already taken (the first one wins).
+  pub duplicate_tools: u32,
+  /// Entries that were not objects with a non-empty string `name` and a known `source`.
+  pub invalid_tools: u32,
+  /// Control tools left out (`wait`, Tool Search tools, code mode's own exec).
+  pub excluded_tools: u32,
+  pub name_collisions: Vec<NameCollision>,
+}
+
+pub struct Catalog {
+  entries: Vec<CatalogEntry>,
+  by_id: HashMap<String, usize>,
+  /// Indices of the guest-visible (non-MCP) entries, in catalog order.
+  guest: Vec<usize>,
+  /// `(safe name, entry index)` for every installed `tools.<name>` convenience function.
+  safe_names: Vec<(String, usize)>,
+  pub stats: CatalogStats,
+  index: OnceLock<SearchIndex>,
+  all_tools_json: OnceLock<String>,
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+  value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+impl Catalog {
+  /// Builds the catalog from the gateway's tool list (JSON array; unusable entries are skipped).
+  pub fn build(tools: &Value) -> Catalog {
+    let mut stats = CatalogStats::default();
+    let mut groups: [Vec<CatalogEntry>; 4] = Default::default();
+    for tool in tools.as_array().map(Vec::as_slice).unwrap_or_default() {
+      match parse_entry(tool) {
+        Some(Parsed::Entry(entry)) => {
+          let group = match (entry.source, entry.source_name.as_str()) {
+            (Source::OpenClaw, "core") => 0,
+            (Source::OpenClaw, _) => 1,
+            (Source::Mcp, _) => 2,
+            (Source::Client, _) => 3,
+          };
+          groups[group].push(entry);
+        }
+        Some(Parsed::Excluded) => stats.excluded_tools += 1,
+        None => stats.invalid_tools += 1,
+      }
+    }
+    let mut entries = Vec::new();
+    let mut by_id = HashMap::new();
+    for entry in groups.into_iter().flatten() {
+      if by_id.contains_key(&entry.id) {
+        stats.duplicate_tools += 1;
+        continue;
+      }
+      by_id.insert(entry.id.clone(), entries.len());
+      entries.push(entry);
+    }
+    let guest: Vec<usize> = (0..entries.len())
+      .filter(|&i| entries[i].source != Source::Mcp)
+      .collect();
+
+    let mut by_safe: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut order = Vec::new();
+    for &i in &guest {
+      let name = names::safe_name(&entries[i].name);
+      if !by_safe.contains_key(&name) {
+        order.push(name.clone());
+      }
+      by_safe.entry(name).or_default().push(i);
+    }
+    let mut safe_names = Vec::new();
+    for name in order {
+      let owners = &by_safe[&name];
+      if owners.len() == 1 && names::is_installable(&name) {
+        safe_names.push((name, owners[0]));
+      } else {
+        // Two tools with one safe name, or a name that would shadow a helper or a prototype
+        // member: no convenience function; `tools.call(id, input)` still works.
+        stats.name_collisions.push(NameCollision {
+          name,
+          ids: owners.iter().map(|&i| entries[i].id.clone()).collect(),
+        });
+      }
+    }
+    Catalog {
+      entries,
+      by_id,
+      guest,
+      safe_names,
+      stats,
+      index: OnceLock::new(),
+      all_tools_json: OnceLock::new(),
+    }
+  }
+
+  pub fn entries(&self) -> &[CatalogEntry] {
+    &self.entries
+  }
+
+  pub fn len(&self) -> usize {
+    self.entries.len()
+  }
+
+  pub fn is_empty(&self) -> bool {
+    self.entries.is_empty()
+  }
+
+  pub fn count(&self, source: Source) -> usize {
+    self.entries.iter().filter(|e| e.source == source).count()
+  }
+
+  pub fn get(&self, id: &str) -> Option<&CatalogEntry> {
+    self.by_id.get(id).map(|&i| &self.entries[i])
+  }
+
+  /// An entry the guest may reach through `tools.*` (MCP entries are not).
+  pub fn guest_entry(&self, id: &str) -> Option<&CatalogEntry> {
+    self.get(id).filter(|e| e.source != Source::Mcp)
+  }
+
+  pub fn guest_entries(&self) -> impl Iterator<Item = &CatalogEntry> {
+    self.guest.iter().map(|&i| &self.entries[i])
+  }
+
+  pub fn safe_names(&self) -> impl Iterator<Item = (&str, &CatalogEntry)> {
+    self
+      .safe_names
+      .iter()
+      .map(|(name, i)| (name.as_str(), &self.entries[*i]))
+  }
+
+  /// `ALL_TOOLS` as JSON text (built on first use, shared by every cell of the run).
+  pub fn all_tools_json(&self) -> &str {
+    self.all_tools_json.get_or_init(|| {
+      let list: Vec<Value> = self
+        .guest_entries()
+        .map(|e| compact_json(e, false))
+        .collect();
+      Value::Array(list).to_string()
+    })
+  }
+
+  /// Ranked guest-visible entries for `tools.search`.
+  pub fn search(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
+    let index = self.index.get_or_init(|| {
+      SearchIndex::build(self.guest_entries().map(|e| Doc {
+        name: &e.name,
+        label: e.label.as_deref(),
+        description: &e.description,
+      }))
+    });
+    let hits = index.search(query, limit, |doc| {
+      self.entries[self.guest[doc]].id.as_str()
+    });
+    hits
+      .into_iter()
+      .map(|doc| &self.entries[self.guest[doc]])
+      .collect()
+  }
+}
+
+/// The guest-facing entry (`ToolCatalogEntry`, plus `parameters` for describe).
+pub fn compact_json(entry: &CatalogEntry, with_parameters: bool) -> Value {
+  let mut map = serde_json::Map::new();
+  map.insert("id".into(), Value::from(entry.id.as_str()));
+  map.insert("name".into(), Value::from(entry.name.as_str()));
+  if let Some(label) = &entry.label {
+    map.insert("label".into(), Value::from(label.as_str()));
+  }
+  map.insert(
+    "description".into(),
+    Value::from(entry.description.as_str()),
+  );
+  map.insert("source".into(), Value::from(entry.source.as_str()));
+  map.insert("sourceName".into(), Value::from(entry.source_name.as_str()));
+  if with_parameters {
+    let parameters = entry
+      .parameters
+      .as_deref()
+      .and_then(|p| serde_json::from_str(p).ok())
+      .unwrap_or_else(|| serde_json::json!({ "type": "object", "properties": {} }));
+    map.insert("parameters".into(), parameters);
+  }
+  Value::Object(map)
+}
+
+enum Parsed {
+  Entry(CatalogEntry),
+  Excluded,
+}
+
+fn parse_entry(tool: &Value) -> Option<Parsed> {
+  let name = text(tool, "name").filter(|n| !n.trim().is_empty())?;
+  let source = match tool.get("source").and_then(Value::as_str) {
+    None | Some("openclaw") | Some("plugin") => Source::OpenClaw,
+    Some("mcp") => Source::Mcp,
+    Some("client") => Source::Client,
+    Some(_) => return None,
+  };
+  let kind = tool.get("toolKind").and_then(Value::as_str);
+  if matches!(kind, Some("code_mode_exec" | "code_mode_wait")) {
+    return Some(Parsed::Excluded);
+  }
+  if source == Source::OpenClaw && names::CONTROL_TOOLS.contains(&name.as_str()) {
+    return Some(Parsed::Excluded);
+  }
+  let mcp_value = tool.get("mcp").filter(|v| v.is_object());
+  let source_name = text(tool, "sourceName")
+    .filter(|s| !s.is_empty())
+    .unwrap_or_else(|| match source {
+      Source::OpenClaw => "core".to_string(),
+      Source::Mcp => mcp_value
+        .and_then(|m| text(m, "serverName"))
+        .unwrap_or_else(|| "mcp".into()),
+      Source::Client => "client".to_string(),
+    });
+  let mcp = (source == Source::Mcp).then(|| McpBinding {
+    server: mcp_value
+      .and_then(|m| text(m, "serverName"))
+      .unwrap_or_else(|| source_name.clone()),
+    tool: mcp_value
+      .and_then(|m| text(m, "toolName"))
+      .unwrap_or_else(|| name.clone()),
+    operation: mcp_value
+      .and_then(|m| text(m, "operation"))
+      .filter(|op| {
+        matches!(
+          op.as_str(),
+          "tool" | "resources_list" | "resources_read" | "prompts_list" | "prompts_get"
+        )
+      })
+      .unwrap_or_else(|| "tool".into()),
+  });
+  Some(Parsed::Entry(CatalogEntry {
+    id: names::tool_id(source.as_str(), &source_name, &name),
+    label: text(tool, "label").filter(|l| !l.is_empty()),
+    description: text(tool, "description").unwrap_or_default(),
+    parameters: tool
+      .get("parameters")
+      .filter(|p| !p.is_null())
+      .map(Value::to_string),
+    source,
+    source_name,
+    name,
+    mcp,
+  }))
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  fn ids(catalog: &Catalog) -> Vec<&str> {
+    catalog.entries().iter().map(|e| e.id.as_str()).collect()
+  }
+
+  #[test]
+  fn orders_sources_and_builds_ids() {
+    let catalog = Catalog::build(&json!([
+      { "name": "select_file", "source": "client", "sourceName": "app" },
+      { "name": "create_issue", "source": "mcp", "sourceName": "github" },
+      { "name": "browser_request", "source": "openclaw", "sourceName": "browser" },
+      { "name": "message", "source": "openclaw" },
+      { "name": "exec", "source": "openclaw" },
+    ]));
+    assert_eq!(
+      ids(&catalog),
+      vec![
+        "openclaw:core:message",
+        "openclaw:core:exec",
+        "openclaw:browser:browser_request",
+        "mcp:github:create_issue",
+        "client:app:select_file"
+      ]
+    );
+    assert_eq!(catalog.guest_entries().count(), 4);
+    assert!(catalog.guest_entry("mcp:github:create_issue").is_none());
+    let mcp = catalog
+      .get("mcp:github:create_issue")
+      .unwrap()
+      .mcp
+      .clone()
+      .unwrap();
+    assert_eq!(
+      (
+        mcp.server.as_str(),
+        mcp.tool.as_str(),
+        mcp.operation.as_str()
+      ),
+      ("github", "create_issue", "tool")
+    );
+  }
+
+  #[test]
+  fn excludes_controls_and_counts_duplicates() {
+    let catalog = Catalog::build(&json!([
+      { "name": "wait" }, { "name": "tool_search" }, { "name": "tool_call" },
+      { "name": "exec", "toolKind": "code_mode_exec" },
+      { "name": "read" }, { "name": "read" }, { "name": "" }, { "source": "mcp" }, 7,
+      { "name": "x", "source": "martian" },
+    ]));
+    assert_eq!(ids(&catalog), vec!["openclaw:core:read"]);
+    assert_eq!(catalog.stats.duplicate_tools, 1);
+    assert_eq!(catalog.stats.excluded_tools, 4);
+    assert_eq!(catalog.stats.invalid_tools, 4);
+  }
+
+  #[test]
+  fn safe_names_only_when_unambiguous() {
+    let catalog = Catalog::build(&json!([
+      { "name": "web-search" }, { "name": "web_search", "sourceName": "plugin" },
+      { "name": "read-file" }, { "name": "constructor" }, { "name": "search" },
+      { "name": "fetch_page", "source": "mcp", "sourceName": "web" },
+    ]));
+    let installed: Vec<&str> = catalog.safe_names().map(|(n, _)| n).collect();
+    assert_eq!(installed, vec!["read_file"]);
+    let collided: Vec<&str> = catalog
+      .stats
+      .name_collisions
+      .iter()
+      .map(|c| c.name.as_str())
+      .collect();
+    assert_eq!(collided, vec!["web_search", "constructor", "search"]);
+    assert_eq!(catalog.stats.name_collisions[0].ids.len(), 2);
+  }
+}

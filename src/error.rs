@@ -1,0 +1,73 @@
+//! The result error codes (DESIGN "Types") and the failure value carried through the runtime.
+
+use std::fmt;
+
+/// Why a cell failed. Serialised as the snake_case strings of `CodeModeErrorCode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+  InvalidInput,
+  RuntimeUnavailable,
+  Timeout,
+  OutputLimitExceeded,
+  SnapshotLimitExceeded,
+  InternalError,
+  MemoryLimitExceeded,
+  Aborted,
+}
+
+impl ErrorCode {
+  pub fn as_str(self) -> &'static str {
+    match self {
+      ErrorCode::InvalidInput => "invalid_input",
+      ErrorCode::RuntimeUnavailable => "runtime_unavailable",
+      ErrorCode::Timeout => "timeout",
+      ErrorCode::OutputLimitExceeded => "output_limit_exceeded",
+      ErrorCode::SnapshotLimitExceeded => "snapshot_limit_exceeded",
+      ErrorCode::InternalError => "internal_error",
+      ErrorCode::MemoryLimitExceeded => "memory_limit_exceeded",
+      ErrorCode::Aborted => "aborted",
+    }
+  }
+}
+
+/// A `failed` result before telemetry and output are attached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+  pub code: ErrorCode,
+  pub message: String,
+}
+
+impl Failure {
+  pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    Failure {
+      code,
+      message: message.into(),
+    }
+  }
+
+  pub fn invalid(message: impl Into<String>) -> Self {
+    Failure::new(ErrorCode::InvalidInput, message)
+  }
+
+  pub fn internal(message: impl Into<String>) -> Self {
+    Failure::new(ErrorCode::InternalError, message)
+  }
+}
+
+impl fmt::Display for Failure {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(f, "{}: {}", self.code.as_str(), self.message)
+  }
+}
+
+/// Messages that several modules (and the tests) rely on verbatim.
+pub mod messages {
+  pub const DISABLED: &str = "code mode is disabled.";
+  pub const RUN_UNAVAILABLE: &str = "code mode run is unavailable or expired.";
+  pub const WRONG_SESSION: &str = "code mode run belongs to a different session.";
+  pub const ALREADY_RESUMING: &str = "code mode run is already being resumed.";
+  pub const TOO_MANY_SUSPENDED: &str = "too many suspended code mode runs.";
+  pub const TYPESCRIPT_DISABLED: &str = "code mode typescript input is disabled.";
+  pub const JAVASCRIPT_DISABLED: &str = "code mode javascript input is disabled.";
+  pub const ABORTED: &str = "code mode run was aborted.";
+}

@@ -1,0 +1,74 @@
+//! The one channel from Rust to the run's JavaScript layer (`index.js`).
+//!
+//! Every message a run sends (start a nested call, abort a cell's calls, deliver a leg's
+//! result, report an event) goes through one ThreadsafeFunction, so the JavaScript side sees
+//! them in the order they were sent: a leg's events always arrive before its result.
+
+use napi::Status;
+use napi::bindgen_prelude::FnArgs;
+use napi::threadsafe_function::{
+  ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
+
+/// A message for the JS layer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+  /// Start a nested tool call: `NestedToolCall` fields as JSON (input spliced in raw).
+  Call { cell: u64, payload: String },
+  /// The result of the exec/wait leg the JS layer registered under `leg`.
+  LegDone { leg: u32, result: String },
+  /// Abort the signals of every nested call the cell still has in flight.
+  AbortCell { cell: u64 },
+  /// A `CodeModeEvent` as JSON.
+  Event { payload: String },
+}
+
+impl Message {
+  /// `(kind, id, payload)` as the JS port function receives them.
+  fn into_args(self) -> (u32, f64, String) {
+    match self {
+      Message::Call { cell, payload } => (0, cell as f64, payload),
+      Message::LegDone { leg, result } => (1, leg as f64, result),
+      Message::AbortCell { cell } => (2, cell as f64, String::new()),
+      Message::Event { payload } => (3, 0.0, payload),
+    }
+  }
+}
+
+/// Where a run's messages go. The napi port in production; a channel in Rust tests.
+pub trait Port: Send + Sync {
+  fn send(&self, message: Message);
+}
+
+/// JS signature: `(kind: number, id: number, payload: string) => void`. Weak, so parked cells
+/// never keep Node alive; plain arguments (not error-first).
+pub type PortFn = ThreadsafeFunction<
+  FnArgs<(u32, f64, String)>,
+  UnknownReturnValue,
+  FnArgs<(u32, f64, String)>,
+  Status,
+  false,
+  true,
+>;
+
+pub struct JsPort {
+  function: PortFn,
+}
+
+impl JsPort {
+  pub fn new(function: PortFn) -> Self {
+    JsPort { function }
+  }
+}
+
+impl Port for JsPort {
+  fn send(&self, message: Message) {
+    // With a return callback, a throw in the JS port is handed to that callback instead of
+    // reaching `napi_fatal_exception`; the callback ignores it. A closing env drops the message.
+    let _ = self.function.call_with_return_value(
+      FnArgs::from(message.into_args()),
+      ThreadsafeFunctionCallMode::NonBlocking,
+      |_, _| Ok(()),
+    );
+  }
+}

@@ -1,0 +1,231 @@
+//! Untrusted host input (exec/wait arguments, `tools.codeMode` values), read field by field.
+//!
+//! The gateway hands us `unknown`: these readers never recurse into nested objects, never
+//! throw into JavaScript (a throwing getter reads as "missing"), and describe anything that is
+//! not plain data by its `typeof`, so validation can name the problem.
+
+use napi::{Env, JsValue, Unknown, ValueType, sys};
+use std::ptr;
+
+/// One value as validation sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field {
+  /// Absent, `undefined`, or a getter that threw.
+  Missing,
+  Null,
+  Bool(bool),
+  Number(f64),
+  String(String),
+  /// An array, with its elements read one level deep (nested arrays become `Other`).
+  List(Vec<Field>),
+  /// A plain object whose requested keys were read (see [`read_value`]).
+  Object(Vec<(&'static str, Field)>),
+  /// Anything else, by its `typeof` (`"function"`, `"symbol"`, `"bigint"`, `"object"`).
+  Other(&'static str),
+}
+
+impl Field {
+  /// `typeof`-style name used in validation messages.
+  pub fn type_name(&self) -> &'static str {
+    match self {
+      Field::Missing => "undefined",
+      Field::Null => "null",
+      Field::Bool(_) => "boolean",
+      Field::Number(_) => "number",
+      Field::String(_) => "string",
+      Field::List(_) => "array",
+      Field::Object(_) => "object",
+      Field::Other(name) => name,
+    }
+  }
+
+  /// The field named `key` of an object (`Missing` for anything else).
+  pub fn get(&self, key: &str) -> &Field {
+    match self {
+      Field::Object(fields) => fields
+        .iter()
+        .find(|(name, _)| *name == key)
+        .map(|(_, value)| value)
+        .unwrap_or(&Field::Missing),
+      _ => &Field::Missing,
+    }
+  }
+
+  /// Builds a `Field` from JSON (used by Rust tests and by values that arrive as JSON text).
+  pub fn from_json(value: &serde_json::Value, keys: &'static [&'static str]) -> Field {
+    use serde_json::Value;
+    match value {
+      Value::Null => Field::Null,
+      Value::Bool(b) => Field::Bool(*b),
+      Value::Number(n) => Field::Number(n.as_f64().unwrap_or(f64::NAN)),
+      Value::String(s) => Field::String(s.clone()),
+      Value::Array(items) => Field::List(
+        items
+          .iter()
+          .map(|item| match item {
+            Value::Array(_) => Field::Other("object"),
+            Value::Object(_) => Field::Other("object"),
+            other => Field::from_json(other, &[]),
+          })
+          .collect(),
+      ),
+      Value::Object(map) => Field::Object(
+        keys
+          .iter()
+          .map(|key| {
+            let field = match map.get(*key) {
+              None => Field::Missing,
+              Some(Value::Object(_)) => Field::Other("object"),
+              Some(other) => Field::from_json(other, &[]),
+            };
+            (*key, field)
+          })
+          .collect(),
+      ),
+    }
+  }
+}
+
+/// Reads a JS value; for a plain object, reads only `keys` (one level).
+pub fn read_value(env: &Env, value: &Unknown, keys: &'static [&'static str]) -> Field {
+  read(env.raw(), value.raw(), keys, 0)
+}
+
+fn read(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  keys: &'static [&'static str],
+  depth: u8,
+) -> Field {
+  let Some(kind) = value_type(env, value) else {
+    return Field::Missing;
+  };
+  match kind {
+    ValueType::Undefined => Field::Missing,
+    ValueType::Null => Field::Null,
+    ValueType::Boolean => get_bool(env, value).map_or(Field::Missing, Field::Bool),
+    ValueType::Number => get_number(env, value).map_or(Field::Missing, Field::Number),
+    ValueType::String => get_string(env, value).map_or(Field::Missing, Field::String),
+    ValueType::Function => Field::Other("function"),
+    ValueType::Symbol => Field::Other("symbol"),
+    ValueType::BigInt => Field::Other("bigint"),
+    ValueType::Object if depth > 0 => {
+      if is_array(env, value) {
+        Field::Other("array")
+      } else {
+        Field::Other("object")
+      }
+    }
+    ValueType::Object if is_array(env, value) => {
+      let len = array_length(env, value).min(64);
+      Field::List(
+        (0..len)
+          .map(|index| {
+            element(env, value, index)
+              .map_or(Field::Missing, |item| read(env, item, &[], depth + 1))
+          })
+          .collect(),
+      )
+    }
+    ValueType::Object => Field::Object(
+      keys
+        .iter()
+        .map(|key| {
+          let field = property(env, value, key)
+            .map_or(Field::Missing, |item| read(env, item, &[], depth + 1));
+          (*key, field)
+        })
+        .collect(),
+    ),
+    _ => Field::Other("object"),
+  }
+}
+
+// The raw napi calls below all follow one pattern: call, and on any failure clear a pending
+// exception (a throwing getter or Proxy trap) so it never surfaces in the caller's JavaScript.
+
+fn settled(env: sys::napi_env, status: sys::napi_status) -> bool {
+  if status == sys::Status::napi_ok {
+    return true;
+  }
+  let mut pending = false;
+  // SAFETY: `env` is the live env of the current napi call; both calls only inspect it.
+  unsafe {
+    sys::napi_is_exception_pending(env, &mut pending);
+    if pending {
+      let mut exception = ptr::null_mut();
+      sys::napi_get_and_clear_last_exception(env, &mut exception);
+    }
+  }
+  false
+}
+
+fn value_type(env: sys::napi_env, value: sys::napi_value) -> Option<ValueType> {
+  let mut kind = 0;
+  // SAFETY: `value` is a handle from the current call's handle scope.
+  let status = unsafe { sys::napi_typeof(env, value, &mut kind) };
+  settled(env, status).then(|| ValueType::from(kind))
+}
+
+fn is_array(env: sys::napi_env, value: sys::napi_value) -> bool {
+  let mut result = false;
+  // SAFETY: as above; napi_is_array runs no JavaScript.
+  let status = unsafe { sys::napi_is_array(env, value, &mut result) };
+  settled(env, status) && result
+}
+
+fn array_length(env: sys::napi_env, value: sys::napi_value) -> u32 {
+  let mut len = 0;
+  // SAFETY: `value` was checked to be an array.
+  let status = unsafe { sys::napi_get_array_length(env, value, &mut len) };
+  if settled(env, status) { len } else { 0 }
+}
+
+fn element(env: sys::napi_env, value: sys::napi_value, index: u32) -> Option<sys::napi_value> {
+  let mut item = ptr::null_mut();
+  // SAFETY: a getter may run; failures are cleared by `settled`.
+  let status = unsafe { sys::napi_get_element(env, value, index, &mut item) };
+  settled(env, status).then_some(item)
+}
+
+fn property(env: sys::napi_env, value: sys::napi_value, key: &str) -> Option<sys::napi_value> {
+  let key = std::ffi::CString::new(key).ok()?;
+  let mut item = ptr::null_mut();
+  // SAFETY: `key` outlives the call; a getter may run and its exception is cleared.
+  let status = unsafe { sys::napi_get_named_property(env, value, key.as_ptr(), &mut item) };
+  settled(env, status).then_some(item)
+}
+
+fn get_bool(env: sys::napi_env, value: sys::napi_value) -> Option<bool> {
+  let mut result = false;
+  // SAFETY: `value` is a boolean (checked by typeof).
+  let status = unsafe { sys::napi_get_value_bool(env, value, &mut result) };
+  settled(env, status).then_some(result)
+}
+
+fn get_number(env: sys::napi_env, value: sys::napi_value) -> Option<f64> {
+  let mut result = 0.0;
+  // SAFETY: `value` is a number (checked by typeof).
+  let status = unsafe { sys::napi_get_value_double(env, value, &mut result) };
+  settled(env, status).then_some(result)
+}
+
+fn get_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
+  let mut len = 0;
+  // SAFETY: `value` is a string (checked by typeof); a null buffer asks for the length.
+  let status = unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) };
+  if !settled(env, status) {
+    return None;
+  }
+  let mut buf = vec![0u8; len + 1];
+  let mut written = 0;
+  // SAFETY: `buf` holds `len + 1` bytes, room for the string and its terminator.
+  let status = unsafe {
+    sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), buf.len(), &mut written)
+  };
+  if !settled(env, status) {
+    return None;
+  }
+  buf.truncate(written);
+  String::from_utf8(buf).ok()
+}

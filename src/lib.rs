@@ -1,0 +1,196 @@
+//! Native runtime for OpenClaw code mode: the napi exports. Each is a thin wrapper; the work
+//! lives in the module named for it.
+
+mod catalog;
+mod clock;
+mod config;
+mod error;
+mod executor;
+mod input;
+mod result;
+mod run;
+mod sandbox;
+mod scheduler;
+mod store;
+mod surface;
+mod telemetry;
+mod typescript;
+
+#[cfg(test)]
+mod tests;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use std::sync::Arc;
+
+pub use config::CodeModeConfig;
+
+/// Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
+/// defaults and clamps. Never throws; anything unusable becomes its default.
+#[napi(catch_unwind)]
+pub fn resolve_code_mode_config(env: Env, input: Option<Unknown>) -> CodeModeConfig {
+  let field = input.map_or(input::Field::Missing, |value| {
+    input::read_value(&env, &value, config::CONFIG_KEYS)
+  });
+  config::resolve(&field)
+}
+
+/// Process-wide runtime settings. Every field is optional; call it before or between runs.
+#[napi(object)]
+pub struct RuntimeOptions {
+  /// Suspended (waiting) cells the process keeps at once. Default 64.
+  pub max_suspended_cells: Option<u32>,
+  /// Cells in a leg (running, or idle awaiting tools) at once; later exec/wait calls queue,
+  /// and fail `runtime_unavailable` after waiting `timeoutMs`. Default 1024.
+  pub max_active_cells: Option<u32>,
+  /// Threads that run guest JavaScript. Default: the machine's available parallelism.
+  pub worker_threads: Option<u32>,
+}
+
+/// Applies process-wide runtime settings.
+#[napi(catch_unwind)]
+pub fn configure_code_mode_runtime(options: RuntimeOptions) {
+  if let Some(cap) = options.max_suspended_cells {
+    store::STORE.set_cap(cap as usize);
+  }
+  scheduler::configure(
+    options.worker_threads.map(|n| n as usize),
+    options.max_active_cells.map(|n| n as usize),
+  );
+}
+
+/// Throws unless `toolNames` is exactly `exec` and `wait`: the last check before a code-mode
+/// request goes to the provider.
+#[napi(catch_unwind)]
+pub fn assert_code_mode_payload(tool_names: Vec<String>) -> Result<()> {
+  surface::check_payload(&tool_names).map_err(|message| Error::new(Status::InvalidArg, message))
+}
+
+/// Identity and tools of a run, as the JS layer passes them.
+#[napi(object)]
+pub struct NativeRunOptions {
+  pub run_id: String,
+  pub session_id: Option<String>,
+  pub session_key: Option<String>,
+  pub agent_id: Option<String>,
+  /// The gateway's `CatalogTool[]` as JSON text.
+  pub tools_json: String,
+  pub disable_tools: Option<bool>,
+  pub raw_model_call: Option<bool>,
+}
+
+/// The native half of a `CodeModeRun` (the public class lives in `index.js`).
+#[napi]
+pub struct NativeRun {
+  run: Arc<run::Run>,
+}
+
+#[napi]
+impl NativeRun {
+  /// `port(kind, id, payload)` receives every message of the run (see `executor.rs`).
+  #[napi(constructor, catch_unwind)]
+  pub fn new(
+    env: Env,
+    config: Option<Unknown>,
+    options: NativeRunOptions,
+    #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")]
+    port: executor::PortFn,
+  ) -> Self {
+    let config = config.map_or(input::Field::Missing, |value| {
+      input::read_value(&env, &value, config::CONFIG_KEYS)
+    });
+    let tools = serde_json::from_str(&options.tools_json).unwrap_or(serde_json::Value::Null);
+    let run = run::Run::new(
+      run::RunOptions {
+        config,
+        scope: run::Scope {
+          run_id: options.run_id,
+          session_id: options.session_id,
+          session_key: options.session_key,
+          agent_id: options.agent_id,
+        },
+        tools,
+        disable_tools: options.disable_tools.unwrap_or(false),
+        raw_model_call: options.raw_model_call.unwrap_or(false),
+      },
+      Arc::new(executor::JsPort::new(port)),
+    );
+    NativeRun { run }
+  }
+
+  #[napi(getter)]
+  pub fn active(&self) -> bool {
+    self.run.active
+  }
+
+  #[napi(getter)]
+  pub fn config(&self) -> CodeModeConfig {
+    self.run.config.clone()
+  }
+
+  /// `ModelToolDefinition[]` as JSON text.
+  #[napi(getter, catch_unwind)]
+  pub fn model_tools_json(&self) -> String {
+    self.run.model_tools.to_string()
+  }
+
+  /// The guest's `ALL_TOOLS` as JSON text.
+  #[napi(getter, catch_unwind)]
+  pub fn catalog_json(&self) -> String {
+    self.run.catalog.all_tools_json().to_string()
+  }
+
+  /// `CodeModeRunTelemetry` as JSON text.
+  #[napi(getter, catch_unwind)]
+  pub fn telemetry_json(&self) -> String {
+    self.run.run_telemetry().to_string()
+  }
+
+  /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused.
+  #[napi(catch_unwind)]
+  pub fn exec(
+    &self,
+    env: Env,
+    input: Option<Unknown>,
+    leg: u32,
+    tool_call_id: Option<String>,
+  ) -> Option<String> {
+    let input = input.map_or(input::Field::Missing, |value| {
+      input::read_value(&env, &value, run::EXEC_KEYS)
+    });
+    self.run.exec(&input, leg, tool_call_id)
+  }
+
+  /// Starts a wait leg keyed `leg`; returns the result JSON now if the input is refused.
+  #[napi(catch_unwind)]
+  pub fn wait(
+    &self,
+    env: Env,
+    input: Option<Unknown>,
+    leg: u32,
+    tool_call_id: Option<String>,
+  ) -> Option<String> {
+    let input = input.map_or(input::Field::Missing, |value| {
+      input::read_value(&env, &value, run::WAIT_KEYS)
+    });
+    self.run.wait(&input, leg, tool_call_id)
+  }
+
+  /// Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message.
+  #[napi(catch_unwind)]
+  pub fn settle(&self, cell: f64, call: u32, ok: bool, payload: Option<String>) {
+    self.run.settle(cell as u64, call, ok, payload);
+  }
+
+  /// The exec/wait signal of leg `leg` aborted.
+  #[napi(catch_unwind)]
+  pub fn abort_leg(&self, leg: u32) {
+    self.run.abort_leg(leg);
+  }
+
+  /// Drops every cell of this run and cancels their nested calls.
+  #[napi(catch_unwind)]
+  pub fn abort(&self) {
+    self.run.abort();
+  }
+}

@@ -1,0 +1,443 @@
+//! One `CodeModeRun`: its scope, config, catalog, model surface, counters and live cells, and
+//! the exec/wait entry points with their input validation (DESIGN decision 2).
+
+use crate::catalog::Catalog;
+use crate::catalog::{CatalogEntry, Source};
+use crate::config::{self, CodeModeConfig};
+use crate::error::{ErrorCode, Failure, messages};
+use crate::executor::{Message, Port};
+use crate::input::Field;
+use crate::result::{self, Status};
+use crate::sandbox::Delivery;
+use crate::sandbox::source::Language;
+use crate::scheduler::Cell;
+use crate::store::STORE;
+use crate::surface::{self, SurfaceOptions};
+use crate::telemetry::Counters;
+use parking_lot::Mutex;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, Weak};
+
+/// Largest cell source accepted.
+pub const MAX_CODE_BYTES: usize = 1 << 20;
+
+/// Who a run belongs to: a `runId` token resumes only from the same scope (decision 7).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Scope {
+  pub run_id: String,
+  pub session_id: Option<String>,
+  pub session_key: Option<String>,
+  pub agent_id: Option<String>,
+}
+
+/// What `CodeModeRun.create` passes down.
+pub struct RunOptions {
+  pub config: Field,
+  pub scope: Scope,
+  /// The gateway's tools as JSON (an array).
+  pub tools: Value,
+  pub disable_tools: bool,
+  pub raw_model_call: bool,
+}
+
+pub struct Run {
+  pub scope: Scope,
+  pub config: CodeModeConfig,
+  pub active: bool,
+  pub catalog: Catalog,
+  pub model_tools: Value,
+  pub port: Arc<dyn Port>,
+  pub telemetry: Counters,
+  /// Cells this run created or resumed, for `abort()`.
+  cells: Mutex<HashMap<u64, Weak<Cell>>>,
+  legs: Mutex<HashMap<u32, u64>>,
+  aborted: AtomicBool,
+}
+
+/// Random prefix of nested `toolCallId`s, so ids stay unique across gateway restarts.
+static NONCE: LazyLock<String> = LazyLock::new(|| crate::store::new_token()[3..11].to_string());
+
+/// One nested call as the bridge starts it.
+pub struct NestedCall<'a> {
+  pub cell: u64,
+  pub call: u32,
+  pub entry: &'a CatalogEntry,
+  pub input_json: &'a str,
+  pub tool_call_id: &'a str,
+  pub parent_tool_call_id: Option<&'a str>,
+}
+
+fn push_json(out: &mut String, key: &str, value: Option<&str>) {
+  out.push(',');
+  out.push_str(&serde_json::to_string(key).expect("keys serialise"));
+  out.push(':');
+  match value {
+    Some(v) => out.push_str(&serde_json::to_string(v).expect("strings serialise")),
+    None => out.push_str("null"),
+  }
+}
+
+impl Run {
+  pub fn new(options: RunOptions, port: Arc<dyn Port>) -> Arc<Run> {
+    let config = config::resolve(&options.config);
+    let catalog = Catalog::build(&options.tools);
+    let active =
+      config.enabled && !catalog.is_empty() && !options.disable_tools && !options.raw_model_call;
+    let model_tools = if active {
+      surface::model_tools(&SurfaceOptions {
+        languages: &config.languages,
+        has_mcp: catalog.count(Source::Mcp) > 0,
+        namespaces: &[],
+      })
+    } else {
+      Value::Array(Vec::new())
+    };
+    Arc::new(Run {
+      scope: options.scope,
+      config,
+      active,
+      catalog,
+      model_tools,
+      port,
+      telemetry: Counters::default(),
+      cells: Mutex::new(HashMap::new()),
+      legs: Mutex::new(HashMap::new()),
+      aborted: AtomicBool::new(false),
+    })
+  }
+
+  pub fn result_telemetry(&self) -> Value {
+    self.telemetry.result_json(&self.catalog)
+  }
+
+  pub fn run_telemetry(&self) -> Value {
+    self.telemetry.run_json(
+      &self.catalog,
+      serde_json::json!({ "liveCells": self.cells.lock().len(), "suspendedCellsInProcess": STORE.len() }),
+    )
+  }
+
+  fn failed(&self, failure: Failure) -> String {
+    result::to_json(Status::Failed(&failure), &[], &self.result_telemetry())
+  }
+
+  /// Checks that apply to exec and wait alike.
+  fn usable(&self) -> Result<(), Failure> {
+    if !self.active {
+      return Err(Failure::invalid(messages::DISABLED));
+    }
+    if self.aborted.load(Ordering::Acquire) {
+      return Err(Failure::new(ErrorCode::Aborted, messages::ABORTED));
+    }
+    if !self.config.runtime_supported() {
+      return Err(Failure::new(
+        ErrorCode::RuntimeUnavailable,
+        format!(
+          "code mode runtime \"{}\" is not available; code mode fails closed.",
+          self.config.runtime
+        ),
+      ));
+    }
+    Ok(())
+  }
+
+  /// Starts an exec leg. Returns the result JSON at once when the input is refused; otherwise
+  /// the result arrives as `LegDone { leg }`.
+  pub fn exec(
+    self: &Arc<Self>,
+    input: &Field,
+    leg: u32,
+    tool_call_id: Option<String>,
+  ) -> Option<String> {
+    Counters::bump(&self.telemetry.execs);
+    let prepared = self
+      .usable()
+      .and_then(|_| validate_exec(input, &self.config));
+    match prepared {
+      Err(failure) => Some(self.failed(failure)),
+      Ok((code, language)) => {
+        Cell::exec(self, leg, tool_call_id, code, language);
+        None
+      }
+    }
+  }
+
+  /// Starts a wait leg on a suspended cell (same contract as `exec`).
+  pub fn wait(
+    self: &Arc<Self>,
+    input: &Field,
+    leg: u32,
+    tool_call_id: Option<String>,
+  ) -> Option<String> {
+    Counters::bump(&self.telemetry.waits);
+    let resumed = self
+      .usable()
+      .and_then(|_| validate_wait(input))
+      .and_then(|token| {
+        let cell = STORE
+          .get(&token)
+          .ok_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE))?;
+        if cell.run().scope != self.scope {
+          return Err(Failure::invalid(messages::WRONG_SESSION));
+        }
+        cell.resume(self, leg, tool_call_id)
+      });
+    resumed.err().map(|failure| self.failed(failure))
+  }
+
+  /// A nested call settled in the JS layer.
+  pub fn settle(&self, cell: u64, call: u32, ok: bool, payload: Option<String>) {
+    let Some(cell) = crate::scheduler::find_cell(cell) else {
+      return;
+    };
+    let cap = (self.config.memory_limit_bytes / 4) as usize;
+    let delivery = match payload {
+      Some(p) if p.len() > cap => Delivery {
+        call,
+        ok: false,
+        payload: Some(format!(
+          "tool result is {} bytes, over the bridge payload cap of {cap} bytes (memoryLimitBytes / 4).",
+          p.len()
+        )),
+      },
+      payload => Delivery { call, ok, payload },
+    };
+    cell.deliver(delivery);
+  }
+
+  /// The exec/wait signal for `leg` fired.
+  pub fn abort_leg(&self, leg: u32) {
+    let cell = self
+      .legs
+      .lock()
+      .get(&leg)
+      .and_then(|id| self.cells.lock().get(id).and_then(Weak::upgrade));
+    if let Some(cell) = cell {
+      cell.abort();
+    }
+  }
+
+  /// `run.abort()`: every cell of this run is dropped; later exec/wait fail `aborted`.
+  pub fn abort(&self) {
+    self.aborted.store(true, Ordering::Release);
+    let cells: Vec<Arc<Cell>> = self
+      .cells
+      .lock()
+      .values()
+      .filter_map(Weak::upgrade)
+      .collect();
+    for cell in cells {
+      cell.abort();
+    }
+  }
+
+  pub(crate) fn track_cell(&self, cell: &Arc<Cell>, leg: u32) {
+    self.cells.lock().insert(cell.id, Arc::downgrade(cell));
+    self.track_leg(leg, cell.id);
+  }
+
+  pub(crate) fn track_leg(&self, leg: u32, cell: u64) {
+    self.legs.lock().insert(leg, cell);
+  }
+
+  pub(crate) fn forget_leg(&self, leg: u32) {
+    self.legs.lock().remove(&leg);
+  }
+
+  pub(crate) fn forget_cell(&self, cell: u64) {
+    self.cells.lock().remove(&cell);
+  }
+
+  pub(crate) fn event(&self, event: Value) {
+    self.port.send(Message::Event {
+      payload: event.to_string(),
+    });
+  }
+
+  pub(crate) fn nested_tool_call_id(&self, cell: u64, call: u32) -> String {
+    format!("cm_{}_{cell}_{call}", *NONCE)
+  }
+
+  /// Sends a nested call to the executor (through the JS layer).
+  pub(crate) fn start_call(&self, call: NestedCall) {
+    Counters::bump(&self.telemetry.calls);
+    let entry = call.entry;
+    let mut payload = String::with_capacity(256 + call.input_json.len());
+    payload.push_str(&format!("{{\"cell\":{},\"call\":{}", call.cell, call.call));
+    push_json(&mut payload, "id", Some(&entry.id));
+    push_json(&mut payload, "name", Some(&entry.name));
+    push_json(&mut payload, "source", Some(entry.source.as_str()));
+    push_json(&mut payload, "sourceName", Some(&entry.source_name));
+    push_json(&mut payload, "toolCallId", Some(call.tool_call_id));
+    push_json(&mut payload, "parentToolCallId", call.parent_tool_call_id);
+    push_json(&mut payload, "runId", Some(&self.scope.run_id));
+    push_json(&mut payload, "sessionId", self.scope.session_id.as_deref());
+    push_json(
+      &mut payload,
+      "sessionKey",
+      self.scope.session_key.as_deref(),
+    );
+    push_json(&mut payload, "agentId", self.scope.agent_id.as_deref());
+    payload.push_str(",\"input\":");
+    payload.push_str(call.input_json);
+    payload.push('}');
+    self.port.send(Message::Call {
+      cell: call.cell,
+      payload,
+    });
+  }
+}
+
+/// Keys read from an exec input.
+pub const EXEC_KEYS: &[&str] = &["code", "command", "language"];
+/// Keys read from a wait input.
+pub const WAIT_KEYS: &[&str] = &["runId", "run_id"];
+
+fn string_field(input: &Field, key: &str) -> Result<Option<String>, Failure> {
+  match input.get(key) {
+    Field::Missing | Field::Null => Ok(None),
+    Field::String(s) => Ok(Some(s.clone())),
+    other => Err(Failure::invalid(format!(
+      "{key} must be a string, not {}.",
+      other.type_name()
+    ))),
+  }
+}
+
+/// `{code | command, language?}` → the source and its language.
+pub fn validate_exec(
+  input: &Field,
+  config: &CodeModeConfig,
+) -> Result<(String, Language), Failure> {
+  if !matches!(input, Field::Object(_)) {
+    return Err(Failure::invalid(format!(
+      "exec input must be an object like {{ code: string, language?: \"javascript\" | \"typescript\" }}, not {}.",
+      input.type_name()
+    )));
+  }
+  let code = string_field(input, "code")?.filter(|c| !c.trim().is_empty());
+  let command = string_field(input, "command")?.filter(|c| !c.trim().is_empty());
+  let code = match (code, command) {
+    (Some(code), Some(command)) if code != command => {
+      return Err(Failure::invalid(
+        "code and command must match when both are given.",
+      ));
+    }
+    (Some(code), _) | (None, Some(code)) => code,
+    (None, None) => return Err(Failure::invalid("exec requires a non-empty code string.")),
+  };
+  if code.len() > MAX_CODE_BYTES {
+    return Err(Failure::invalid(format!(
+      "code is {} bytes; code mode accepts at most {MAX_CODE_BYTES}.",
+      code.len()
+    )));
+  }
+  let language = match input.get("language") {
+    Field::Missing | Field::Null => Language::JavaScript,
+    Field::String(s) if s == "javascript" => Language::JavaScript,
+    Field::String(s) if s == "typescript" => Language::TypeScript,
+    _ => {
+      return Err(Failure::invalid(
+        "language must be \"javascript\" or \"typescript\".",
+      ));
+    }
+  };
+  if !config.allows(language.as_str()) {
+    return Err(Failure::invalid(match language {
+      Language::TypeScript => messages::TYPESCRIPT_DISABLED,
+      Language::JavaScript => messages::JAVASCRIPT_DISABLED,
+    }));
+  }
+  Ok((code, language))
+}
+
+/// `{runId}` (or `{run_id}`) → the token.
+pub fn validate_wait(input: &Field) -> Result<String, Failure> {
+  if !matches!(input, Field::Object(_)) {
+    return Err(Failure::invalid(format!(
+      "wait input must be an object like {{ runId: string }}, not {}.",
+      input.type_name()
+    )));
+  }
+  let run_id = string_field(input, "runId")?.filter(|s| !s.is_empty());
+  let alias = string_field(input, "run_id")?.filter(|s| !s.is_empty());
+  match (run_id, alias) {
+    (Some(a), Some(b)) if a != b => Err(Failure::invalid(
+      "runId and run_id must match when both are given.",
+    )),
+    (Some(token), _) | (None, Some(token)) => Ok(token),
+    (None, None) => Err(Failure::invalid("wait requires a runId string.")),
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  fn exec_input(v: Value) -> Field {
+    Field::from_json(&v, EXEC_KEYS)
+  }
+
+  #[test]
+  fn exec_validation() {
+    let config = config::resolve(&Field::Bool(true));
+    let ok = validate_exec(&exec_input(json!({ "code": "1" })), &config).unwrap();
+    assert_eq!(ok, ("1".to_string(), Language::JavaScript));
+    let alias = validate_exec(
+      &exec_input(json!({ "command": "2", "language": "typescript" })),
+      &config,
+    )
+    .unwrap();
+    assert_eq!(alias, ("2".to_string(), Language::TypeScript));
+    for (input, message) in [
+      (json!("1+1"), "exec input must be an object"),
+      (json!({}), "exec requires a non-empty code string."),
+      (
+        json!({ "code": "  " }),
+        "exec requires a non-empty code string.",
+      ),
+      (json!({ "code": 5 }), "code must be a string, not number."),
+      (
+        json!({ "code": "a", "command": "b" }),
+        "code and command must match",
+      ),
+      (
+        json!({ "code": "a", "language": "python" }),
+        "language must be",
+      ),
+    ] {
+      let err = validate_exec(&exec_input(input.clone()), &config).unwrap_err();
+      assert!(err.message.starts_with(message), "{input}: {}", err.message);
+      assert_eq!(err.code, ErrorCode::InvalidInput);
+    }
+    let js_only = config::resolve(&Field::from_json(
+      &json!({ "enabled": true, "languages": ["javascript"] }),
+      config::CONFIG_KEYS,
+    ));
+    let err = validate_exec(
+      &exec_input(json!({ "code": "1", "language": "typescript" })),
+      &js_only,
+    )
+    .unwrap_err();
+    assert_eq!(err.message, messages::TYPESCRIPT_DISABLED);
+  }
+
+  #[test]
+  fn wait_validation() {
+    let input = |v: Value| Field::from_json(&v, WAIT_KEYS);
+    assert_eq!(
+      validate_wait(&input(json!({ "runId": "cm_1" }))).unwrap(),
+      "cm_1"
+    );
+    assert_eq!(
+      validate_wait(&input(json!({ "run_id": "cm_2" }))).unwrap(),
+      "cm_2"
+    );
+    assert!(validate_wait(&input(json!({ "runId": "a", "run_id": "b" }))).is_err());
+    assert!(validate_wait(&input(json!({}))).is_err());
+    assert!(validate_wait(&input(json!(null))).is_err());
+  }
+}

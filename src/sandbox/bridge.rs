@@ -1,0 +1,392 @@
+//! The host bridge: native functions a VM's prelude calls, closed over that cell's state.
+//!
+//! Everything the guest can ask of the host goes through here as strings and numbers: catalog
+//! views as JSON text, nested calls as JSON input, output items as text. Nothing here ever
+//! hands the guest a host object.
+
+use super::limits::{Kill, Signals};
+use crate::catalog::{self, CatalogEntry};
+use crate::run::{NestedCall, Run};
+use parking_lot::Mutex;
+use rquickjs::{Ctx, Exception, Function, Object, Value};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Timers a cell may have pending at once (DESIGN decision 11).
+pub const MAX_TIMERS: usize = 1_000;
+
+/// What a pending bridge entry is, as `pendingToolCalls[].method` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+  Call,
+  Mcp,
+  Namespace,
+  Yield,
+}
+
+impl Method {
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Method::Call => "call",
+      Method::Mcp => "mcp",
+      Method::Namespace => "namespace",
+      Method::Yield => "yield",
+    }
+  }
+}
+
+#[derive(Debug, Clone)]
+pub struct Pending {
+  pub method: Method,
+  pub tool_id: Option<String>,
+  /// The nested `toolCallId` (calls) or a `yield_<n>` id.
+  pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputItem {
+  Text(String),
+  /// JSON text of the value.
+  Json(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+  /// JSON text of the completion value.
+  Value(String),
+  /// JSON `{name, message, stack}` of the uncaught guest error.
+  Error(String),
+}
+
+/// One cell's host-side state, shared by its bridge functions and its driver.
+pub struct VmHost {
+  pub run: Arc<Run>,
+  pub cell_id: u64,
+  /// The exec/wait `toolCallId` of the current leg.
+  pub parent_tool_call_id: Option<String>,
+  next_id: u32,
+  pub pending: BTreeMap<u32, Pending>,
+  /// Timer id → due instant.
+  pub timers: BTreeMap<u32, Instant>,
+  pub output: Vec<OutputItem>,
+  pub output_bytes: usize,
+  pub outcome: Option<Outcome>,
+  pub yielded: bool,
+  signals: Arc<Signals>,
+}
+
+impl VmHost {
+  pub fn new(run: Arc<Run>, cell_id: u64, signals: Arc<Signals>) -> Self {
+    VmHost {
+      run,
+      cell_id,
+      parent_tool_call_id: None,
+      next_id: 0,
+      pending: BTreeMap::new(),
+      timers: BTreeMap::new(),
+      output: Vec::new(),
+      output_bytes: 0,
+      outcome: None,
+      yielded: false,
+      signals,
+    }
+  }
+
+  fn next_id(&mut self) -> u32 {
+    self.next_id += 1;
+    self.next_id
+  }
+
+  pub fn calls_in_flight(&self) -> usize {
+    self
+      .pending
+      .values()
+      .filter(|p| p.method != Method::Yield)
+      .count()
+  }
+
+  fn output_cap(&self) -> usize {
+    self.run.config.max_output_bytes as usize
+  }
+
+  /// Appends an output item, counting bytes as produced; crossing the cap is terminal.
+  pub fn push_output(&mut self, item: OutputItem) {
+    if self.signals.killed() == Kill::Output {
+      return;
+    }
+    let len = match &item {
+      OutputItem::Text(t) | OutputItem::Json(t) => t.len(),
+    };
+    let room = self.output_cap().saturating_sub(self.output_bytes);
+    if len <= room {
+      self.output_bytes += len;
+      self.output.push(item);
+      return;
+    }
+    // Keep what fits of a text item; a JSON value is all or nothing.
+    if let OutputItem::Text(text) = item {
+      let mut end = room;
+      while !text.is_char_boundary(end) {
+        end -= 1;
+      }
+      if end > 0 {
+        self.output.push(OutputItem::Text(text[..end].to_string()));
+      }
+      self.output_bytes += end;
+    }
+    self.signals.kill(Kill::Output);
+  }
+
+  /// Takes the items produced since the previous result.
+  pub fn take_output(&mut self) -> Vec<OutputItem> {
+    self.output_bytes = 0;
+    std::mem::take(&mut self.output)
+  }
+
+  /// Earliest pending timer.
+  pub fn next_timer(&self) -> Option<Instant> {
+    self.timers.values().min().copied()
+  }
+
+  /// Removes and returns the timers due at `now`, earliest first.
+  pub fn due_timers(&mut self, now: Instant) -> Vec<u32> {
+    let mut due: Vec<(Instant, u32)> = self
+      .timers
+      .iter()
+      .filter(|(_, at)| **at <= now)
+      .map(|(id, at)| (*at, *id))
+      .collect();
+    due.sort_unstable();
+    for (_, id) in &due {
+      self.timers.remove(id);
+    }
+    due.into_iter().map(|(_, id)| id).collect()
+  }
+}
+
+fn error<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
+  Exception::throw_message(ctx, message)
+}
+
+fn type_error<'js>(ctx: &Ctx<'js>, message: &str) -> rquickjs::Error {
+  Exception::throw_type(ctx, message)
+}
+
+fn unknown_tool(ctx: &Ctx<'_>, id: &str) -> rquickjs::Error {
+  error(ctx, &format!("Unknown tool id: {id}"))
+}
+
+/// Builds the `host` object handed to the prelude.
+pub fn host_object<'js>(
+  ctx: &Ctx<'js>,
+  state: &Arc<Mutex<VmHost>>,
+) -> rquickjs::Result<Object<'js>> {
+  let host = Object::new(ctx.clone())?;
+
+  let s = state.clone();
+  host.set(
+    "call",
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'js>, kind: u32, target: String, input: String| {
+        start_call(&ctx, &s, kind, target, input)
+      },
+    )?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "search",
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
+        let run = s.lock().run.clone();
+        let config = &run.config;
+        let limit = if limit.is_undefined() || limit.is_null() {
+          config.search_default_limit
+        } else {
+          match limit.as_number() {
+            Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
+              n.min(config.max_search_limit as f64) as u32
+            }
+            _ => return Err(type_error(&ctx, "limit must be a positive integer.")),
+          }
+        };
+        run
+          .telemetry
+          .searches
+          .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let hits: Vec<Json> = run
+          .catalog
+          .search(&query, limit as usize)
+          .into_iter()
+          .map(|e| catalog::compact_json(e, false))
+          .collect();
+        Ok::<_, rquickjs::Error>(Json::Array(hits).to_string())
+      },
+    )?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "describe",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: String| {
+      let run = s.lock().run.clone();
+      run
+        .telemetry
+        .describes
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+      match run.catalog.guest_entry(&id) {
+        Some(entry) => Ok(catalog::compact_json(entry, true).to_string()),
+        None => Err(unknown_tool(&ctx, &id)),
+      }
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "catalog",
+    Function::new(ctx.clone(), move || {
+      s.lock().run.catalog.all_tools_json().to_string()
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "safeNames",
+    Function::new(ctx.clone(), move || {
+      let run = s.lock().run.clone();
+      let names: Vec<Json> = run
+        .catalog
+        .safe_names()
+        .map(|(name, entry)| serde_json::json!([name, entry.id]))
+        .collect();
+      Json::Array(names).to_string()
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "out",
+    Function::new(ctx.clone(), move |kind: u32, text: String| {
+      let item = if kind == 0 {
+        OutputItem::Text(text)
+      } else {
+        OutputItem::Json(text)
+      };
+      s.lock().push_output(item);
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "timer",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| {
+      let mut host = s.lock();
+      if host.timers.len() >= MAX_TIMERS {
+        return Err(error(
+          &ctx,
+          &format!("Too many pending timers: at most {MAX_TIMERS} may be scheduled at once."),
+        ));
+      }
+      let delay = Duration::from_secs_f64((delay / 1000.0).clamp(0.0, 2_147_483.647));
+      let id = host.next_id();
+      host.timers.insert(id, Instant::now() + delay);
+      Ok(id)
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "clearTimer",
+    Function::new(ctx.clone(), move |id: u32| {
+      s.lock().timers.remove(&id);
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "yield",
+    Function::new(ctx.clone(), move |_reason: String| {
+      let mut host = s.lock();
+      let id = host.next_id();
+      host.pending.insert(
+        id,
+        Pending {
+          method: Method::Yield,
+          tool_id: None,
+          id: format!("yield_{id}"),
+        },
+      );
+      host.yielded = true;
+      id
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "done",
+    Function::new(ctx.clone(), move |ok: bool, text: String| {
+      let mut host = s.lock();
+      if host.outcome.is_none() {
+        host.outcome = Some(if ok {
+          Outcome::Value(text)
+        } else {
+          Outcome::Error(text)
+        });
+      }
+    })?,
+  )?;
+
+  Ok(host)
+}
+
+/// `host.call(kind, target, inputJson)`: checks, records and dispatches one nested call.
+fn start_call(
+  ctx: &Ctx<'_>,
+  state: &Arc<Mutex<VmHost>>,
+  kind: u32,
+  target: String,
+  input: String,
+) -> rquickjs::Result<u32> {
+  let mut host = state.lock();
+  let run = host.run.clone();
+  let entry: &CatalogEntry = match kind {
+    0 => run
+      .catalog
+      .guest_entry(&target)
+      .ok_or_else(|| unknown_tool(ctx, &target))?,
+    _ => return Err(unknown_tool(ctx, &target)),
+  };
+  let max = run.config.max_pending_tool_calls as usize;
+  if host.calls_in_flight() >= max {
+    return Err(error(
+      ctx,
+      &format!("Too many pending tool calls: at most {max} may run at once (maxPendingToolCalls)."),
+    ));
+  }
+  let id = host.next_id();
+  let tool_call_id = run.nested_tool_call_id(host.cell_id, id);
+  host.pending.insert(
+    id,
+    Pending {
+      method: Method::Call,
+      tool_id: Some(entry.id.clone()),
+      id: tool_call_id.clone(),
+    },
+  );
+  let parent = host.parent_tool_call_id.clone();
+  let cell = host.cell_id;
+  drop(host);
+  run.start_call(NestedCall {
+    cell,
+    call: id,
+    entry,
+    input_json: &input,
+    tool_call_id: &tool_call_id,
+    parent_tool_call_id: parent.as_deref(),
+  });
+  Ok(id)
+}

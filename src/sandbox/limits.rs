@@ -1,0 +1,194 @@
+//! Per-VM limits: the counting allocator (memory cap, snapshot bytes) and the interrupt
+//! handler (CPU deadline, terminal kills).
+//!
+//! QuickJS reports an allocation failure as a catchable `InternalError`. The cap must be
+//! terminal, so the allocator also raises a kill flag that the interrupt handler turns into
+//! QuickJS's uncatchable interrupt at the guest's next poll.
+
+use rquickjs::allocator::{Allocator, RustAllocator};
+use std::sync::Arc;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Why a VM must stop now. Stored in [`Signals::kill`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Kill {
+  None = 0,
+  Timeout = 1,
+  Memory = 2,
+  Output = 3,
+  Aborted = 4,
+}
+
+impl Kill {
+  fn from_u8(v: u8) -> Kill {
+    match v {
+      1 => Kill::Timeout,
+      2 => Kill::Memory,
+      3 => Kill::Output,
+      4 => Kill::Aborted,
+      _ => Kill::None,
+    }
+  }
+}
+
+/// State shared by a VM, its allocator, its interrupt handler and the cell that owns it.
+pub struct Signals {
+  /// CPU deadline of the current slice, in nanoseconds since [`epoch`]; `u64::MAX` = none.
+  deadline: AtomicU64,
+  kill: AtomicU8,
+  /// Bytes currently allocated by the VM (its snapshot size while parked).
+  used: AtomicUsize,
+  limit: usize,
+}
+
+fn epoch() -> Instant {
+  static EPOCH: OnceLock<Instant> = OnceLock::new();
+  *EPOCH.get_or_init(Instant::now)
+}
+
+fn nanos(at: Instant) -> u64 {
+  at.saturating_duration_since(epoch())
+    .as_nanos()
+    .min(u64::MAX as u128 - 1) as u64
+}
+
+impl Signals {
+  pub fn new(memory_limit: usize) -> Arc<Signals> {
+    Arc::new(Signals {
+      deadline: AtomicU64::new(u64::MAX),
+      kill: AtomicU8::new(Kill::None as u8),
+      used: AtomicUsize::new(0),
+      limit: memory_limit,
+    })
+  }
+
+  pub fn set_deadline(&self, at: Option<Instant>) {
+    self
+      .deadline
+      .store(at.map_or(u64::MAX, nanos), Ordering::Relaxed);
+  }
+
+  /// Raises a kill reason; the first one wins.
+  pub fn kill(&self, reason: Kill) {
+    let _ = self.kill.compare_exchange(
+      Kill::None as u8,
+      reason as u8,
+      Ordering::AcqRel,
+      Ordering::Acquire,
+    );
+  }
+
+  pub fn killed(&self) -> Kill {
+    Kill::from_u8(self.kill.load(Ordering::Acquire))
+  }
+
+  pub fn used(&self) -> usize {
+    self.used.load(Ordering::Relaxed)
+  }
+
+  /// The interrupt handler: true stops the guest with an uncatchable error.
+  pub fn interrupt_handler(self: &Arc<Self>) -> Box<dyn FnMut() -> bool + Send> {
+    let signals = self.clone();
+    Box::new(move || {
+      if signals.killed() != Kill::None {
+        return true;
+      }
+      let deadline = signals.deadline.load(Ordering::Relaxed);
+      if deadline != u64::MAX && nanos(Instant::now()) >= deadline {
+        signals.kill(Kill::Timeout);
+        return true;
+      }
+      false
+    })
+  }
+}
+
+/// Rust's allocator with a byte count and a hard cap.
+pub struct CountingAllocator {
+  signals: Arc<Signals>,
+}
+
+impl CountingAllocator {
+  pub fn new(signals: Arc<Signals>) -> Self {
+    CountingAllocator { signals }
+  }
+
+  fn admit(&self, size: usize) -> bool {
+    if self.signals.used() + size > self.signals.limit {
+      self.signals.kill(Kill::Memory);
+      return false;
+    }
+    true
+  }
+
+  fn add(&self, bytes: usize) {
+    self.signals.used.fetch_add(bytes, Ordering::Relaxed);
+  }
+
+  fn sub(&self, bytes: usize) {
+    self.signals.used.fetch_sub(bytes, Ordering::Relaxed);
+  }
+}
+
+// SAFETY: every call forwards to `RustAllocator`, which upholds the trait's contract; this
+// wrapper only counts bytes and refuses allocations past the cap by returning null.
+unsafe impl Allocator for CountingAllocator {
+  fn alloc(&mut self, size: usize) -> *mut u8 {
+    if !self.admit(size) {
+      return std::ptr::null_mut();
+    }
+    let ptr = RustAllocator.alloc(size);
+    if !ptr.is_null() {
+      // SAFETY: `ptr` was just returned by RustAllocator.
+      self.add(unsafe { RustAllocator::usable_size(ptr) });
+    }
+    ptr
+  }
+
+  fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
+    let Some(total) = count.checked_mul(size) else {
+      return std::ptr::null_mut();
+    };
+    if !self.admit(total) {
+      return std::ptr::null_mut();
+    }
+    let ptr = RustAllocator.calloc(count, size);
+    if !ptr.is_null() {
+      // SAFETY: `ptr` was just returned by RustAllocator.
+      self.add(unsafe { RustAllocator::usable_size(ptr) });
+    }
+    ptr
+  }
+
+  unsafe fn dealloc(&mut self, ptr: *mut u8) {
+    // SAFETY: the caller guarantees `ptr` came from this allocator.
+    unsafe {
+      self.sub(RustAllocator::usable_size(ptr));
+      RustAllocator.dealloc(ptr);
+    }
+  }
+
+  unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
+    // SAFETY: the caller guarantees `ptr` came from this allocator.
+    let old = unsafe { RustAllocator::usable_size(ptr) };
+    if new_size > old && !self.admit(new_size - old) {
+      return std::ptr::null_mut();
+    }
+    // SAFETY: as above; on failure the old block is left untouched and still counted.
+    let new = unsafe { RustAllocator.realloc(ptr, new_size) };
+    if !new.is_null() {
+      self.sub(old);
+      // SAFETY: `new` was just returned by RustAllocator.
+      self.add(unsafe { RustAllocator::usable_size(new) });
+    }
+    new
+  }
+
+  unsafe fn usable_size(ptr: *mut u8) -> usize {
+    // SAFETY: forwarded contract.
+    unsafe { RustAllocator::usable_size(ptr) }
+  }
+}

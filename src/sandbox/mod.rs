@@ -1,0 +1,292 @@
+//! The QuickJS VM of one cell: runtime, limits, prelude, bridge, and the drive loop.
+//!
+//! A `Vm` is `Send` (rquickjs `parallel`): it runs on whichever worker picks its cell up and
+//! is parked, costing no thread, while it waits for host work.
+
+pub mod bridge;
+pub mod limits;
+pub mod source;
+
+use crate::error::{ErrorCode, Failure};
+use crate::run::Run;
+use bridge::{Outcome, VmHost};
+use limits::{CountingAllocator, Kill, Signals};
+use parking_lot::Mutex;
+use rquickjs::context::EvalOptions;
+use rquickjs::{CatchResultExt, Context, Ctx, Function, JsLifetime, Object, Runtime, Value};
+use source::{Language, PositionMap, Program};
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::Instant;
+
+const PRELUDE: &str = include_str!("prelude.js");
+/// QuickJS stack cap: deep recursion becomes a catchable RangeError well before the worker's
+/// own stack (see `scheduler::WORKER_STACK`) is at risk.
+const MAX_STACK: usize = 1 << 20;
+
+/// The prelude's hooks, kept inside the runtime so they die with it.
+struct Hooks<'js> {
+  start: Function<'js>,
+  settle: Function<'js>,
+  fire: Function<'js>,
+  describe_rejection: Function<'js>,
+}
+
+// SAFETY: `Changed` is the same struct with the `'js` lifetime swapped, as the trait requires.
+unsafe impl<'js> JsLifetime<'js> for Hooks<'js> {
+  type Changed<'to> = Hooks<'to>;
+}
+
+/// Promises rejected with no handler yet: `(promise, reason)`.
+#[derive(Default)]
+struct Rejections<'js>(RefCell<Vec<(Value<'js>, Value<'js>)>>);
+
+// SAFETY: as above.
+unsafe impl<'js> JsLifetime<'js> for Rejections<'js> {
+  type Changed<'to> = Rejections<'to>;
+}
+
+/// A host result for a pending bridge entry.
+#[derive(Debug, Clone)]
+pub struct Delivery {
+  pub call: u32,
+  pub ok: bool,
+  /// JSON text of the value (ok) or the error message; `None` resolves with `undefined`.
+  pub payload: Option<String>,
+}
+
+/// How a slice of guest execution ended.
+pub enum SliceEnd {
+  Done(Outcome),
+  Killed(Kill),
+  /// No job left to run; the cell waits for host work (or has none: see the scheduler).
+  Idle,
+}
+
+pub struct Vm {
+  // Field order matters: the context goes before its runtime.
+  ctx: Context,
+  _rt: Runtime,
+  pub host: Arc<Mutex<VmHost>>,
+  pub signals: Arc<Signals>,
+  positions: Option<(Language, PositionMap)>,
+}
+
+fn runtime_failure(signals: &Signals, what: &str, error: impl std::fmt::Display) -> Failure {
+  if signals.killed() == Kill::Memory {
+    Failure::new(
+      ErrorCode::MemoryLimitExceeded,
+      "code mode cell exceeded memoryLimitBytes.",
+    )
+  } else {
+    Failure::new(
+      ErrorCode::RuntimeUnavailable,
+      format!("code mode runtime could not {what}: {error}"),
+    )
+  }
+}
+
+impl Vm {
+  /// A fresh VM with limits, the prelude and the bridge installed.
+  pub fn new(run: Arc<Run>, cell_id: u64, signals: Arc<Signals>) -> Result<Vm, Failure> {
+    let host = Arc::new(Mutex::new(VmHost::new(run, cell_id, signals.clone())));
+    let rt = Runtime::new_with_alloc(CountingAllocator::new(signals.clone()))
+      .map_err(|e| runtime_failure(&signals, "start", e))?;
+    rt.set_max_stack_size(MAX_STACK);
+    rt.set_interrupt_handler(Some(signals.interrupt_handler()));
+    rt.set_host_promise_rejection_tracker(Some(Box::new(track_rejection)));
+    let ctx = Context::full(&rt).map_err(|e| runtime_failure(&signals, "start", e))?;
+    ctx
+      .with(|ctx| -> rquickjs::Result<()> {
+        let _ = ctx.store_userdata(Rejections::default());
+        let mut options = EvalOptions::default();
+        options.filename = Some("prelude.js".into());
+        options.strict = true;
+        let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+        let hooks: Object = prelude.call((bridge::host_object(&ctx, &host)?,))?;
+        let _ = ctx.store_userdata(Hooks {
+          start: hooks.get("start")?,
+          settle: hooks.get("settle")?,
+          fire: hooks.get("fire")?,
+          describe_rejection: hooks.get("describeRejection")?,
+        });
+        Ok(())
+      })
+      .map_err(|e| runtime_failure(&signals, "load its prelude", e))?;
+    Ok(Vm {
+      ctx,
+      _rt: rt,
+      host,
+      signals,
+      positions: None,
+    })
+  }
+
+  fn hooks<'js>(ctx: &Ctx<'js>) -> Hooks<'js> {
+    let hooks = ctx
+      .userdata::<Hooks>()
+      .expect("hooks are installed with the VM");
+    Hooks {
+      start: hooks.start.clone(),
+      settle: hooks.settle.clone(),
+      fire: hooks.fire.clone(),
+      describe_rejection: hooks.describe_rejection.clone(),
+    }
+  }
+
+  /// Compiles the cell and calls its function; the body runs until its first `await`.
+  pub fn start(&mut self, program: Program) -> Result<(), Failure> {
+    let Program {
+      code,
+      language,
+      positions,
+    } = program;
+    self.positions = Some((language, positions));
+    let signals = self.signals.clone();
+    let compiled = self.ctx.with(|ctx| {
+      let mut options = EvalOptions::default();
+      options.filename = Some(language.filename().into());
+      match ctx
+        .eval_with_options::<Function, _>(code, options)
+        .catch(&ctx)
+      {
+        Ok(main) => Ok(Self::hooks(&ctx).start.call::<_, ()>((main,)).is_ok()),
+        Err(error) => Err(error.to_string()),
+      }
+    });
+    match compiled {
+      Ok(_) => Ok(()),
+      Err(_) if signals.killed() != Kill::None => Ok(()),
+      Err(message) => Err(Failure::invalid(self.locate(&message, &message))),
+    }
+  }
+
+  /// Delivers host results, runs every ready job and (with `host_work`) every due timer, and
+  /// reports where it stopped.
+  pub fn drive(&mut self, deliveries: Vec<Delivery>, host_work: bool) -> SliceEnd {
+    let host = self.host.clone();
+    let signals = self.signals.clone();
+    self.ctx.with(|ctx| {
+      let hooks = Self::hooks(&ctx);
+      for delivery in deliveries {
+        if host.lock().pending.remove(&delivery.call).is_none() {
+          continue;
+        }
+        let _ = hooks
+          .settle
+          .call::<_, ()>((delivery.call, delivery.ok, delivery.payload))
+          .catch(&ctx);
+        if signals.killed() != Kill::None {
+          return SliceEnd::Killed(signals.killed());
+        }
+      }
+      loop {
+        while ctx.execute_pending_job() {
+          if signals.killed() != Kill::None {
+            return SliceEnd::Killed(signals.killed());
+          }
+        }
+        flush_rejections(&ctx, &hooks, &host);
+        if signals.killed() != Kill::None {
+          return SliceEnd::Killed(signals.killed());
+        }
+        if let Some(outcome) = host.lock().outcome.take() {
+          return SliceEnd::Done(outcome);
+        }
+        let due = if host_work {
+          host.lock().due_timers(Instant::now())
+        } else {
+          Vec::new()
+        };
+        if due.is_empty() {
+          return SliceEnd::Idle;
+        }
+        for id in due {
+          let _ = hooks.fire.call::<_, ()>((id,)).catch(&ctx);
+          if signals.killed() != Kill::None {
+            return SliceEnd::Killed(signals.killed());
+          }
+        }
+      }
+    })
+  }
+
+  /// Collects garbage so a parked VM holds (and reports) only live memory.
+  pub fn collect_garbage(&self) {
+    self.ctx.with(|ctx| ctx.run_gc());
+  }
+
+  /// Formats an uncaught guest error (`{name, message, stack}` JSON) with its user position.
+  pub fn describe_error(&self, info: &str) -> String {
+    let info: serde_json::Value = serde_json::from_str(info).unwrap_or_default();
+    let field = |key: &str| {
+      info
+        .get(key)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+    };
+    let (name, message, stack) = (field("name"), field("message"), field("stack"));
+    let head = if name.is_empty() {
+      message
+    } else {
+      format!("{name}: {message}")
+    };
+    self.locate(&head, &stack)
+  }
+
+  /// Appends `(line L, column C)` in the user's source, found in a QuickJS stack trace.
+  fn locate(&self, head: &str, stack: &str) -> String {
+    let Some((language, positions)) = &self.positions else {
+      return head.to_string();
+    };
+    let file = format!("{}:", language.filename());
+    for (at, _) in stack.match_indices(&file) {
+      let rest = &stack[at + file.len()..];
+      let mut parts = rest.splitn(3, |c: char| !c.is_ascii_digit());
+      let line = parts.next().and_then(|l| l.parse::<u32>().ok());
+      let column = parts.next().and_then(|c| c.parse::<u32>().ok());
+      if let (Some(line), Some(column)) = (line, column) {
+        if let Some((line, column)) = positions.user_position(line, column) {
+          return format!("{head} (line {line}, column {column})");
+        }
+      }
+    }
+    head.to_string()
+  }
+}
+
+/// QuickJS calls this when a promise is rejected with no handler, and again if one is added.
+fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, handled: bool) {
+  let Some(rejections) = ctx.userdata::<Rejections>() else {
+    return;
+  };
+  let mut list = rejections.0.borrow_mut();
+  if handled {
+    list.retain(|(p, _)| *p != promise);
+  } else {
+    list.push((promise, reason));
+  }
+}
+
+/// Reports rejections still unhandled once the job queue is empty (DESIGN decision 12).
+fn flush_rejections<'js>(ctx: &Ctx<'js>, hooks: &Hooks<'js>, host: &Mutex<VmHost>) {
+  let reasons: Vec<Value<'js>> = match ctx.userdata::<Rejections>() {
+    Some(rejections) => rejections
+      .0
+      .borrow_mut()
+      .drain(..)
+      .map(|(_, reason)| reason)
+      .collect(),
+    None => return,
+  };
+  for reason in reasons {
+    let text: String = hooks
+      .describe_rejection
+      .call((reason,))
+      .unwrap_or_else(|_| "unprintable value".to_string());
+    host.lock().push_output(bridge::OutputItem::Text(format!(
+      "Unhandled promise rejection: {text}"
+    )));
+  }
+}

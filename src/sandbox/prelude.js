@@ -1,0 +1,246 @@
+// Guest prelude: evaluated in every VM before the user's cell. It receives the host bridge
+// (native functions closed over this cell's state), installs the frozen guest globals, and
+// returns the hooks the host drives. It captures every builtin it relies on first, so a cell
+// that rewrites JSON, Promise or Map only breaks itself.
+(function (host) {
+  'use strict';
+  const g = globalThis;
+  const { defineProperty, freeze, isFrozen, getOwnPropertyNames } = Object;
+  const apply = Reflect.apply;
+  const JSONparse = JSON.parse;
+  const JSONstringify = JSON.stringify;
+  const P = Promise;
+  const then = P.prototype.then;
+  const resolve = (v) => P.resolve(v);
+  const reject = (e) => P.reject(e);
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const StringCtor = String;
+  const isArray = Array.isArray;
+
+  const pending = new MapCtor(); // bridge id -> [resolve, reject]
+  const timers = new MapCtor(); // timer id -> [callback, args]
+
+  function deepFreeze(value) {
+    if (value !== null && typeof value === 'object' && !isFrozen(value)) {
+      freeze(value);
+      const keys = getOwnPropertyNames(value);
+      for (let i = 0; i < keys.length; i++) deepFreeze(value[keys[i]]);
+    }
+    return value;
+  }
+
+  // JSON text of a value, as JSON.stringify gives it, with cycles and BigInt replaced instead
+  // of throwing. `undefined` and functions become null.
+  function toJson(value) {
+    let text;
+    try {
+      text = JSONstringify(value);
+    } catch (error) {
+      if (!(error instanceof TypeErrorCtor)) throw error;
+      const ancestors = [];
+      text = JSONstringify(value, function (key, item) {
+        if (typeof item === 'bigint') return StringCtor(item);
+        if (item === null || typeof item !== 'object') return item;
+        while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+        for (let i = 0; i < ancestors.length; i++) if (ancestors[i] === item) return '[Circular]';
+        ancestors.push(item);
+        return item;
+      });
+    }
+    return text === undefined ? 'null' : text;
+  }
+
+  function inputJson(input) {
+    if (input === undefined) return '{}';
+    const text = JSONstringify(input);
+    if (text === undefined) throw new TypeErrorCtor('tool input must be JSON-serialisable');
+    return text;
+  }
+
+  function show(value) {
+    try {
+      if (typeof value === 'string') return value;
+      if (value === undefined) return 'undefined';
+      if (typeof value === 'function') return '[Function]';
+      if (typeof value === 'symbol' || typeof value === 'bigint') return StringCtor(value);
+      if (value instanceof ErrorCtor) return StringCtor(value.name) + ': ' + StringCtor(value.message);
+      return toJson(value);
+    } catch (error) {
+      try {
+        return StringCtor(value);
+      } catch (again) {
+        return '[unprintable value]';
+      }
+    }
+  }
+
+  function errorInfo(error, prefix) {
+    try {
+      const isError = error instanceof ErrorCtor;
+      const name = isError ? StringCtor(error.name) : '';
+      const message = isError ? StringCtor(error.message) : 'Uncaught ' + show(error);
+      const stack = isError && typeof error.stack === 'string' ? error.stack : '';
+      return JSONstringify({ name, message: (prefix || '') + message, stack });
+    } catch (again) {
+      return '{"name":"Error","message":"unprintable exception","stack":""}';
+    }
+  }
+
+  function waitFor(id) {
+    return new P((ok, fail) => apply(mapSet, pending, [id, [ok, fail]]));
+  }
+
+  // One nested call through the host bridge; kind 0 = catalog tool, 1 = MCP, 2 = namespace.
+  function bridge(kind, target, input) {
+    let id;
+    try {
+      id = host.call(kind, target, inputJson(input));
+    } catch (error) {
+      return reject(error);
+    }
+    return waitFor(id);
+  }
+
+  function parsed(fn) {
+    try {
+      return resolve(JSONparse(fn()));
+    } catch (error) {
+      return reject(error);
+    }
+  }
+
+  function buildTools() {
+    const tools = {
+      search(query, options) {
+        return parsed(() => {
+          if (query === undefined || query === null) query = '';
+          if (typeof query !== 'string') throw new TypeErrorCtor('query must be a string.');
+          if (options !== undefined && options !== null && typeof options !== 'object') {
+            throw new TypeErrorCtor('options must be an object.');
+          }
+          return host.search(query, options == null ? undefined : options.limit);
+        });
+      },
+      describe(id) {
+        return parsed(() => host.describe(typeof id === 'string' ? id : StringCtor(id)));
+      },
+      call(id, input) {
+        return bridge(0, typeof id === 'string' ? id : StringCtor(id), input);
+      },
+    };
+    const names = JSONparse(host.safeNames());
+    for (let i = 0; i < names.length; i++) {
+      const id = names[i][1];
+      defineProperty(tools, names[i][0], {
+        value: (input) => bridge(0, id, input),
+        enumerable: true,
+      });
+    }
+    return freeze(tools);
+  }
+
+  function output(kind) {
+    return kind === 0 ? (value) => host.out(0, show(value)) : (value) => host.out(1, toJson(value));
+  }
+
+  function log(...args) {
+    let line = '';
+    for (let i = 0; i < args.length; i++) line += (i > 0 ? ' ' : '') + show(args[i]);
+    host.out(0, line);
+  }
+
+  function setTimeout(callback, delay, ...args) {
+    if (typeof callback !== 'function') throw new TypeErrorCtor('setTimeout callback must be a function.');
+    const ms = +delay;
+    const id = host.timer(ms > 0 ? ms : 0);
+    apply(mapSet, timers, [id, [callback, args]]);
+    return id;
+  }
+
+  function clearTimeout(id) {
+    if (apply(mapDelete, timers, [id])) host.clearTimer(id);
+  }
+
+  function yield_control(reason) {
+    return waitFor(host.yield(reason === undefined ? '' : show(reason)));
+  }
+
+  function lazy(name, build) {
+    let value;
+    let built = false;
+    defineProperty(g, name, {
+      get() {
+        if (!built) {
+          value = build();
+          built = true;
+        }
+        return value;
+      },
+      enumerable: false,
+      configurable: false,
+    });
+  }
+
+  function constant(name, value) {
+    defineProperty(g, name, { value, writable: false, enumerable: false, configurable: false });
+  }
+
+  lazy('ALL_TOOLS', () => deepFreeze(JSONparse(host.catalog())));
+  lazy('tools', buildTools);
+  lazy('MCP', () => deepFreeze({}));
+  lazy('API', () => deepFreeze({}));
+  lazy('namespaces', () => deepFreeze({}));
+  constant('text', output(0));
+  constant('json', output(1));
+  constant('yield_control', yield_control);
+  constant('setTimeout', setTimeout);
+  constant('clearTimeout', clearTimeout);
+  constant('console', freeze({ log, info: log, warn: log, error: log, debug: log }));
+
+  return freeze({
+    start(main) {
+      const done = (value) => {
+        let text;
+        try {
+          text = toJson(value);
+        } catch (error) {
+          host.done(false, errorInfo(error, 'result is not JSON-serialisable: '));
+          return;
+        }
+        host.done(true, text);
+      };
+      apply(then, main(), [done, (error) => host.done(false, errorInfo(error))]);
+    },
+    settle(id, ok, text) {
+      const entry = apply(mapGet, pending, [id]);
+      if (entry === undefined) return;
+      apply(mapDelete, pending, [id]);
+      if (!ok) return entry[1](new ErrorCtor(text));
+      let value;
+      try {
+        value = text === undefined ? undefined : JSONparse(text);
+      } catch (error) {
+        return entry[1](new ErrorCtor('tool result is not valid JSON'));
+      }
+      entry[0](value);
+    },
+    fire(id) {
+      const timer = apply(mapGet, timers, [id]);
+      if (timer === undefined) return;
+      apply(mapDelete, timers, [id]);
+      try {
+        apply(timer[0], undefined, timer[1]);
+      } catch (error) {
+        host.out(0, 'Uncaught error in setTimeout callback: ' + show(error));
+      }
+    },
+    describeRejection(reason) {
+      return show(reason);
+    },
+  });
+});

@@ -1,0 +1,475 @@
+//! Cell source preparation: the async-function wrapper, the module-access check, the
+//! completion value, and the map from executed positions back to the user's lines.
+//!
+//! A cell body runs as the body of `(async function () { … })`, so top-level `await` and
+//! `return` work and user declarations shadow globals. The wrapper opens on the user's first
+//! line, so line numbers never move; the completion value is applied by inserting `return (…)`
+//! around the last expression statement, and the map undoes those few columns.
+
+use crate::error::Failure;
+use swc_core::common::{BytePos, Span, Spanned};
+use swc_core::ecma::ast::{
+  Callee, Decl, Expr, MemberProp, MetaPropExpr, MetaPropKind, Module, ModuleItem, Program as Ast,
+  Script, Stmt,
+};
+use swc_core::ecma::parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
+use swc_core::ecma::visit::{Visit, VisitWith};
+
+pub const PREFIX: &str = "(async function () {";
+pub const SUFFIX: &str = "\n})";
+/// swc positions start at 1 (0 is the dummy span).
+pub(crate) const START: u32 = 1;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+  JavaScript,
+  TypeScript,
+}
+
+impl Language {
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Language::JavaScript => "javascript",
+      Language::TypeScript => "typescript",
+    }
+  }
+
+  pub fn filename(self) -> &'static str {
+    match self {
+      Language::JavaScript => "cell.js",
+      Language::TypeScript => "cell.ts",
+    }
+  }
+
+  fn syntax(self) -> Syntax {
+    match self {
+      Language::JavaScript => Syntax::Es(EsSyntax::default()),
+      Language::TypeScript => Syntax::Typescript(TsSyntax::default()),
+    }
+  }
+}
+
+/// A cell ready for the VM.
+#[derive(Debug)]
+pub struct Program {
+  /// The wrapped JavaScript the VM compiles.
+  pub code: String,
+  pub language: Language,
+  pub positions: PositionMap,
+}
+
+/// Maps a (line, byte column) of the executed code to the user's (line, character column).
+#[derive(Debug)]
+pub struct PositionMap {
+  /// The user's own source, to count characters.
+  user: String,
+  executed_lines: Vec<usize>,
+  mapping: Mapping,
+}
+
+#[derive(Debug)]
+enum Mapping {
+  /// JavaScript: executed = PREFIX + user with `(offset in executed, length)` insertions.
+  Inserted(Vec<(usize, usize)>),
+  /// TypeScript: `(generated line, generated column, offset in the wrapped TS source)`, sorted.
+  Generated(Vec<(u32, u32, usize)>),
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+  std::iter::once(0)
+    .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+    .collect()
+}
+
+impl PositionMap {
+  pub(crate) fn inserted(user: &str, executed: &str, insertions: Vec<(usize, usize)>) -> Self {
+    PositionMap {
+      user: user.to_string(),
+      executed_lines: line_starts(executed),
+      mapping: Mapping::Inserted(insertions),
+    }
+  }
+
+  pub(crate) fn generated(user: &str, mut pairs: Vec<(u32, u32, usize)>) -> Self {
+    pairs.sort_unstable();
+    PositionMap {
+      user: user.to_string(),
+      executed_lines: Vec::new(),
+      mapping: Mapping::Generated(pairs),
+    }
+  }
+
+  /// The user's 1-based (line, column) for a 1-based executed (line, byte column).
+  pub fn user_position(&self, line: u32, column: u32) -> Option<(u32, u32)> {
+    let offset = match &self.mapping {
+      Mapping::Inserted(insertions) => {
+        let start = *self.executed_lines.get(line.checked_sub(1)? as usize)?;
+        let mut offset = start + column.saturating_sub(1) as usize;
+        let shift: usize = insertions
+          .iter()
+          .filter(|(at, len)| *at + *len <= offset)
+          .map(|(_, len)| len)
+          .sum();
+        offset -= shift;
+        offset.checked_sub(PREFIX.len())?
+      }
+      Mapping::Generated(pairs) => {
+        let (line, column) = (line.checked_sub(1)?, column.saturating_sub(1));
+        let i = pairs.partition_point(|&(l, c, _)| (l, c) <= (line, column));
+        let &(l, _, offset) = pairs.get(i.checked_sub(1)?)?;
+        if l != line {
+          return None;
+        }
+        offset.checked_sub(PREFIX.len())?
+      }
+    };
+    Some(user_line_col(&self.user, offset))
+  }
+}
+
+/// 1-based (line, character column) of a byte offset in `text` (clamped to its length).
+pub fn user_line_col(text: &str, offset: usize) -> (u32, u32) {
+  let mut offset = offset.min(text.len());
+  while !text.is_char_boundary(offset) {
+    offset -= 1;
+  }
+  let before = &text[..offset];
+  let line = before.matches('\n').count() as u32 + 1;
+  let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+  let column = before[line_start..].chars().count() as u32 + 1;
+  (line, column)
+}
+
+/// Text of a wrapped source: the prefix, the user's code, the suffix.
+pub fn wrap(code: &str) -> String {
+  let mut wrapped = String::with_capacity(PREFIX.len() + code.len() + SUFFIX.len());
+  wrapped.push_str(PREFIX);
+  wrapped.push_str(code);
+  wrapped.push_str(SUFFIX);
+  wrapped
+}
+
+/// Position in the user's code of a swc position in the wrapped source.
+pub(crate) fn user_pos(user: &str, pos: BytePos) -> (u32, u32) {
+  let offset = (pos.0.saturating_sub(START) as usize).saturating_sub(PREFIX.len());
+  user_line_col(user, offset)
+}
+
+fn at(user: &str, pos: BytePos) -> String {
+  let (line, column) = user_pos(user, pos);
+  format!("line {line}, column {column}")
+}
+
+/// Parses the wrapped cell as a script; on failure explains it (module syntax or a syntax error).
+pub(crate) fn parse_wrapped(
+  user: &str,
+  wrapped: &str,
+  language: Language,
+  failure: impl Fn(String) -> Failure,
+) -> Result<Script, Failure> {
+  let input = StringInput::new(
+    wrapped,
+    BytePos(START),
+    BytePos(START + wrapped.len() as u32),
+  );
+  let mut parser = Parser::new_from(Lexer::new(
+    language.syntax(),
+    Default::default(),
+    input,
+    None,
+  ));
+  let parsed = parser.parse_script();
+  let recovered = parser.take_errors();
+  let error = match parsed {
+    Ok(script) if recovered.is_empty() => return Ok(script),
+    Ok(_) => recovered.into_iter().next(),
+    Err(error) => Some(error),
+  };
+  // A script cannot hold `import`/`export`: look again as a module before calling it a typo.
+  if let Some(found) = module_syntax(user, language) {
+    return Err(found);
+  }
+  let Some(error) = error else {
+    return Err(failure("SyntaxError: invalid program".into()));
+  };
+  let message = format!(
+    "SyntaxError: {} ({})",
+    error.kind().msg(),
+    at(user, error.span().lo)
+  );
+  Err(failure(message))
+}
+
+/// When `user` parses as a module with import/export items or `import.meta`, the module error.
+fn module_syntax(user: &str, language: Language) -> Option<Failure> {
+  let syntax = match language {
+    Language::JavaScript => Syntax::Es(EsSyntax {
+      allow_return_outside_function: true,
+      ..Default::default()
+    }),
+    Language::TypeScript => Syntax::Typescript(TsSyntax::default()),
+  };
+  // Positions shifted as if wrapped, so `at` applies unchanged.
+  let start = START + PREFIX.len() as u32;
+  let input = StringInput::new(user, BytePos(start), BytePos(start + user.len() as u32));
+  let mut parser = Parser::new_from(Lexer::new(syntax, Default::default(), input, None));
+  let module: Module = parser.parse_module().ok()?;
+  for item in &module.body {
+    if let ModuleItem::ModuleDecl(decl) = item {
+      let what = if decl.is_import() {
+        "import declaration"
+      } else {
+        "export declaration"
+      };
+      return Some(module_failure(user, what, decl.span().lo));
+    }
+  }
+  check_module_access(user, &Ast::Module(module)).err()
+}
+
+fn module_failure(user: &str, what: &str, pos: BytePos) -> Failure {
+  Failure::invalid(format!(
+    "module access is not allowed in code mode: {what} ({})",
+    at(user, pos)
+  ))
+}
+
+/// Finds `import()`, `import.meta` and `require(…)` / `x.require(…)` calls.
+struct ModuleAccess {
+  found: Option<(&'static str, BytePos)>,
+}
+
+impl Visit for ModuleAccess {
+  fn visit_call_expr(&mut self, call: &swc_core::ecma::ast::CallExpr) {
+    if self.found.is_some() {
+      return;
+    }
+    let what = match &call.callee {
+      Callee::Import(_) => Some("import()"),
+      Callee::Expr(expr) => match &**expr {
+        Expr::Ident(ident) if ident.sym == "require" => Some("require()"),
+        Expr::Member(member) => match &member.prop {
+          MemberProp::Ident(prop) if prop.sym == "require" => Some("require()"),
+          _ => None,
+        },
+        _ => None,
+      },
+      _ => None,
+    };
+    if let Some(what) = what {
+      self.found = Some((what, call.span.lo));
+      return;
+    }
+    call.visit_children_with(self);
+  }
+
+  fn visit_meta_prop_expr(&mut self, meta: &MetaPropExpr) {
+    if meta.kind == MetaPropKind::ImportMeta && self.found.is_none() {
+      self.found = Some(("import.meta", meta.span.lo));
+    }
+  }
+}
+
+/// Rejects module access anywhere in a parsed program.
+pub(crate) fn check_module_access(user: &str, program: &Ast) -> Result<(), Failure> {
+  let mut visitor = ModuleAccess { found: None };
+  program.visit_with(&mut visitor);
+  match visitor.found {
+    Some((what, pos)) => Err(module_failure(user, what, pos)),
+    None => Ok(()),
+  }
+}
+
+/// The statements of the cell function, after checking the program is exactly the wrapper.
+pub(crate) fn cell_body<'a>(
+  user: &str,
+  wrapped: &str,
+  script: &'a Script,
+) -> Result<&'a [Stmt], Failure> {
+  let body = match script.body.as_slice() {
+    [Stmt::Expr(stmt)] => match &*stmt.expr {
+      Expr::Paren(paren) => match &*paren.expr {
+        Expr::Fn(function) => function.function.body.as_ref(),
+        _ => None,
+      },
+      _ => None,
+    },
+    _ => None,
+  };
+  let expected_end = BytePos(START + (wrapped.len() - 1) as u32);
+  match body {
+    Some(block) if block.span.hi == expected_end => Ok(&block.stmts),
+    _ => {
+      let pos = match script.body.first() {
+        Some(Stmt::Expr(stmt)) => stmt.span.hi,
+        _ => BytePos(START),
+      };
+      Err(Failure::invalid(format!(
+        "SyntaxError: unexpected '}}': the program closes a block it did not open ({})",
+        at(user, pos)
+      )))
+    }
+  }
+}
+
+/// The last statement that produces the completion value, if it is an expression statement.
+pub(crate) fn completion_index(stmts: &[Stmt]) -> Option<usize> {
+  let last = stmts.iter().rposition(|stmt| match stmt {
+    Stmt::Empty(_) => false,
+    Stmt::Decl(Decl::Fn(_) | Decl::TsInterface(_) | Decl::TsTypeAlias(_)) => false,
+    Stmt::Decl(Decl::Var(var)) if var.declare => false,
+    Stmt::Decl(Decl::Class(class)) if class.declare => false,
+    Stmt::Decl(Decl::TsModule(module)) if module.declare => false,
+    Stmt::Decl(Decl::TsEnum(e)) if e.declare => false,
+    _ => true,
+  })?;
+  matches!(stmts[last], Stmt::Expr(_)).then_some(last)
+}
+
+/// Prepares a JavaScript cell: parse, check, insert the completion `return`.
+pub fn prepare_javascript(user: &str) -> Result<Program, Failure> {
+  let wrapped = wrap(user);
+  let script = parse_wrapped(user, &wrapped, Language::JavaScript, Failure::invalid)?;
+  let stmts = cell_body(user, &wrapped, &script)?;
+  check_module_access(user, &Ast::Script(script.clone()))?;
+  let mut code = wrapped.clone();
+  let mut insertions = Vec::new();
+  if let Some(i) = completion_index(stmts) {
+    let Stmt::Expr(stmt) = &stmts[i] else {
+      unreachable!()
+    };
+    let span: Span = stmt.expr.span();
+    let (lo, hi) = ((span.lo.0 - START) as usize, (span.hi.0 - START) as usize);
+    code = format!(
+      "{}return ({}){}",
+      &wrapped[..lo],
+      &wrapped[lo..hi],
+      &wrapped[hi..]
+    );
+    insertions.push((lo, "return (".len()));
+    insertions.push((hi + "return (".len(), 1));
+  }
+  let positions = PositionMap::inserted(user, &code, insertions);
+  Ok(Program {
+    code,
+    language: Language::JavaScript,
+    positions,
+  })
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn js(code: &str) -> Result<Program, Failure> {
+    prepare_javascript(code)
+  }
+
+  #[test]
+  fn completion_value_is_inserted() {
+    assert_eq!(
+      js("1 + 1").unwrap().code,
+      "(async function () {return (1 + 1)\n})"
+    );
+    assert_eq!(
+      js("let a = 2;\na * 3; // x").unwrap().code,
+      "(async function () {let a = 2;\nreturn (a * 3); // x\n})"
+    );
+    assert_eq!(
+      js("let a = 2;").unwrap().code,
+      "(async function () {let a = 2;\n})"
+    );
+    assert_eq!(
+      js("f();\nfunction f() {}\n;").unwrap().code,
+      "(async function () {return (f());\nfunction f() {}\n;\n})"
+    );
+    assert_eq!(
+      js("return 5").unwrap().code,
+      "(async function () {return 5\n})"
+    );
+    assert_eq!(
+      js("if (x) { y }").unwrap().code,
+      "(async function () {if (x) { y }\n})"
+    );
+  }
+
+  #[test]
+  fn module_access_is_rejected() {
+    for (code, what) in [
+      ("import fs from 'fs'", "import declaration"),
+      ("export const x = 1", "export declaration"),
+      ("const m = await import('fs')", "import()"),
+      ("require('fs')", "require()"),
+      ("const x = 1;\nmodule.require('fs')", "require()"),
+      ("import.meta.url", "import.meta"),
+    ] {
+      let err = js(code).unwrap_err();
+      assert!(err.message.contains(what), "{code}: {}", err.message);
+      assert!(
+        err.message.starts_with("module access is not allowed"),
+        "{}",
+        err.message
+      );
+    }
+    let err = js("const x = 1;\nconst y = require('fs');").unwrap_err();
+    assert!(
+      err.message.ends_with("(line 2, column 11)"),
+      "{}",
+      err.message
+    );
+  }
+
+  #[test]
+  fn no_false_positives() {
+    for code in [
+      "const important = 1; important",
+      "'import docs'",
+      "const requirement = 2; requirement",
+      "const o = { import: 1, require: 2 }; o.import + o.require",
+      "// import fs from 'fs'\n1",
+      "`require('x')`",
+    ] {
+      assert!(js(code).is_ok(), "{code}: {:?}", js(code).err());
+    }
+  }
+
+  #[test]
+  fn wrapper_cannot_be_escaped() {
+    for code in [
+      "}); (function () {",
+      "})(); (async function () {",
+      "}, function () {",
+      "}) || (function () {",
+    ] {
+      let err = js(code).unwrap_err();
+      assert!(
+        err.message.starts_with("SyntaxError"),
+        "{code}: {}",
+        err.message
+      );
+    }
+  }
+
+  #[test]
+  fn syntax_errors_point_at_user_lines() {
+    let err = js("let a = 1;\n  a +* 2;").unwrap_err();
+    assert!(err.message.starts_with("SyntaxError:"), "{}", err.message);
+    assert!(err.message.contains("(line 2, column "), "{}", err.message);
+    let err = js("const x = ;").unwrap_err();
+    assert!(
+      err.message.ends_with("(line 1, column 11)"),
+      "{}",
+      err.message
+    );
+  }
+
+  #[test]
+  fn positions_map_back() {
+    let p = js("let a = 1;\nnull.x").unwrap();
+    // `null.x` now sits after `return (` on line 2.
+    assert_eq!(p.positions.user_position(2, 9), Some((2, 1)));
+    let p = js("é; null.x").unwrap();
+    let col = (PREFIX.len() + "é; ".len() + "return (".len()) as u32 + 1;
+    assert_eq!(p.positions.user_position(1, col), Some((1, 4)));
+  }
+}

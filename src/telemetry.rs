@@ -1,0 +1,104 @@
+//! Counters and events: the `telemetry` of every result, the host-only `run.telemetry`, and
+//! the `CodeModeEvent`s sent to `onEvent`.
+
+use crate::catalog::{Catalog, Source};
+use crate::surface::VISIBLE_TOOLS;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Cumulative per-run counters.
+#[derive(Default)]
+pub struct Counters {
+  pub searches: AtomicU64,
+  pub describes: AtomicU64,
+  pub calls: AtomicU64,
+  pub execs: AtomicU64,
+  pub waits: AtomicU64,
+  pub typescript_transforms: AtomicU64,
+  pub suspended: AtomicU64,
+  pub resumed: AtomicU64,
+  pub expired: AtomicU64,
+  pub aborted: AtomicU64,
+  pub peak_snapshot_bytes: AtomicU64,
+}
+
+fn get(counter: &AtomicU64) -> u64 {
+  counter.load(Ordering::Relaxed)
+}
+
+impl Counters {
+  pub fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+  }
+
+  pub fn record_snapshot(&self, bytes: usize) {
+    self
+      .peak_snapshot_bytes
+      .fetch_max(bytes as u64, Ordering::Relaxed);
+  }
+
+  /// `CodeModeTelemetry`: what every result carries (safe to show the model).
+  pub fn result_json(&self, catalog: &Catalog) -> Value {
+    json!({
+      "catalogSize": catalog.len(),
+      "sources": {
+        "openclaw": catalog.count(Source::OpenClaw),
+        "mcp": catalog.count(Source::Mcp),
+        "client": catalog.count(Source::Client),
+      },
+      "searchCount": get(&self.searches),
+      "describeCount": get(&self.describes),
+      "callCount": get(&self.calls),
+      "visibleTools": VISIBLE_TOOLS,
+    })
+  }
+
+  /// `CodeModeRunTelemetry`: the result telemetry plus host-only counters.
+  pub fn run_json(&self, catalog: &Catalog, extra: Value) -> Value {
+    let mut value = self.result_json(catalog);
+    let stats = &catalog.stats;
+    let more = json!({
+      "execCount": get(&self.execs),
+      "waitCount": get(&self.waits),
+      "typescriptTransforms": get(&self.typescript_transforms),
+      "duplicateTools": stats.duplicate_tools,
+      "invalidTools": stats.invalid_tools,
+      "excludedTools": stats.excluded_tools,
+      "nameCollisions": stats.name_collisions.iter()
+        .map(|c| json!({ "name": c.name, "ids": c.ids }))
+        .collect::<Vec<_>>(),
+      "suspendedCells": get(&self.suspended),
+      "resumedCells": get(&self.resumed),
+      "expiredCells": get(&self.expired),
+      "abortedCells": get(&self.aborted),
+      "peakSnapshotBytes": get(&self.peak_snapshot_bytes),
+    });
+    if let (Some(map), Some(more)) = (value.as_object_mut(), more.as_object()) {
+      map.extend(more.clone());
+      if let Some(extra) = extra.as_object() {
+        map.extend(extra.clone());
+      }
+    }
+    value
+  }
+}
+
+/// A cell lifecycle event (`cell_suspended`, `cell_resumed`, `cell_expired`, `cell_aborted`).
+pub fn cell_event(
+  kind: &str,
+  run_id: &str,
+  cell_run_id: Option<&str>,
+  tool_call_id: Option<&str>,
+  extra: Value,
+) -> Value {
+  let mut event = json!({
+    "type": kind,
+    "runId": run_id,
+    "cellRunId": cell_run_id,
+    "toolCallId": tool_call_id,
+  });
+  if let (Some(map), Some(extra)) = (event.as_object_mut(), extra.as_object()) {
+    map.extend(extra.clone());
+  }
+  event
+}

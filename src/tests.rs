@@ -1,0 +1,339 @@
+//! End-to-end tests of the runtime without Node: a channel stands in for the JS layer.
+
+use crate::executor::{Message, Port};
+use crate::input::Field;
+use crate::run::{EXEC_KEYS, Run, RunOptions, Scope, WAIT_KEYS};
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+struct ChannelPort(Sender<Message>);
+
+impl Port for ChannelPort {
+  fn send(&self, message: Message) {
+    let _ = self.0.send(message);
+  }
+}
+
+struct Harness {
+  run: Arc<Run>,
+  messages: Receiver<Message>,
+  next_leg: u32,
+  /// Calls seen so far: the parsed `NestedToolCall` payloads.
+  calls: Vec<Value>,
+  events: Vec<Value>,
+}
+
+fn tools() -> Value {
+  json!([
+    { "name": "read_file", "description": "Read a file from the workspace", "parameters": { "type": "object" } },
+    { "name": "web-search", "description": "Search the web", "source": "openclaw", "sourceName": "web" },
+    { "name": "slow", "description": "A slow tool" },
+    { "name": "create_issue", "source": "mcp", "sourceName": "github" },
+  ])
+}
+
+impl Harness {
+  fn new(config: Value) -> Harness {
+    let (tx, rx) = unbounded();
+    let run = Run::new(
+      RunOptions {
+        config: Field::from_json(&config, crate::config::CONFIG_KEYS),
+        scope: Scope {
+          run_id: "run-1".into(),
+          session_id: Some("s".into()),
+          ..Default::default()
+        },
+        tools: tools(),
+        disable_tools: false,
+        raw_model_call: false,
+      },
+      Arc::new(ChannelPort(tx)),
+    );
+    Harness {
+      run,
+      messages: rx,
+      next_leg: 0,
+      calls: Vec::new(),
+      events: Vec::new(),
+    }
+  }
+
+  /// Runs a leg to its result, answering calls with `answer(call) -> Some((ok, payload))`
+  /// (None leaves the call pending).
+  fn leg(
+    &mut self,
+    start: impl FnOnce(&Arc<Run>, u32) -> Option<String>,
+    answer: &dyn Fn(&Value) -> Option<(bool, String)>,
+  ) -> Value {
+    self.next_leg += 1;
+    let leg = self.next_leg;
+    if let Some(result) = start(&self.run, leg) {
+      return serde_json::from_str(&result).unwrap();
+    }
+    loop {
+      let message = self
+        .messages
+        .recv_timeout(Duration::from_secs(20))
+        .expect("a message");
+      match message {
+        Message::LegDone { leg: done, result } if done == leg => {
+          return serde_json::from_str(&result).unwrap();
+        }
+        Message::LegDone { .. } => {}
+        Message::Call { payload, .. } => {
+          let call: Value = serde_json::from_str(&payload).unwrap();
+          if let Some((ok, payload)) = answer(&call) {
+            self.run.settle(
+              call["cell"].as_u64().unwrap(),
+              call["call"].as_u64().unwrap() as u32,
+              ok,
+              Some(payload),
+            );
+          }
+          self.calls.push(call);
+        }
+        Message::Event { payload } => self.events.push(serde_json::from_str(&payload).unwrap()),
+        Message::AbortCell { .. } => {}
+      }
+    }
+  }
+
+  fn exec_with(&mut self, code: &str, answer: &dyn Fn(&Value) -> Option<(bool, String)>) -> Value {
+    let input = Field::from_json(&json!({ "code": code }), EXEC_KEYS);
+    self.leg(
+      |run, leg| run.exec(&input, leg, Some("tc-exec".into())),
+      answer,
+    )
+  }
+
+  fn exec(&mut self, code: &str) -> Value {
+    self.exec_with(code, &|call| {
+      Some((
+        true,
+        json!({ "echo": call["input"], "tool": call["name"] }).to_string(),
+      ))
+    })
+  }
+
+  fn wait(&mut self, run_id: &str, answer: &dyn Fn(&Value) -> Option<(bool, String)>) -> Value {
+    let input = Field::from_json(&json!({ "runId": run_id }), WAIT_KEYS);
+    self.leg(
+      |run, leg| run.wait(&input, leg, Some("tc-wait".into())),
+      answer,
+    )
+  }
+}
+
+fn enabled() -> Value {
+  json!({ "enabled": true, "timeoutMs": 2000 })
+}
+
+#[test]
+fn completes_with_the_last_expression() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec("const a = 20;\na + 22");
+  assert_eq!(r["status"], "completed", "{r}");
+  assert_eq!(r["value"], 42);
+  assert_eq!(
+    h.exec("return { x: [1, 'two'] }")["value"],
+    json!({ "x": [1, "two"] })
+  );
+  assert_eq!(h.exec("let x = 1;")["value"], Value::Null);
+  assert_eq!(h.exec("undefined")["value"], Value::Null);
+  assert_eq!(r["telemetry"]["visibleTools"], json!(["exec", "wait"]));
+  assert_eq!(r["telemetry"]["catalogSize"], 4);
+}
+
+#[test]
+fn guest_api_and_nested_calls() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec(
+    "const hits = await tools.search('read a file');\n\
+     const d = await tools.describe(hits[0].id);\n\
+     const out = await tools.call(d.id, { path: 'a.txt' });\n\
+     const conv = await tools.web_search({ q: 1 });\n\
+     text('hello'); json({ n: 1 }); console.log('a', 2, { b: 3 });\n\
+     return { first: hits[0].id, params: d.parameters, out, conv, n: ALL_TOOLS.length, frozen: Object.isFrozen(tools) }",
+  );
+  assert_eq!(r["status"], "completed", "{r}");
+  let v = &r["value"];
+  assert_eq!(v["first"], "openclaw:core:read_file");
+  assert_eq!(v["params"], json!({ "type": "object" }));
+  assert_eq!(
+    v["out"],
+    json!({ "echo": { "path": "a.txt" }, "tool": "read_file" })
+  );
+  assert_eq!(v["conv"]["tool"], "web-search");
+  assert_eq!(v["n"], 3);
+  assert_eq!(v["frozen"], true);
+  assert_eq!(
+    r["output"],
+    json!([{ "type": "text", "text": "hello" }, { "type": "json", "value": { "n": 1 } }, { "type": "text", "text": "a 2 {\"b\":3}" }])
+  );
+  assert_eq!(r["telemetry"]["searchCount"], 1);
+  assert_eq!(r["telemetry"]["callCount"], 2);
+  let call = &h.calls[0];
+  assert_eq!(call["parentToolCallId"], "tc-exec");
+  assert_eq!(call["runId"], "run-1");
+  assert_eq!(call["sessionId"], "s");
+  assert_ne!(h.calls[0]["toolCallId"], h.calls[1]["toolCallId"]);
+}
+
+#[test]
+fn unknown_ids_mcp_entries_and_failures_are_catchable() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec_with(
+    "const errors = [];\n\
+     for (const id of ['nope', 'mcp:github:create_issue']) { try { await tools.call(id, {}) } catch (e) { errors.push(e.message) } }\n\
+     try { await tools.call('openclaw:core:slow') } catch (e) { errors.push(e.message) }\n\
+     errors",
+    &|_| Some((false, "permission denied".into())),
+  );
+  assert_eq!(
+    r["value"],
+    json!([
+      "Unknown tool id: nope",
+      "Unknown tool id: mcp:github:create_issue",
+      "permission denied"
+    ])
+  );
+}
+
+#[test]
+fn uncaught_errors_report_the_user_line() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec("const data = null;\n\nconst n = data.items.length;\nn");
+  assert_eq!(r["status"], "failed");
+  assert_eq!(r["code"], "internal_error");
+  assert_eq!(
+    r["error"], "TypeError: cannot read property 'items' of null (line 3, column 11)",
+    "{r}"
+  );
+  let r = h.exec("const data = null;\ndata.items");
+  assert_eq!(
+    r["error"], "TypeError: cannot read property 'items' of null (line 2, column 1)",
+    "{r}"
+  );
+  let r = h.exec("throw 'boom'");
+  assert_eq!(r["error"], "Uncaught boom");
+}
+
+#[test]
+fn timeout_memory_and_output_limits() {
+  let mut h = Harness::new(
+    json!({ "enabled": true, "timeoutMs": 300, "memoryLimitBytes": 4194304, "maxOutputBytes": 1024 }),
+  );
+  let r = h.exec("while (true) {}");
+  assert_eq!(r["code"], "timeout", "{r}");
+  let r = h.exec("try { let s = 'x'; const a = []; while (true) { a.push(s.repeat(100000) + a.length) } } catch (e) { return 'caught' }");
+  assert_eq!(r["code"], "memory_limit_exceeded", "{r}");
+  assert_eq!(h.exec("1 + 1")["value"], 2);
+  let r = h.exec("for (let i = 0; i < 100; i++) text('0123456789'.repeat(5)); 'done'");
+  assert_eq!(r["code"], "output_limit_exceeded", "{r}");
+  let kept: usize = r["output"]
+    .as_array()
+    .unwrap()
+    .iter()
+    .map(|o| o["text"].as_str().unwrap().len())
+    .sum();
+  assert_eq!(kept, 1024);
+  let r =
+    h.exec("function f() { return f() }\ntry { f() } catch (e) { return e instanceof RangeError }");
+  assert_eq!(r["value"], true, "{r}");
+}
+
+#[test]
+fn waiting_and_resume() {
+  let mut h = Harness::new(json!({ "enabled": true, "timeoutMs": 200 }));
+  let r = h.exec_with(
+    "text('before');\nconst v = await tools.slow({});\ntext('after');\nv.x",
+    &|_| None,
+  );
+  assert_eq!(r["status"], "waiting", "{r}");
+  assert_eq!(r["reason"], "pending_tools");
+  assert_eq!(r["pendingToolCalls"][0]["method"], "call");
+  assert_eq!(r["output"], json!([{ "type": "text", "text": "before" }]));
+  let token = r["runId"].as_str().unwrap().to_string();
+  let call = h.calls.last().unwrap().clone();
+  h.run.settle(
+    call["cell"].as_u64().unwrap(),
+    call["call"].as_u64().unwrap() as u32,
+    true,
+    Some("{\"x\":7}".into()),
+  );
+  let again = h.wait(&token, &|_| None);
+  assert_eq!(again["status"], "completed", "{again}");
+  assert_eq!(again["value"], 7);
+  assert_eq!(
+    again["output"],
+    json!([{ "type": "text", "text": "after" }])
+  );
+  let stale = h.wait(&token, &|_| None);
+  assert_eq!(stale["error"], "code mode run is unavailable or expired.");
+}
+
+#[test]
+fn timers_and_yield() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec("const order = [];\nsetTimeout(() => order.push('b'), 20);\nsetTimeout(() => order.push('a'), 5);\nconst t = setTimeout(() => order.push('never'), 10); clearTimeout(t);\nawait new Promise(r => setTimeout(r, 40));\norder");
+  assert_eq!(r["value"], json!(["a", "b"]), "{r}");
+  let r = h.exec("text(1); await yield_control('checkpoint'); text(2); 'resumed'");
+  assert_eq!(r["status"], "waiting", "{r}");
+  assert_eq!(r["reason"], "yield");
+  let again = h.wait(r["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(again["value"], "resumed", "{again}");
+  assert_eq!(again["output"], json!([{ "type": "text", "text": "2" }]));
+}
+
+#[test]
+fn floating_rejections_and_deadlocks() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec("Promise.reject(new Error('lost'));\n'ok'");
+  assert_eq!(r["status"], "completed");
+  assert_eq!(
+    r["output"],
+    json!([{ "type": "text", "text": "Unhandled promise rejection: Error: lost" }])
+  );
+  let r = h.exec("await new Promise(() => {})");
+  assert_eq!(r["status"], "failed");
+  assert!(
+    r["error"].as_str().unwrap().contains("can never finish"),
+    "{r}"
+  );
+}
+
+#[test]
+fn pending_call_cap_is_catchable() {
+  let mut h = Harness::new(json!({ "enabled": true, "maxPendingToolCalls": 2 }));
+  let r = h.exec("const p = [tools.slow(), tools.slow()];\ntry { await tools.slow() } catch (e) { return [e.message, (await Promise.all(p)).length] }");
+  assert_eq!(
+    r["value"],
+    json!([
+      "Too many pending tool calls: at most 2 may run at once (maxPendingToolCalls).",
+      2
+    ]),
+    "{r}"
+  );
+}
+
+#[test]
+fn typescript_cells_run() {
+  let mut h = Harness::new(enabled());
+  let input = Field::from_json(
+    &json!({ "code": "enum E { A = 2 }\nconst x: number = E.A;\nx * 21", "language": "typescript" }),
+    EXEC_KEYS,
+  );
+  let r = h.leg(|run, leg| run.exec(&input, leg, None), &|_| None);
+  assert_eq!(r["value"], 42, "{r}");
+  let input = Field::from_json(
+    &json!({ "code": "const x: number | null = null;\n\nx!.toFixed()", "language": "typescript" }),
+    EXEC_KEYS,
+  );
+  let r = h.leg(|run, leg| run.exec(&input, leg, None), &|_| None);
+  assert!(
+    r["error"].as_str().unwrap().ends_with("(line 3, column 1)"),
+    "{r}"
+  );
+}

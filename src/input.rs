@@ -16,7 +16,7 @@ pub enum Field {
   Bool(bool),
   Number(f64),
   String(String),
-  /// An array, with its elements read one level deep (nested arrays become `Other`).
+  /// An array of primitives (nested objects and arrays become `Other`).
   List(Vec<Field>),
   /// A plain object whose requested keys were read (see [`read_value`]).
   Object(Vec<(&'static str, Field)>),
@@ -86,7 +86,8 @@ impl Field {
   }
 }
 
-/// Reads a JS value; for a plain object, reads only `keys` (one level).
+/// Reads a JS value: for a plain object only `keys` (its own fields may be arrays of
+/// primitives), never deeper.
 pub fn read_value(env: &Env, value: &Unknown, keys: &'static [&'static str]) -> Field {
   read(env.raw(), value.raw(), keys, 0)
 }
@@ -109,14 +110,10 @@ fn read(
     ValueType::Function => Field::Other("function"),
     ValueType::Symbol => Field::Other("symbol"),
     ValueType::BigInt => Field::Other("bigint"),
-    ValueType::Object if depth > 0 => {
-      if is_array(env, value) {
-        Field::Other("array")
-      } else {
-        Field::Other("object")
-      }
-    }
     ValueType::Object if is_array(env, value) => {
+      if depth > 1 {
+        return Field::Other("array");
+      }
       let len = array_length(env, value).min(64);
       Field::List(
         (0..len)
@@ -127,7 +124,7 @@ fn read(
           .collect(),
       )
     }
-    ValueType::Object => Field::Object(
+    ValueType::Object if depth == 0 => Field::Object(
       keys
         .iter()
         .map(|key| {

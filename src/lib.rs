@@ -29,10 +29,7 @@ pub use config::CodeModeConfig;
 /// defaults and clamps. Never throws; anything unusable becomes its default.
 #[napi(catch_unwind)]
 pub fn resolve_code_mode_config(env: Env, input: Option<Unknown>) -> CodeModeConfig {
-  let field = input.map_or(input::Field::Missing, |value| {
-    input::read_value(&env, &value, config::CONFIG_KEYS)
-  });
-  config::resolve(&field)
+  config::resolve(&read_input(&env, input, config::CONFIG_KEYS))
 }
 
 /// Process-wide runtime settings. Every field is optional; call it before or between runs.
@@ -96,9 +93,7 @@ impl NativeRun {
     #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")]
     port: executor::PortFn,
   ) -> Self {
-    let config = config.map_or(input::Field::Missing, |value| {
-      input::read_value(&env, &value, config::CONFIG_KEYS)
-    });
+    let config = read_input(&env, config, config::CONFIG_KEYS);
     let tools = serde_json::from_str(&options.tools_json).unwrap_or(serde_json::Value::Null);
     let run = run::Run::new(
       run::RunOptions {
@@ -146,7 +141,8 @@ impl NativeRun {
     self.run.run_telemetry().to_string()
   }
 
-  /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused.
+  /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or
+  /// the leg's signal had already fired.
   #[napi(catch_unwind)]
   pub fn exec(
     &self,
@@ -154,14 +150,18 @@ impl NativeRun {
     input: Option<Unknown>,
     leg: u32,
     tool_call_id: Option<String>,
+    aborted: bool,
   ) -> Option<String> {
-    let input = input.map_or(input::Field::Missing, |value| {
-      input::read_value(&env, &value, run::EXEC_KEYS)
-    });
-    self.run.exec(&input, leg, tool_call_id)
+    let input = read_input(&env, input, run::EXEC_KEYS);
+    let leg = run::LegStart {
+      id: leg,
+      tool_call_id,
+      aborted,
+    };
+    self.run.exec(&input, leg)
   }
 
-  /// Starts a wait leg keyed `leg`; returns the result JSON now if the input is refused.
+  /// Starts a wait leg keyed `leg` (same contract as `exec`).
   #[napi(catch_unwind)]
   pub fn wait(
     &self,
@@ -169,11 +169,15 @@ impl NativeRun {
     input: Option<Unknown>,
     leg: u32,
     tool_call_id: Option<String>,
+    aborted: bool,
   ) -> Option<String> {
-    let input = input.map_or(input::Field::Missing, |value| {
-      input::read_value(&env, &value, run::WAIT_KEYS)
-    });
-    self.run.wait(&input, leg, tool_call_id)
+    let input = read_input(&env, input, run::WAIT_KEYS);
+    let leg = run::LegStart {
+      id: leg,
+      tool_call_id,
+      aborted,
+    };
+    self.run.wait(&input, leg)
   }
 
   /// Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message.
@@ -193,4 +197,10 @@ impl NativeRun {
   pub fn abort(&self) {
     self.run.abort();
   }
+}
+
+fn read_input(env: &Env, value: Option<Unknown>, keys: &'static [&'static str]) -> input::Field {
+  value.map_or(input::Field::Missing, |value| {
+    input::read_value(env, &value, keys)
+  })
 }

@@ -59,6 +59,15 @@ pub struct Run {
 /// Random prefix of nested `toolCallId`s, so ids stay unique across gateway restarts.
 static NONCE: LazyLock<String> = LazyLock::new(|| crate::store::new_token()[3..11].to_string());
 
+/// An exec or wait call as the JS layer starts it.
+pub struct LegStart {
+  /// The JS layer's key for the leg's promise.
+  pub id: u32,
+  pub tool_call_id: Option<String>,
+  /// The leg's AbortSignal had already fired.
+  pub aborted: bool,
+}
+
 /// One nested call as the bridge starts it.
 pub struct NestedCall<'a> {
   pub cell: u64,
@@ -124,11 +133,11 @@ impl Run {
   }
 
   /// Checks that apply to exec and wait alike.
-  fn usable(&self) -> Result<(), Failure> {
+  fn usable(&self, leg: &LegStart) -> Result<(), Failure> {
     if !self.active {
       return Err(Failure::invalid(messages::DISABLED));
     }
-    if self.aborted.load(Ordering::Acquire) {
+    if leg.aborted || self.aborted.load(Ordering::Acquire) {
       return Err(Failure::new(ErrorCode::Aborted, messages::ABORTED));
     }
     if !self.config.runtime_supported() {
@@ -145,35 +154,25 @@ impl Run {
 
   /// Starts an exec leg. Returns the result JSON at once when the input is refused; otherwise
   /// the result arrives as `LegDone { leg }`.
-  pub fn exec(
-    self: &Arc<Self>,
-    input: &Field,
-    leg: u32,
-    tool_call_id: Option<String>,
-  ) -> Option<String> {
+  pub fn exec(self: &Arc<Self>, input: &Field, leg: LegStart) -> Option<String> {
     Counters::bump(&self.telemetry.execs);
     let prepared = self
-      .usable()
+      .usable(&leg)
       .and_then(|_| validate_exec(input, &self.config));
     match prepared {
       Err(failure) => Some(self.failed(failure)),
       Ok((code, language)) => {
-        Cell::exec(self, leg, tool_call_id, code, language);
+        Cell::exec(self, leg.id, leg.tool_call_id, code, language);
         None
       }
     }
   }
 
   /// Starts a wait leg on a suspended cell (same contract as `exec`).
-  pub fn wait(
-    self: &Arc<Self>,
-    input: &Field,
-    leg: u32,
-    tool_call_id: Option<String>,
-  ) -> Option<String> {
+  pub fn wait(self: &Arc<Self>, input: &Field, leg: LegStart) -> Option<String> {
     Counters::bump(&self.telemetry.waits);
     let resumed = self
-      .usable()
+      .usable(&leg)
       .and_then(|_| validate_wait(input))
       .and_then(|token| {
         let cell = STORE
@@ -182,7 +181,7 @@ impl Run {
         if cell.run().scope != self.scope {
           return Err(Failure::invalid(messages::WRONG_SESSION));
         }
-        cell.resume(self, leg, tool_call_id)
+        cell.resume(self, leg.id, leg.tool_call_id)
       });
     resumed.err().map(|failure| self.failed(failure))
   }

@@ -2,7 +2,7 @@
 
 use crate::executor::{Message, Port};
 use crate::input::Field;
-use crate::run::{EXEC_KEYS, Run, RunOptions, Scope, WAIT_KEYS};
+use crate::run::{EXEC_KEYS, LegStart, Run, RunOptions, Scope, WAIT_KEYS};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -102,10 +102,7 @@ impl Harness {
 
   fn exec_with(&mut self, code: &str, answer: &dyn Fn(&Value) -> Option<(bool, String)>) -> Value {
     let input = Field::from_json(&json!({ "code": code }), EXEC_KEYS);
-    self.leg(
-      |run, leg| run.exec(&input, leg, Some("tc-exec".into())),
-      answer,
-    )
+    self.leg(|run, leg| run.exec(&input, start(leg, "tc-exec")), answer)
   }
 
   fn exec(&mut self, code: &str) -> Value {
@@ -119,10 +116,15 @@ impl Harness {
 
   fn wait(&mut self, run_id: &str, answer: &dyn Fn(&Value) -> Option<(bool, String)>) -> Value {
     let input = Field::from_json(&json!({ "runId": run_id }), WAIT_KEYS);
-    self.leg(
-      |run, leg| run.wait(&input, leg, Some("tc-wait".into())),
-      answer,
-    )
+    self.leg(|run, leg| run.wait(&input, start(leg, "tc-wait")), answer)
+  }
+}
+
+fn start(id: u32, tool_call_id: &str) -> LegStart {
+  LegStart {
+    id,
+    tool_call_id: Some(tool_call_id.into()),
+    aborted: false,
   }
 }
 
@@ -325,13 +327,13 @@ fn typescript_cells_run() {
     &json!({ "code": "enum E { A = 2 }\nconst x: number = E.A;\nx * 21", "language": "typescript" }),
     EXEC_KEYS,
   );
-  let r = h.leg(|run, leg| run.exec(&input, leg, None), &|_| None);
+  let r = h.leg(|run, leg| run.exec(&input, start(leg, "tc")), &|_| None);
   assert_eq!(r["value"], 42, "{r}");
   let input = Field::from_json(
     &json!({ "code": "const x: number | null = null;\n\nx!.toFixed()", "language": "typescript" }),
     EXEC_KEYS,
   );
-  let r = h.leg(|run, leg| run.exec(&input, leg, None), &|_| None);
+  let r = h.leg(|run, leg| run.exec(&input, start(leg, "tc")), &|_| None);
   assert!(
     r["error"].as_str().unwrap().ends_with("(line 3, column 1)"),
     "{r}"

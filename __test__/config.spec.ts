@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest'
+import { resolveCodeModeConfig } from '../index.js'
+
+const DEFAULTS = {
+  enabled: false,
+  runtime: 'quickjs',
+  mode: 'only',
+  languages: ['javascript', 'typescript'],
+  timeoutMs: 10_000,
+  memoryLimitBytes: 67_108_864,
+  maxOutputBytes: 65_536,
+  maxSnapshotBytes: 10_485_760,
+  maxPendingToolCalls: 16,
+  snapshotTtlSeconds: 900,
+  searchDefaultLimit: 8,
+  maxSearchLimit: 50,
+}
+
+describe('resolveCodeModeConfig', () => {
+  it('is off when omitted, false, or an object without enabled: true', () => {
+    expect(resolveCodeModeConfig()).toEqual(DEFAULTS)
+    expect(resolveCodeModeConfig(false).enabled).toBe(false)
+    expect(resolveCodeModeConfig({ timeoutMs: 5000 }).enabled).toBe(false)
+    expect(resolveCodeModeConfig({ enabled: 'true' }).enabled).toBe(false)
+    expect(resolveCodeModeConfig({ enabled: 1 }).enabled).toBe(false)
+    expect(resolveCodeModeConfig('yes').enabled).toBe(false)
+  })
+
+  it('accepts the shorthand and the explicit gate', () => {
+    expect(resolveCodeModeConfig(true)).toEqual({ ...DEFAULTS, enabled: true })
+    expect(resolveCodeModeConfig({ enabled: true })).toEqual({ ...DEFAULTS, enabled: true })
+  })
+
+  it('clamps integers into range', () => {
+    const config = resolveCodeModeConfig({
+      enabled: true,
+      timeoutMs: 50,
+      memoryLimitBytes: 2 ** 40,
+      maxOutputBytes: 10,
+      maxSnapshotBytes: 1e12,
+      maxPendingToolCalls: 1000,
+      snapshotTtlSeconds: 1e9,
+      maxSearchLimit: 99,
+    })
+    expect(config).toMatchObject({
+      timeoutMs: 100,
+      memoryLimitBytes: 1_073_741_824,
+      maxOutputBytes: 1024,
+      maxSnapshotBytes: 268_435_456,
+      maxPendingToolCalls: 128,
+      snapshotTtlSeconds: 86_400,
+      maxSearchLimit: 50,
+    })
+    expect(resolveCodeModeConfig({ timeoutMs: 60_001 }).timeoutMs).toBe(60_000)
+    expect(resolveCodeModeConfig({ timeoutMs: 2500 }).timeoutMs).toBe(2500)
+  })
+
+  it('falls back to the default for non-integer or non-positive values', () => {
+    for (const bad of [0, -5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '3000', null, {}, [1]]) {
+      expect(resolveCodeModeConfig({ enabled: true, timeoutMs: bad }).timeoutMs).toBe(10_000)
+      expect(resolveCodeModeConfig({ enabled: true, maxPendingToolCalls: bad }).maxPendingToolCalls).toBe(16)
+    }
+  })
+
+  it('filters languages to the known two, empty meaning both', () => {
+    expect(resolveCodeModeConfig({ languages: ['typescript'] }).languages).toEqual(['typescript'])
+    expect(resolveCodeModeConfig({ languages: ['python', 'javascript', 7] }).languages).toEqual(['javascript'])
+    expect(resolveCodeModeConfig({ languages: [] }).languages).toEqual(['javascript', 'typescript'])
+    expect(resolveCodeModeConfig({ languages: ['ruby'] }).languages).toEqual(['javascript', 'typescript'])
+    expect(resolveCodeModeConfig({ languages: 'javascript' }).languages).toEqual(['javascript', 'typescript'])
+  })
+
+  it('clamps searchDefaultLimit to maxSearchLimit', () => {
+    expect(resolveCodeModeConfig({ maxSearchLimit: 5 }).searchDefaultLimit).toBe(5)
+    expect(resolveCodeModeConfig({ maxSearchLimit: 20, searchDefaultLimit: 30 }).searchDefaultLimit).toBe(20)
+    expect(resolveCodeModeConfig({ searchDefaultLimit: 12 }).searchDefaultLimit).toBe(12)
+  })
+
+  it('keeps an unknown runtime so runs fail closed, and accepts the legacy name', () => {
+    expect(resolveCodeModeConfig({ runtime: 'quickjs-wasi' }).runtime).toBe('quickjs-wasi')
+    expect(resolveCodeModeConfig({ runtime: 'v8' }).runtime).toBe('v8')
+    expect(resolveCodeModeConfig({ mode: 'all' }).mode).toBe('only')
+  })
+
+  it('never throws, even on hostile input', () => {
+    const hostile = {
+      get enabled(): boolean {
+        throw new Error('getter')
+      },
+      timeoutMs: 500,
+    }
+    expect(resolveCodeModeConfig(hostile)).toMatchObject({ enabled: false, timeoutMs: 500 })
+    const cyclic: Record<string, unknown> = { enabled: true }
+    cyclic.self = cyclic
+    expect(resolveCodeModeConfig(cyclic).enabled).toBe(true)
+    expect(resolveCodeModeConfig(() => true).enabled).toBe(false)
+    expect(resolveCodeModeConfig(Symbol('x')).enabled).toBe(false)
+    expect(resolveCodeModeConfig(10n).enabled).toBe(false)
+  })
+})

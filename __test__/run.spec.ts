@@ -1,0 +1,377 @@
+import { describe, expect, it } from 'vitest'
+import { CodeModeRun, type NestedToolCall } from '../index.js'
+import { TOOLS, deferred, expectStatus, makeRun, sleep } from './helpers.js'
+
+describe('CodeModeRun.create', () => {
+  it('stays inactive when the config is off, there are no tools, or tools are disabled', () => {
+    const base = { runId: 'r', tools: TOOLS, executor: () => null }
+    expect(CodeModeRun.create({ ...base }).active).toBe(false)
+    expect(CodeModeRun.create({ ...base, config: { timeoutMs: 5000 } }).active).toBe(false)
+    expect(CodeModeRun.create({ ...base, config: true, tools: [] }).active).toBe(false)
+    expect(CodeModeRun.create({ ...base, config: true, disableTools: true }).active).toBe(false)
+    expect(CodeModeRun.create({ ...base, config: true, rawModelCall: true }).active).toBe(false)
+    const off = CodeModeRun.create({ ...base })
+    expect(off.modelTools).toEqual([])
+  })
+
+  it('exposes exactly exec and wait when active', () => {
+    const { run } = makeRun()
+    expect(run.active).toBe(true)
+    expect(run.modelTools.map((t) => t.name)).toEqual(['exec', 'wait'])
+    const exec = run.modelTools[0]
+    expect(exec.parameters).toMatchObject({
+      type: 'object',
+      properties: { code: { type: 'string' }, language: { type: 'string', enum: ['javascript', 'typescript'] } },
+    })
+  })
+
+  it('builds ids and order per DESIGN decision 1 and keeps MCP out of ALL_TOOLS', () => {
+    const { run } = makeRun({
+      tools: [
+        { name: 'pick', source: 'client', sourceName: 'app' },
+        { name: 'create_issue', source: 'mcp', sourceName: 'github' },
+        { name: 'browse', source: 'openclaw', sourceName: 'browser' },
+        { name: 'message' },
+        { name: 'exec' },
+        { name: 'wait' },
+        { name: 'tool_search' },
+        { name: 'tool_search_code' },
+        { name: 'tool_describe' },
+        { name: 'tool_call' },
+      ],
+    })
+    expect(run.catalog.map((t) => t.id)).toEqual([
+      'openclaw:core:message',
+      'openclaw:core:exec',
+      'openclaw:browser:browse',
+      'client:app:pick',
+    ])
+    expect(run.telemetry).toMatchObject({ catalogSize: 5, sources: { openclaw: 3, mcp: 1, client: 1 }, excludedTools: 5 })
+  })
+
+  it('throws only on misuse', () => {
+    expect(() => CodeModeRun.create({ runId: 'r', tools: TOOLS } as never)).toThrow(/executor must be a function/)
+    expect(() => CodeModeRun.create({ runId: 'r', tools: {} as never, executor: () => 1 })).toThrow(/tools must be an array/)
+    const cyclic: Record<string, unknown> = { type: 'object' }
+    cyclic.self = cyclic
+    const run = CodeModeRun.create({
+      runId: 'r',
+      config: true,
+      tools: [{ name: 'ok' }, { name: 'bad', parameters: cyclic }, 5 as never, { name: 'big', parameters: { n: 1n } } as never],
+      executor: () => 1,
+    })
+    expect(run.catalog.map((t) => t.name)).toEqual(['ok'])
+    expect(run.telemetry.invalidTools).toBe(3)
+  })
+})
+
+describe('exec', () => {
+  it('fails with invalid_input on bad input instead of throwing', async () => {
+    const { run } = makeRun()
+    for (const [input, message] of [
+      [undefined, /exec input must be an object/],
+      ['1 + 1', /exec input must be an object/],
+      [{}, /exec requires a non-empty code string/],
+      [{ code: 42 }, /code must be a string, not number/],
+      [{ code: 'a', command: 'b' }, /code and command must match/],
+      [{ code: '1', language: 'python' }, /language must be/],
+    ] as const) {
+      const result = expectStatus(await run.exec(input), 'failed')
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(message)
+    }
+    expect(expectStatus(await run.exec({ command: '40 + 2' }), 'completed').value).toBe(42)
+    expect(expectStatus(await run.exec({ code: '7', command: '7' }), 'completed').value).toBe(7)
+  })
+
+  it('is disabled on an inactive run', async () => {
+    const run = CodeModeRun.create({ runId: 'r', tools: TOOLS, executor: () => null })
+    const result = expectStatus(await run.exec({ code: '1' }), 'failed')
+    expect(result).toMatchObject({ code: 'invalid_input', error: 'code mode is disabled.' })
+  })
+
+  it('fails closed on an unknown runtime', async () => {
+    const { run } = makeRun({ config: { enabled: true, runtime: 'v8' } })
+    expect(run.active).toBe(true)
+    const result = expectStatus(await run.exec({ code: '1' }), 'failed')
+    expect(result.code).toBe('runtime_unavailable')
+    const legacy = makeRun({ config: { enabled: true, runtime: 'quickjs-wasi' } })
+    expect(expectStatus(await legacy.run.exec({ code: '2' }), 'completed').value).toBe(2)
+  })
+
+  it('returns the completion value REPL-style', async () => {
+    const { run } = makeRun()
+    const value = async (code: string) => expectStatus(await run.exec({ code }), 'completed').value
+    expect(await value('1 + 1')).toBe(2)
+    expect(await value('const a = 5;\na * 2;\n// trailing comment')).toBe(10)
+    expect(await value('return { ok: true }')).toEqual({ ok: true })
+    expect(await value('const x = 1;')).toBe(null)
+    expect(await value('undefined')).toBe(null)
+    expect(await value('await new Promise((r) => setTimeout(() => r("later"), 5))')).toBe('later')
+    expect(await value('if (true) { return "early" }\n"late"')).toBe('early')
+    expect(await value('const tools = "shadowed"; tools')).toBe('shadowed')
+    expect(await value('[1, "two", { three: 3n }]')).toEqual([1, 'two', { three: '3' }])
+    expect(await value('const o = { a: 1 }; o.self = o; o')).toEqual({ a: 1, self: '[Circular]' })
+    expect(await value('new Date(0)')).toBe('1970-01-01T00:00:00.000Z')
+  })
+
+  it('reports an uncaught guest error with its line in the user source', async () => {
+    const { run } = makeRun()
+    const result = expectStatus(await run.exec({ code: 'const list = null;\n\nlist.map((x) => x)' }), 'failed')
+    expect(result.code).toBe('internal_error')
+    expect(result.error).toBe("TypeError: cannot read property 'map' of null (line 3, column 1)")
+    const thrown = expectStatus(await run.exec({ code: 'throw new RangeError("nope")' }), 'failed')
+    expect(thrown.error).toMatch(/^RangeError: nope/)
+  })
+
+  it('rejects module access without false positives', async () => {
+    const { run } = makeRun()
+    for (const code of [
+      'import fs from "fs"',
+      'const fs = require("fs")',
+      'const m = await import("node:fs")',
+      'import.meta.url',
+      'export const x = 1',
+    ]) {
+      const result = expectStatus(await run.exec({ code }), 'failed')
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(/^module access is not allowed in code mode/)
+    }
+    const ok = await run.exec({ code: 'const important = "import docs"; const requirement = 1; [important, requirement]' })
+    expect(expectStatus(ok, 'completed').value).toEqual(['import docs', 1])
+  })
+
+  it('exposes no require, process, fetch or host objects', async () => {
+    const { run } = makeRun()
+    const result = await run.exec({
+      code: `[typeof require, typeof process, typeof fetch, typeof globalThis.Deno, typeof module, typeof __dirname,
+              typeof setTimeout, typeof console.log, typeof ALL_TOOLS, typeof tools.call]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([
+      'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined',
+      'function', 'function', 'object', 'function',
+    ])
+  })
+
+  it('freezes the guest globals', async () => {
+    const { run } = makeRun()
+    const result = await run.exec({
+      code: `'use strict';
+        const attempts = [];
+        for (const f of [() => { tools.call = 1 }, () => { ALL_TOOLS.push(1) }, () => { ALL_TOOLS[0].id = 'x' },
+                         () => { globalThis.tools = 1 }, () => { delete globalThis.text }, () => { console.log = null }]) {
+          try { f(); attempts.push('changed') } catch (e) { attempts.push(e.constructor.name) }
+        }
+        [attempts, Object.isFrozen(tools), Object.isFrozen(ALL_TOOLS), typeof tools.call]`,
+    })
+    const [attempts, toolsFrozen, listFrozen, call] = expectStatus(result, 'completed').value as [string[], boolean, boolean, string]
+    expect(attempts.every((a) => a === 'TypeError')).toBe(true)
+    expect([toolsFrozen, listFrozen, call]).toEqual([true, true, 'function'])
+  })
+
+  it('collects text, json and console output in order', async () => {
+    const { run } = makeRun()
+    const result = await run.exec({
+      code: 'text("one"); json({ two: 2 }); console.log("three", 3, [3]); console.error(new Error("four")); text({ five: 5 }); "done"',
+    })
+    expect(expectStatus(result, 'completed').output).toEqual([
+      { type: 'text', text: 'one' },
+      { type: 'json', value: { two: 2 } },
+      { type: 'text', text: 'three 3 [3]' },
+      { type: 'text', text: 'Error: four' },
+      { type: 'text', text: '{"five":5}' },
+    ])
+  })
+
+  it('reports floating promise rejections as output without failing', async () => {
+    const { run } = makeRun()
+    const result = await run.exec({ code: 'Promise.reject(new Error("forgotten")); "fine"' })
+    const done = expectStatus(result, 'completed')
+    expect(done.value).toBe('fine')
+    expect(done.output).toEqual([{ type: 'text', text: 'Unhandled promise rejection: Error: forgotten' }])
+  })
+})
+
+describe('the tool bridge', () => {
+  it('searches, describes and calls with the run, session and agent ids', async () => {
+    const { run, calls } = makeRun({ executor: (call) => ({ read: (call.input as { path: string }).path }) })
+    const result = await run.exec(
+      {
+        code: `const hits = await tools.search("read a file from the workspace");
+               const tool = await tools.describe(hits[0].id);
+               const out = await tools.call(tool.id, { path: "README.md" });
+               ({ id: tool.id, required: tool.parameters.required, out })`,
+      },
+      { toolCallId: 'call_exec_1' },
+    )
+    expect(expectStatus(result, 'completed').value).toEqual({
+      id: 'openclaw:core:read_file',
+      required: ['path'],
+      out: { read: 'README.md' },
+    })
+    expect(calls).toHaveLength(1)
+    expect(calls[0]).toMatchObject({
+      id: 'openclaw:core:read_file',
+      name: 'read_file',
+      source: 'openclaw',
+      sourceName: 'core',
+      input: { path: 'README.md' },
+      parentToolCallId: 'call_exec_1',
+      runId: 'run-1',
+      sessionId: 'session-1',
+      sessionKey: 'agent:main:chat',
+      agentId: 'main',
+    })
+    expect(calls[0].signal).toBeInstanceOf(AbortSignal)
+    expect(result.telemetry).toMatchObject({ searchCount: 1, describeCount: 1, callCount: 1, visibleTools: ['exec', 'wait'] })
+  })
+
+  it('runs ten calls in parallel with unique nested toolCallIds', async () => {
+    const gate = deferred()
+    const { run, calls } = makeRun({
+      executor: async (call) => {
+        await gate.promise
+        return (call.input as { n: number }).n * 2
+      },
+    })
+    const pending = run.exec({ code: 'await Promise.all(Array.from({ length: 10 }, (_, n) => tools.call("openclaw:core:message", { n })))' })
+    await sleep(50)
+    expect(calls).toHaveLength(10)
+    gate.resolve(undefined)
+    expect(expectStatus(await pending, 'completed').value).toEqual([0, 2, 4, 6, 8, 10, 12, 14, 16, 18])
+    expect(new Set(calls.map((c) => c.toolCallId)).size).toBe(10)
+  })
+
+  it('installs convenience functions only for unambiguous safe names', async () => {
+    const { run, calls } = makeRun()
+    const result = await run.exec({
+      code: `[typeof tools.read_file, typeof tools.web_search, typeof tools.exec, typeof tools.create_issue,
+              await tools.web_search({ q: "x" })]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual(['function', 'function', 'function', 'undefined', { tool: 'web-search', input: { q: 'x' } }])
+    expect(calls[0].id).toBe('openclaw:web:web-search')
+  })
+
+  it('makes executor failures catchable guest errors', async () => {
+    const { run } = makeRun({
+      executor: (call) => {
+        if (call.name === 'message') throw new Error('policy denied message')
+        if (call.name === 'write_file') return Promise.reject('disk full')
+        return null
+      },
+    })
+    const result = await run.exec({
+      code: `const out = [];
+             for (const id of ["openclaw:core:message", "openclaw:core:write_file", "openclaw:core:nope", "mcp:github:create_issue"]) {
+               try { await tools.call(id, {}) } catch (e) { out.push([e instanceof Error, e.message]) }
+             }
+             out`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([
+      [true, 'policy denied message'],
+      [true, 'disk full'],
+      [true, 'Unknown tool id: openclaw:core:nope'],
+      [true, 'Unknown tool id: mcp:github:create_issue'],
+    ])
+  })
+
+  it('handles executor values that are not JSON', async () => {
+    const cyclic: Record<string, unknown> = { name: 'loop' }
+    cyclic.self = cyclic
+    const { run } = makeRun({
+      executor: (call) => {
+        if (call.name === 'message') return cyclic
+        if (call.name === 'write_file') return () => 'a function'
+        return { big: 10n, when: new Date(0), skip: undefined }
+      },
+    })
+    const result = await run.exec({
+      code: `[await tools.message(), await tools.write_file(), await tools.read_file({ path: "x" })]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([
+      { name: 'loop', self: '[Circular]' },
+      null,
+      { big: '10', when: '1970-01-01T00:00:00.000Z' },
+    ])
+  })
+
+  it('rejects the call past maxPendingToolCalls with a catchable error', async () => {
+    const gate = deferred()
+    const { run } = makeRun({ config: { enabled: true, maxPendingToolCalls: 3 }, executor: () => gate.promise.then(() => 'ok') })
+    const pending = run.exec({
+      code: `const running = [1, 2, 3].map(() => tools.message({}));
+             let error = null;
+             try { await tools.message({}) } catch (e) { error = e.message }
+             [error, await Promise.all(running)]`,
+    })
+    await sleep(30)
+    gate.resolve(undefined)
+    expect(expectStatus(await pending, 'completed').value).toEqual([
+      'Too many pending tool calls: at most 3 may run at once (maxPendingToolCalls).',
+      ['ok', 'ok', 'ok'],
+    ])
+  })
+
+  it('turns a guest input that is not JSON into a guest error', async () => {
+    const { run, calls } = makeRun()
+    const result = await run.exec({
+      code: `const a = {}; a.a = a;
+             const out = [];
+             for (const input of [a, { n: 1n }]) { try { await tools.message(input) } catch (e) { out.push(e.name) } }
+             out`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual(['TypeError', 'TypeError'])
+    expect(calls).toHaveLength(0)
+  })
+
+  it('reports nested calls and their parent through onEvent before the result', async () => {
+    const { run, events } = makeRun()
+    const result = await run.exec({ code: 'await tools.message({ text: "hi" })' }, { toolCallId: 'parent-1' })
+    expectStatus(result, 'completed')
+    expect(events.map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_end'])
+    expect(events[1]).toMatchObject({
+      type: 'tool_call_end',
+      parentToolCallId: 'parent-1',
+      toolId: 'openclaw:core:message',
+      ok: true,
+    })
+    expect((events[1] as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0)
+  })
+
+  it('forwards onUpdate partials as events', async () => {
+    const { run, events } = makeRun({
+      executor: (call: NestedToolCall) => {
+        call.onUpdate({ progress: 0.5 })
+        return 'done'
+      },
+    })
+    await run.exec({ code: 'await tools.message()' })
+    expect(events.find((e) => e.type === 'tool_call_update')).toMatchObject({ partial: { progress: 0.5 } })
+  })
+})
+
+describe('timers and yield_control', () => {
+  it('runs setTimeout callbacks in due order and honours clearTimeout', async () => {
+    const { run } = makeRun()
+    const result = await run.exec({
+      code: `const order = [];
+             setTimeout(() => order.push("late"), 30);
+             setTimeout((x) => order.push(x), 10, "early");
+             const t = setTimeout(() => order.push("never"), 20);
+             clearTimeout(t);
+             await new Promise((r) => setTimeout(r, 60));
+             order`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual(['early', 'late'])
+  })
+
+  it('returns waiting/yield on yield_control and continues on wait', async () => {
+    const { run } = makeRun()
+    const first = expectStatus(await run.exec({ code: 'text("a"); await yield_control("let the model look"); text("b"); 42' }), 'waiting')
+    expect(first.reason).toBe('yield')
+    expect(first.pendingToolCalls?.[0]?.method).toBe('yield')
+    expect(first.output).toEqual([{ type: 'text', text: 'a' }])
+    const second = expectStatus(await run.wait({ runId: first.runId }), 'completed')
+    expect(second).toMatchObject({ value: 42, output: [{ type: 'text', text: 'b' }] })
+  })
+})

@@ -1,0 +1,249 @@
+// Public types of @openclaw/code-mode. The runtime is native (see binding.d.ts); this file is
+// the contract gateway code and plugin authors program against.
+
+import type { CodeModeConfig } from './binding'
+
+export type { CodeModeConfig }
+
+/** Normalises a `tools.codeMode` value (shorthand, `enabled: true` gate, defaults, clamps). Never throws. */
+export declare function resolveCodeModeConfig(input?: unknown): CodeModeConfig
+
+/** Process-wide runtime settings; every field optional. */
+export declare function configureCodeModeRuntime(options: {
+  /** Suspended (waiting) cells kept at once. Default 64. */
+  maxSuspendedCells?: number
+  /** Cells in a leg (running or idle) at once; past it new execs queue, then fail `runtime_unavailable`. Default 1024. */
+  maxActiveCells?: number
+  /** Threads that run guest JavaScript. Default: available parallelism. */
+  workerThreads?: number
+}): void
+
+/** Throws unless `toolNames` is exactly `exec` and `wait`. */
+export declare function assertCodeModePayload(toolNames: string[]): void
+
+/** One effective tool, after the gateway's policy filtering. */
+export interface CatalogTool {
+  name: string
+  label?: string
+  description?: string
+  /** JSON Schema of the input. */
+  parameters?: unknown
+  /** Plugin tools are `'openclaw'` with `sourceName` = the plugin id. */
+  source?: 'openclaw' | 'mcp' | 'client'
+  /** `'core'` when omitted for openclaw tools; the MCP server; the client app. */
+  sourceName?: string
+  /** What an MCP entry calls. Absent: serverName = sourceName, toolName = name, operation = 'tool'. */
+  mcp?: {
+    serverName: string
+    toolName: string
+    operation?: 'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get'
+  }
+}
+
+/** What the executor receives for each nested tool call. */
+export interface NestedToolCall {
+  /** Exact catalog id, `<source>:<owner>:<name>`. */
+  id: string
+  name: string
+  source: 'openclaw' | 'mcp' | 'client'
+  sourceName: string
+  input: unknown
+  /** Unique id of this nested call. */
+  toolCallId: string
+  /** The exec/wait `toolCallId` that made it. */
+  parentToolCallId?: string
+  runId: string
+  sessionId?: string
+  sessionKey?: string
+  agentId?: string
+  /** Aborted on `run.abort()`, an exec/wait signal abort, the cell failing, or expiry of the suspended cell. */
+  signal: AbortSignal
+  /** Streams partial results; forwarded to `onEvent` as `tool_call_update`. */
+  onUpdate: (partial: unknown) => void
+}
+
+/** Runs one nested call through the gateway (policy, approvals, hooks). May be sync or async. */
+export type ToolExecutor = (call: NestedToolCall) => unknown | Promise<unknown>
+
+export interface CodeModeRunOptions {
+  /** The `tools.codeMode` value. */
+  config?: unknown
+  /** The agent run. */
+  runId: string
+  sessionId?: string
+  sessionKey?: string
+  agentId?: string
+  /** Handed to namespace `createScope(ctx)` as `ctx.config`. */
+  context?: unknown
+  /** Order within a source is kept (bundled plugins before external). */
+  tools: CatalogTool[]
+  disableTools?: boolean
+  rawModelCall?: boolean
+  executor: ToolExecutor
+  onEvent?: (event: CodeModeEvent) => void
+}
+
+export interface ModelToolDefinition {
+  name: 'exec' | 'wait'
+  label: string
+  description: string
+  /** JSON Schema (flat: no oneOf/anyOf). */
+  parameters: Record<string, unknown>
+}
+
+/** Compact guest-visible catalog entry (`ALL_TOOLS`). */
+export interface ToolCatalogEntry {
+  id: string
+  name: string
+  label?: string
+  description: string
+  source: 'openclaw' | 'mcp' | 'client'
+  sourceName?: string
+}
+
+export type CodeModeErrorCode =
+  | 'invalid_input'
+  | 'runtime_unavailable'
+  | 'timeout'
+  | 'output_limit_exceeded'
+  | 'snapshot_limit_exceeded'
+  | 'internal_error'
+  | 'memory_limit_exceeded'
+  | 'aborted'
+
+export type CodeModeOutput = { type: 'text'; text: string } | { type: 'json'; value: unknown }
+
+export type CodeModePendingToolCall = {
+  id: string
+  method: 'call' | 'mcp' | 'namespace' | 'timer' | 'yield'
+  toolId?: string
+}
+
+export type CodeModeTelemetry = {
+  catalogSize: number
+  sources: { openclaw: number; mcp: number; client: number }
+  searchCount: number
+  describeCount: number
+  callCount: number
+  visibleTools: ['exec', 'wait']
+}
+
+/** Host-only counters (never shown to the model). */
+export type CodeModeRunTelemetry = CodeModeTelemetry & {
+  execCount: number
+  waitCount: number
+  typescriptTransforms: number
+  duplicateTools: number
+  invalidTools: number
+  excludedTools: number
+  nameCollisions: { name: string; ids: string[] }[]
+  suspendedCells: number
+  resumedCells: number
+  expiredCells: number
+  abortedCells: number
+  peakSnapshotBytes: number
+  /** Cells of this run still alive (running, idle or suspended). */
+  liveCells: number
+  /** Suspended cells in the whole process. */
+  suspendedCellsInProcess: number
+}
+
+export type CodeModeCompletedResult = {
+  status: 'completed'
+  value: unknown
+  output?: CodeModeOutput[]
+  telemetry: CodeModeTelemetry
+}
+
+export type CodeModeWaitingResult = {
+  status: 'waiting'
+  /** Single-use token for `wait`. */
+  runId: string
+  reason: 'pending_tools' | 'yield'
+  pendingToolCalls?: CodeModePendingToolCall[]
+  output?: CodeModeOutput[]
+  telemetry: CodeModeTelemetry
+}
+
+export type CodeModeFailedResult = {
+  status: 'failed'
+  error: string
+  code?: CodeModeErrorCode
+  output?: CodeModeOutput[]
+  telemetry: CodeModeTelemetry
+}
+
+export type CodeModeResult = CodeModeCompletedResult | CodeModeWaitingResult | CodeModeFailedResult
+
+interface NestedCallEventBase {
+  runId: string
+  toolCallId: string
+  parentToolCallId?: string
+  toolId: string
+  toolName: string
+  source: string
+  sourceName: string
+}
+
+/** What `onEvent` receives: nested calls (for transcript projection) and cell lifecycle. */
+export type CodeModeEvent =
+  | ({ type: 'tool_call_start' } & NestedCallEventBase)
+  | ({ type: 'tool_call_update'; partial: unknown } & NestedCallEventBase)
+  | ({ type: 'tool_call_end'; durationMs: number; ok: boolean; error?: string; aborted: boolean } & NestedCallEventBase)
+  | {
+      type: 'cell_suspended' | 'cell_resumed' | 'cell_expired' | 'cell_aborted'
+      runId: string
+      /** The cell's `runId` token, when it had one. */
+      cellRunId: string | null
+      toolCallId: string | null
+      reason?: 'pending_tools' | 'yield'
+      pendingToolCalls?: number
+      snapshotBytes?: number
+    }
+
+export interface CodeModeLegOptions {
+  /** The exec/wait tool call id; becomes `parentToolCallId` of nested calls. */
+  toolCallId?: string
+  /** Aborting it fails the leg with `aborted` and drops the cell. */
+  signal?: AbortSignal
+}
+
+export declare class CodeModeRun {
+  /** Throws only on misuse (no executor, tools not an array, no runId). */
+  static create(options: CodeModeRunOptions): CodeModeRun
+  private constructor(options: CodeModeRunOptions)
+  /** False: config off, no tools, `disableTools`, or a raw model call. */
+  readonly active: boolean
+  readonly config: CodeModeConfig
+  /** Exactly `[exec, wait]` when active, `[]` otherwise. */
+  readonly modelTools: ModelToolDefinition[]
+  /** The guest-visible `ALL_TOOLS` view. */
+  readonly catalog: ToolCatalogEntry[]
+  readonly telemetry: CodeModeRunTelemetry
+  /** Runs a cell. Never rejects: bad input is a `failed` result. */
+  exec(input: unknown, options?: CodeModeLegOptions): Promise<CodeModeResult>
+  /** Continues a waiting cell (`{ runId }`). Never rejects. */
+  wait(input: unknown, options?: CodeModeLegOptions): Promise<CodeModeResult>
+  /** Every cell this run created: cancel nested calls, drop VMs; later exec/wait fail `aborted`. */
+  abort(): void
+}
+
+/** An OpenClaw agent tool wrapping a run's exec or wait. */
+export interface OpenClawAgentTool {
+  name: 'exec' | 'wait'
+  label: string
+  description: string
+  parameters: Record<string, unknown>
+  toolKind: 'code_mode_exec' | 'code_mode_wait'
+  /** Hook metadata for one call: `toolInputKind` tells a JavaScript from a TypeScript cell. */
+  hookMetadata(params: unknown): { toolKind: 'code_mode_exec' | 'code_mode_wait'; toolInputKind?: 'javascript' | 'typescript' }
+  execute(
+    toolCallId: string,
+    params: unknown,
+    signal?: AbortSignal,
+    onUpdate?: (update: { content: { type: 'text'; text: string }[]; details: CodeModeResult }) => void,
+  ): Promise<{ content: { type: 'text'; text: string }[]; details: CodeModeResult }>
+}
+
+/** The drop-in adapter: exec and wait as OpenClaw agent tools. */
+export declare function createCodeModeAgentTools(run: CodeModeRun): OpenClawAgentTool[]

@@ -1,0 +1,326 @@
+'use strict'
+// The public surface of @openclaw/code-mode. Everything that can live in Rust does; this file
+// holds what must touch JavaScript values: the executor wrapper (signals, onUpdate, JSON),
+// exec/wait promises and their AbortSignals, events, namespace callbacks and the adapter.
+
+const native = require('./binding.js')
+
+// Message kinds of the native port (see src/executor.rs).
+const CALL = 0
+const LEG_DONE = 1
+const ABORT_CELL = 2
+const EVENT = 3
+
+// A pending exec/wait keeps Node alive like any pending I/O; parked cells do not.
+let pendingLegs = 0
+let keepAlive = null
+
+function legStarted() {
+  if (pendingLegs++ === 0) keepAlive = setInterval(() => {}, 1 << 30)
+}
+
+function legEnded() {
+  if (--pendingLegs === 0) {
+    clearInterval(keepAlive)
+    keepAlive = null
+  }
+}
+
+/** JSON text of a tool result: JSON.stringify semantics, cycles and BigInt replaced. */
+function resultJson(value) {
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? 'null' : text
+  } catch {
+    const ancestors = []
+    const text = JSON.stringify(value, function (key, item) {
+      if (typeof item === 'bigint') return String(item)
+      if (item === null || typeof item !== 'object') return item
+      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
+      if (ancestors.includes(item)) return '[Circular]'
+      ancestors.push(item)
+      return item
+    })
+    return text === undefined ? 'null' : text
+  }
+}
+
+function errorMessage(error) {
+  try {
+    if (error instanceof Error) return error.message || error.name || 'tool call failed'
+    if (typeof error === 'string' && error) return error
+    const text = JSON.stringify(error)
+    return text && text !== '{}' ? text : String(error) || 'tool call failed'
+  } catch {
+    return 'tool call failed'
+  }
+}
+
+function emit(onEvent, event) {
+  if (typeof onEvent !== 'function') return
+  try {
+    onEvent(event)
+  } catch {
+    // A throwing listener must not break the run.
+  }
+}
+
+function optionalString(value) {
+  return typeof value === 'string' && value.length > 0 ? value : undefined
+}
+
+class CodeModeRun {
+  #native
+  #executor
+  #onEvent
+  #legs = new Map()
+  #nextLeg = 0
+  /** cell id -> Map<call id, AbortController> */
+  #calls = new Map()
+  #modelTools
+  #catalog
+
+  /**
+   * Builds the run-scoped catalog and model surface for one agent run. Throws only on misuse
+   * (missing executor, tools not an array, missing runId).
+   */
+  static create(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('CodeModeRun.create(options): options must be an object.')
+    }
+    if (typeof options.executor !== 'function') {
+      throw new TypeError('CodeModeRun.create(options): options.executor must be a function.')
+    }
+    if (!Array.isArray(options.tools)) {
+      throw new TypeError('CodeModeRun.create(options): options.tools must be an array.')
+    }
+    if (typeof options.runId !== 'string' || options.runId.length === 0) {
+      throw new TypeError('CodeModeRun.create(options): options.runId must be a non-empty string.')
+    }
+    return new CodeModeRun(options)
+  }
+
+  constructor(options) {
+    this.#executor = options.executor
+    this.#onEvent = options.onEvent
+    const tools = options.tools.map((tool) => {
+      try {
+        return JSON.parse(JSON.stringify(tool))
+      } catch {
+        return null // not JSON: counted as invalid by the catalog
+      }
+    })
+    this.#native = new native.NativeRun(
+      options.config,
+      {
+        runId: options.runId,
+        sessionId: optionalString(options.sessionId),
+        sessionKey: optionalString(options.sessionKey),
+        agentId: optionalString(options.agentId),
+        toolsJson: JSON.stringify(tools),
+        disableTools: options.disableTools === true,
+        rawModelCall: options.rawModelCall === true,
+      },
+      (kind, id, payload) => this.#port(kind, id, payload),
+    )
+  }
+
+  /** False when code mode does not apply to this run (config off, no tools, raw call). */
+  get active() {
+    return this.#native.active
+  }
+
+  /** The resolved `tools.codeMode` settings of this run. */
+  get config() {
+    return this.#native.config
+  }
+
+  /** Exactly `[exec, wait]` when active, `[]` otherwise. */
+  get modelTools() {
+    this.#modelTools ??= JSON.parse(this.#native.modelToolsJson)
+    return structuredClone(this.#modelTools)
+  }
+
+  /** The guest-visible `ALL_TOOLS` view (no MCP entries, no schemas). */
+  get catalog() {
+    this.#catalog ??= JSON.parse(this.#native.catalogJson)
+    return structuredClone(this.#catalog)
+  }
+
+  /** Host-only counters (never shown to the model). */
+  get telemetry() {
+    return JSON.parse(this.#native.telemetryJson)
+  }
+
+  /** Runs a cell. Resolves to a `CodeModeResult`; never rejects. */
+  exec(input, options) {
+    return this.#leg('exec', input, options)
+  }
+
+  /** Continues a waiting cell by its `runId`. Resolves to a `CodeModeResult`; never rejects. */
+  wait(input, options) {
+    return this.#leg('wait', input, options)
+  }
+
+  /** Drops every cell this run created and aborts their nested calls. */
+  abort() {
+    this.#native.abort()
+  }
+
+  #leg(kind, input, options) {
+    const toolCallId = optionalString(options?.toolCallId)
+    const signal = options?.signal
+    this.#nextLeg = (this.#nextLeg % 0x7fffffff) + 1
+    const leg = this.#nextLeg
+    return new Promise((resolve) => {
+      const immediate = this.#native[kind](input, leg, toolCallId, signal?.aborted === true)
+      if (immediate !== null && immediate !== undefined) {
+        resolve(JSON.parse(immediate))
+        return
+      }
+      let onAbort
+      if (signal && typeof signal.addEventListener === 'function') {
+        onAbort = () => this.#native.abortLeg(leg)
+        signal.addEventListener('abort', onAbort, { once: true })
+      }
+      legStarted()
+      this.#legs.set(leg, (result) => {
+        legEnded()
+        if (onAbort) signal.removeEventListener('abort', onAbort)
+        resolve(result)
+      })
+    })
+  }
+
+  // Every native message arrives here; nothing may throw out of it.
+  #port(kind, id, payload) {
+    try {
+      if (kind === CALL) this.#startCall(id, payload)
+      else if (kind === LEG_DONE) {
+        const done = this.#legs.get(id)
+        if (done) {
+          this.#legs.delete(id)
+          done(JSON.parse(payload))
+        }
+      } else if (kind === ABORT_CELL) {
+        const calls = this.#calls.get(id)
+        if (calls) {
+          this.#calls.delete(id)
+          for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
+        }
+      } else if (kind === EVENT) emit(this.#onEvent, JSON.parse(payload))
+    } catch {
+      // Only a bug can get here; the run carries on.
+    }
+  }
+
+  #startCall(cellId, payload) {
+    const { cell, call, input, ...meta } = JSON.parse(payload)
+    const controller = new AbortController()
+    let calls = this.#calls.get(cell)
+    if (!calls) this.#calls.set(cell, (calls = new Map()))
+    calls.set(call, controller)
+    const described = {
+      toolCallId: meta.toolCallId,
+      parentToolCallId: meta.parentToolCallId ?? undefined,
+      toolId: meta.id,
+      toolName: meta.name,
+      source: meta.source,
+      sourceName: meta.sourceName,
+      runId: meta.runId,
+    }
+    const nested = {
+      id: meta.id,
+      name: meta.name,
+      source: meta.source,
+      sourceName: meta.sourceName,
+      input,
+      toolCallId: meta.toolCallId,
+      parentToolCallId: meta.parentToolCallId ?? undefined,
+      runId: meta.runId,
+      sessionId: meta.sessionId ?? undefined,
+      sessionKey: meta.sessionKey ?? undefined,
+      agentId: meta.agentId ?? undefined,
+      signal: controller.signal,
+      onUpdate: (partial) => emit(this.#onEvent, { type: 'tool_call_update', ...described, partial }),
+    }
+    emit(this.#onEvent, { type: 'tool_call_start', ...described })
+    const started = performance.now()
+    const finish = (ok, text, error) => {
+      calls.delete(call)
+      if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+      emit(this.#onEvent, {
+        type: 'tool_call_end',
+        ...described,
+        durationMs,
+        ok,
+        ...(ok ? {} : { error }),
+        aborted: controller.signal.aborted,
+      })
+      this.#native.settle(cellId, call, ok, text)
+    }
+    let pending
+    try {
+      pending = Promise.resolve(this.#executor(nested))
+    } catch (error) {
+      pending = Promise.reject(error)
+    }
+    pending.then(
+      (value) => {
+        let text
+        try {
+          text = resultJson(value)
+        } catch (error) {
+          const message = `tool result is not JSON-serialisable: ${errorMessage(error)}`
+          return finish(false, message, message)
+        }
+        finish(true, text)
+      },
+      (error) => {
+        const message = errorMessage(error)
+        finish(false, message, message)
+      },
+    )
+  }
+}
+
+/** Wraps a run's exec and wait as OpenClaw agent tools (drop-in for the gateway's tool list). */
+function createCodeModeAgentTools(run) {
+  if (!(run instanceof CodeModeRun)) {
+    throw new TypeError('createCodeModeAgentTools(run): run must be a CodeModeRun.')
+  }
+  return run.modelTools.map((definition) => {
+    const isExec = definition.name === 'exec'
+    return {
+      name: definition.name,
+      label: definition.label,
+      description: definition.description,
+      parameters: definition.parameters,
+      toolKind: isExec ? 'code_mode_exec' : 'code_mode_wait',
+      /** Hook metadata for one call: lets policies tell a code cell from a shell `exec`. */
+      hookMetadata(params) {
+        if (!isExec) return { toolKind: 'code_mode_wait' }
+        const language = params?.language === 'typescript' ? 'typescript' : 'javascript'
+        return { toolKind: 'code_mode_exec', toolInputKind: language }
+      },
+      async execute(toolCallId, params, signal, onUpdate) {
+        const result = await run[definition.name](params, { toolCallId, signal })
+        if (typeof onUpdate === 'function' && result.status === 'waiting') {
+          try {
+            onUpdate({ content: [{ type: 'text', text: `waiting: ${result.runId}` }], details: result })
+          } catch {}
+        }
+        return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], details: result }
+      },
+    }
+  })
+}
+
+module.exports = {
+  CodeModeRun,
+  createCodeModeAgentTools,
+  resolveCodeModeConfig: native.resolveCodeModeConfig,
+  configureCodeModeRuntime: native.configureCodeModeRuntime,
+  assertCodeModePayload: native.assertCodeModePayload,
+}

@@ -22,6 +22,16 @@ export declare class NativeRun {
   /** `CodeModeRunTelemetry` as JSON text. */
   get telemetryJson(): string
   /**
+   * Registered namespaces this run's catalog makes visible, as JSON `[{ id, pluginId,
+   * globalName }]`: the JS layer builds their scopes next.
+   */
+  namespaceCandidatesJson(): string
+  /**
+   * Takes the serialised scopes (`[{ id, ok, data, callables } | { id, ok: false, reason }]`);
+   * returns the hidden namespaces as JSON `[{ id, reason }]`.
+   */
+  installNamespaces(descriptorsJson: string): string
+  /**
    * Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or
    * the leg's signal had already fired.
    */
@@ -41,6 +51,12 @@ export declare class NativeRun {
  * request goes to the provider.
  */
 export declare function assertCodeModePayload(toolNames: Array<string>): void
+
+/** Removes every namespace (tests). */
+export declare function clearNamespaces(): void
+
+/** Removes every namespace of a plugin; returns their ids. */
+export declare function clearNamespacesForPlugin(pluginId: string): Array<string>
 
 /** Normalised `tools.codeMode` settings, as returned by `resolveCodeModeConfig`. */
 export interface CodeModeConfig {
@@ -76,6 +92,18 @@ export interface CodeModeConfig {
 /** Applies process-wide runtime settings. */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 
+/**
+ * A namespace registration as the plugin loader passes it (without its JS callbacks, which
+ * stay in `index.js`).
+ */
+export interface NamespaceRegistration {
+  id: string
+  globalName: string
+  description?: string
+  prompt?: string
+  requiredToolNames: Array<string>
+}
+
 /** Identity and tools of a run, as the JS layer passes them. */
 export interface NativeRunOptions {
   runId: string
@@ -87,6 +115,9 @@ export interface NativeRunOptions {
   disableTools?: boolean
   rawModelCall?: boolean
 }
+
+/** Registers a plugin namespace; throws a TypeError naming the problem when it is invalid. */
+export declare function registerNamespace(pluginId: string, registration: NamespaceRegistration): void
 
 /**
  * Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
@@ -106,3 +137,6 @@ export interface RuntimeOptions {
   /** Threads that run guest JavaScript. Default: the machine's available parallelism. */
   workerThreads?: number
 }
+
+/** Removes one namespace; false when it was not registered. */
+export declare function unregisterNamespace(namespaceId: string): boolean

@@ -60,6 +60,10 @@ export interface NestedToolCall {
   signal: AbortSignal
   /** Streams partial results; forwarded to `onEvent` as `tool_call_update`. */
   onUpdate: (partial: unknown) => void
+  /** Set for `MCP.<server>.<tool>()` calls: what to call on the server. */
+  mcp?: { serverName: string; toolName: string; operation: 'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get' }
+  /** Set for plugin namespace calls: which callable made it (`input` is its mapped input). */
+  namespace?: { id: string; globalName: string; path: string }
 }
 
 /** Runs one nested call through the gateway (policy, approvals, hooks). May be sync or async. */
@@ -142,6 +146,10 @@ export type CodeModeRunTelemetry = CodeModeTelemetry & {
   expiredCells: number
   abortedCells: number
   peakSnapshotBytes: number
+  /** Namespace ids shown in this run. */
+  visibleNamespaces: string[]
+  /** Registered namespaces whose tools are visible but whose scope failed, and why. */
+  hiddenNamespaces: { id: string; reason: string }[]
   /** Cells of this run still alive (running, idle or suspended). */
   liveCells: number
   /** Suspended cells in the whole process. */
@@ -186,7 +194,11 @@ interface NestedCallEventBase {
 }
 
 /** What `onEvent` receives: nested calls (for transcript projection) and cell lifecycle. */
+/** Why a registered namespace is not shown in a run. */
+export type CodeModeNamespaceHiddenEvent = { type: 'namespace_hidden'; runId: string; namespaceId: string; reason: string }
+
 export type CodeModeEvent =
+  | CodeModeNamespaceHiddenEvent
   | ({ type: 'tool_call_start' } & NestedCallEventBase)
   | ({ type: 'tool_call_update'; partial: unknown } & NestedCallEventBase)
   | ({ type: 'tool_call_end'; durationMs: number; ok: boolean; error?: string; aborted: boolean } & NestedCallEventBase)
@@ -247,3 +259,65 @@ export interface OpenClawAgentTool {
 
 /** The drop-in adapter: exec and wait as OpenClaw agent tools. */
 export declare function createCodeModeAgentTools(run: CodeModeRun): OpenClawAgentTool[]
+
+// ---------------------------------------------------------------------------------------------
+// Plugin namespaces (for the trusted plugin loader only)
+
+/** What `createScope` receives, once per `CodeModeRun.create`. */
+export interface CodeModeNamespaceContext {
+  agentId?: string
+  sessionKey?: string
+  sessionId?: string
+  runId: string
+  /** `CodeModeRunOptions.context`. */
+  config: unknown
+  /** Aborted when the run is aborted. */
+  signal: AbortSignal
+}
+
+/** A scope member made callable by `createCodeModeNamespaceTool`. */
+export interface CodeModeNamespaceToolMarker {
+  readonly toolName: string
+  readonly inputMapper?: (args: unknown[]) => unknown
+}
+
+/**
+ * Plain JSON-compatible data, arrays, nested objects and `createCodeModeNamespaceTool` markers.
+ * Raw functions, cycles and unsafe keys (`__proto__`, `constructor`, `prototype`, empty, or
+ * containing `.`) hide the namespace for the run; other non-JSON values become their JSON form.
+ */
+export type CodeModeNamespaceScope = Record<string, unknown>
+
+export interface CodeModeNamespaceRegistration {
+  /** Unique namespace id. */
+  id: string
+  /** The guest global (`Issues`); also `namespaces.<globalName>`. A JavaScript identifier, not reserved. */
+  globalName: string
+  /** Appended to the exec description when the namespace is visible. */
+  description: string
+  /** Optional usage hint appended after the description. */
+  prompt?: string
+  /** Visibility gate and ownership check: each must be in the run with `sourceName === pluginId`. */
+  requiredToolNames: string[]
+  /** Builds the run's scope (runs once per `CodeModeRun.create`, on the main thread). */
+  createScope: (ctx: CodeModeNamespaceContext) => CodeModeNamespaceScope
+}
+
+/** Registers a namespace owned by `pluginId`. Throws a TypeError naming the problem when invalid. */
+export declare function registerCodeModeNamespaceForPlugin(pluginId: string, registration: CodeModeNamespaceRegistration): void
+/**
+ * Marks a scope member as a callable backed by the catalog tool `toolName` (one of the
+ * registration's `requiredToolNames`). `inputMapper` turns the guest's arguments into the tool
+ * input (default: the first argument, or `{}`); it runs in the host, and a throw becomes a
+ * guest Error.
+ */
+export declare function createCodeModeNamespaceTool(
+  toolName: string,
+  inputMapper?: (args: unknown[]) => unknown,
+): CodeModeNamespaceToolMarker
+/** Removes every namespace of `pluginId` (plugin disabled, uninstalled or rolled back). */
+export declare function clearCodeModeNamespacesForPlugin(pluginId: string): void
+/** Removes one namespace by id. */
+export declare function unregisterCodeModeNamespace(namespaceId: string): void
+/** Removes every registration (test isolation). */
+export declare function clearCodeModeNamespacesForTest(): void

@@ -65,6 +65,129 @@ function emit(onEvent, event) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Plugin namespaces. The registry (ids, global names, required tools) lives in Rust; the
+// JavaScript parts of a registration (createScope, input mappers) stay here.
+
+const NAMESPACE_TOOL = Symbol('code-mode namespace tool')
+/** namespace id -> createScope */
+const scopeBuilders = new Map()
+
+/** Marks a scope member as a callable backed by the catalog tool `toolName`. */
+function createCodeModeNamespaceTool(toolName, inputMapper) {
+  if (typeof toolName !== 'string' || toolName.length === 0) {
+    throw new TypeError('createCodeModeNamespaceTool(toolName): toolName must be a non-empty string.')
+  }
+  if (inputMapper !== undefined && typeof inputMapper !== 'function') {
+    throw new TypeError('createCodeModeNamespaceTool(toolName, inputMapper): inputMapper must be a function.')
+  }
+  return Object.freeze({ [NAMESPACE_TOOL]: true, toolName, inputMapper })
+}
+
+/** Registers a namespace owned by `pluginId` (for the trusted plugin loader). Throws on invalid input. */
+function registerCodeModeNamespaceForPlugin(pluginId, registration) {
+  if (typeof pluginId !== 'string' || pluginId.length === 0) {
+    throw new TypeError('registerCodeModeNamespaceForPlugin(pluginId): pluginId must be a non-empty string.')
+  }
+  if (registration === null || typeof registration !== 'object') {
+    throw new TypeError('registerCodeModeNamespaceForPlugin: registration must be an object.')
+  }
+  const { id, globalName, description, prompt, requiredToolNames, createScope } = registration
+  for (const [name, value] of [['id', id], ['globalName', globalName]]) {
+    if (typeof value !== 'string') throw new TypeError(`code mode namespace ${name} must be a string.`)
+  }
+  if (!Array.isArray(requiredToolNames) || !requiredToolNames.every((n) => typeof n === 'string')) {
+    throw new TypeError(`code mode namespace "${id}" needs requiredToolNames: an array of tool names.`)
+  }
+  if (typeof createScope !== 'function') {
+    throw new TypeError(`code mode namespace "${id}" needs a createScope(ctx) function.`)
+  }
+  native.registerNamespace(pluginId, {
+    id,
+    globalName,
+    description: typeof description === 'string' ? description : undefined,
+    prompt: typeof prompt === 'string' ? prompt : undefined,
+    requiredToolNames,
+  })
+  scopeBuilders.set(id, createScope)
+}
+
+/** Removes every namespace registered by `pluginId` (plugin disabled, uninstalled or rolled back). */
+function clearCodeModeNamespacesForPlugin(pluginId) {
+  for (const id of native.clearNamespacesForPlugin(String(pluginId))) scopeBuilders.delete(id)
+}
+
+/** Removes one namespace by id. */
+function unregisterCodeModeNamespace(namespaceId) {
+  native.unregisterNamespace(String(namespaceId))
+  scopeBuilders.delete(namespaceId)
+}
+
+/** Removes every namespace registration (between tests). */
+function clearCodeModeNamespacesForTest() {
+  native.clearNamespaces()
+  scopeBuilders.clear()
+}
+
+const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * A scope as plain data plus its callables (`{ path, toolName, inputMapper }`). Rejects raw
+ * functions, cycles and unsafe keys; shared (non-circular) references are copied.
+ */
+function serializeScope(scope) {
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope) || typeof scope.then === 'function') {
+    throw new TypeError('createScope must return a plain object')
+  }
+  const callables = []
+  const ancestors = []
+  const where = (path) => (path.length ? path.join('.') : 'the scope root')
+  const walk = (value, path) => {
+    if (value !== null && typeof value === 'object' && value[NAMESPACE_TOOL] === true) {
+      callables.push({ path, toolName: value.toolName, inputMapper: value.inputMapper })
+      return undefined
+    }
+    switch (typeof value) {
+      case 'function':
+        throw new TypeError(`raw function at ${where(path)}: wrap it with createCodeModeNamespaceTool(toolName)`)
+      case 'bigint':
+        return String(value)
+      case 'symbol':
+      case 'undefined':
+        return undefined
+      case 'number':
+        return Number.isFinite(value) ? value : null
+      case 'string':
+      case 'boolean':
+        return value
+    }
+    if (value === null) return null
+    if (ancestors.includes(value)) throw new TypeError(`circular reference at ${where(path)}`)
+    const proto = Object.getPrototypeOf(value)
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+      // Dates, class instances: their JSON form, like any value crossing the bridge.
+      return JSON.parse(resultJson(value))
+    }
+    ancestors.push(value)
+    let out
+    if (Array.isArray(value)) {
+      out = value.map((item, i) => walk(item, [...path, String(i)]) ?? null)
+    } else {
+      out = {}
+      for (const key of Object.keys(value)) {
+        if (key === '' || key.includes('.') || UNSAFE_SEGMENTS.has(key)) {
+          throw new TypeError(`unsafe scope path segment "${key}" at ${where(path)}`)
+        }
+        const item = walk(value[key], [...path, key])
+        if (item !== undefined) out[key] = item
+      }
+    }
+    ancestors.pop()
+    return out
+  }
+  return { data: walk(scope, []), callables }
+}
+
 function optionalString(value) {
   return typeof value === 'string' && value.length > 0 ? value : undefined
 }
@@ -79,6 +202,9 @@ class CodeModeRun {
   #calls = new Map()
   #modelTools
   #catalog
+  /** namespace id -> input mappers by callable index */
+  #mappers = new Map()
+  #lifetime = new AbortController()
 
   /**
    * Builds the run-scoped catalog and model surface for one agent run. Throws only on misuse
@@ -123,6 +249,35 @@ class CodeModeRun {
       },
       (kind, id, payload) => this.#port(kind, id, payload),
     )
+    this.#installNamespaces(options)
+  }
+
+  // createScope runs once per run, here on the main thread; a failure hides that namespace.
+  #installNamespaces(options) {
+    const candidates = JSON.parse(this.#native.namespaceCandidatesJson())
+    const ctx = {
+      agentId: optionalString(options.agentId),
+      sessionKey: optionalString(options.sessionKey),
+      sessionId: optionalString(options.sessionId),
+      runId: options.runId,
+      config: options.context,
+      signal: this.#lifetime.signal,
+    }
+    const descriptors = candidates.map(({ id }) => {
+      const createScope = scopeBuilders.get(id)
+      if (!createScope) return { id, ok: false, reason: 'no createScope registered' }
+      try {
+        const { data, callables } = serializeScope(createScope(Object.freeze({ ...ctx })))
+        this.#mappers.set(id, callables.map((c) => c.inputMapper))
+        return { id, ok: true, data, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
+      } catch (error) {
+        return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
+      }
+    })
+    const hidden = JSON.parse(this.#native.installNamespaces(JSON.stringify(descriptors)))
+    for (const { id, reason } of hidden) {
+      emit(this.#onEvent, { type: 'namespace_hidden', runId: options.runId, namespaceId: id, reason })
+    }
   }
 
   /** False when code mode does not apply to this run (config off, no tools, raw call). */
@@ -164,6 +319,7 @@ class CodeModeRun {
 
   /** Drops every cell this run created and aborts their nested calls. */
   abort() {
+    this.#lifetime.abort()
     this.#native.abort()
   }
 
@@ -215,7 +371,7 @@ class CodeModeRun {
   }
 
   #startCall(cellId, payload) {
-    const { cell, call, input, ...meta } = JSON.parse(payload)
+    const { cell, call, input: received, ...meta } = JSON.parse(payload)
     const controller = new AbortController()
     let calls = this.#calls.get(cell)
     if (!calls) this.#calls.set(cell, (calls = new Map()))
@@ -229,12 +385,26 @@ class CodeModeRun {
       sourceName: meta.sourceName,
       runId: meta.runId,
     }
+    let input = received
+    let mapperError
+    if (meta.namespace) {
+      // A namespace callable sends its argument list; the registration's mapper makes the input.
+      const args = Array.isArray(received) ? received : []
+      const mapper = this.#mappers.get(meta.namespace.id)?.[meta.namespace.index]
+      try {
+        input = mapper ? mapper(args) : (args[0] ?? {})
+      } catch (error) {
+        mapperError = `namespace input mapper failed: ${errorMessage(error)}`
+      }
+    }
     const nested = {
       id: meta.id,
       name: meta.name,
       source: meta.source,
       sourceName: meta.sourceName,
       input,
+      ...(meta.mcp ? { mcp: meta.mcp } : {}),
+      ...(meta.namespace ? { namespace: { id: meta.namespace.id, globalName: meta.namespace.globalName, path: meta.namespace.path } } : {}),
       toolCallId: meta.toolCallId,
       parentToolCallId: meta.parentToolCallId ?? undefined,
       runId: meta.runId,
@@ -262,7 +432,7 @@ class CodeModeRun {
     }
     let pending
     try {
-      pending = Promise.resolve(this.#executor(nested))
+      pending = mapperError ? Promise.reject(new Error(mapperError)) : Promise.resolve(this.#executor(nested))
     } catch (error) {
       pending = Promise.reject(error)
     }
@@ -320,6 +490,11 @@ function createCodeModeAgentTools(run) {
 module.exports = {
   CodeModeRun,
   createCodeModeAgentTools,
+  registerCodeModeNamespaceForPlugin,
+  createCodeModeNamespaceTool,
+  clearCodeModeNamespacesForPlugin,
+  unregisterCodeModeNamespace,
+  clearCodeModeNamespacesForTest,
   resolveCodeModeConfig: native.resolveCodeModeConfig,
   configureCodeModeRuntime: native.configureCodeModeRuntime,
   assertCodeModePayload: native.assertCodeModePayload,

@@ -1,14 +1,25 @@
-// `npm run demo`: a gateway-style walk through code mode. A catalog of 34 local tools is
-// hidden behind exec and wait; a scripted "model" runs a few cells through the OpenClaw
-// adapter, one of which outlives its leg and is resumed with wait.
+// `npm run demo`: a gateway-style walk through code mode. A catalog of 34 local tools and a
+// real MCP server (@modelcontextprotocol/server-memory) is hidden behind exec and wait; a
+// scripted "model" runs a few cells through the OpenClaw adapter, one of which outlives its
+// leg and is resumed with wait.
+import { mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gatewayTools } from './gateway-tools.mjs'
 
 const require = createRequire(import.meta.url)
 const { CodeModeRun, createCodeModeAgentTools, assertCodeModePayload } = require('../index.js')
+const { connectMcpServer, forwardMcpCall } = require('../lib/mcp.js')
 
+const memory = await connectMcpServer({
+  name: 'memory',
+  command: process.execPath,
+  args: [require.resolve('@modelcontextprotocol/server-memory/dist/index.js')],
+  env: { MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'code-mode-demo-')), 'memory.jsonl') },
+})
 const implementations = new Map(gatewayTools.map(([tool, impl]) => [tool.name, impl]))
-const catalogTools = gatewayTools.map(([tool]) => tool)
+const catalogTools = [...gatewayTools.map(([tool]) => tool), ...memory.tools]
 const transcript = []
 
 const run = CodeModeRun.create({
@@ -19,7 +30,8 @@ const run = CodeModeRun.create({
   agentId: 'main',
   tools: catalogTools,
   // The gateway's executor: policy, approvals and hooks would run here.
-  executor: async (call) => implementations.get(call.name)(call.input ?? {}),
+  executor: async (call) =>
+    call.source === 'mcp' ? forwardMcpCall([memory], call) : implementations.get(call.name)(call.input ?? {}),
   onEvent: (event) => transcript.push(event),
 })
 
@@ -45,7 +57,7 @@ async function model(title, tool, params) {
   return details
 }
 
-console.log(`Model-visible tools: ${agentTools.map((t) => t.name).join(', ')}; hidden catalog: ${run.catalog.length} tools`)
+console.log(`Model-visible tools: ${agentTools.map((t) => t.name).join(', ')}; hidden catalog: ${run.telemetry.catalogSize} tools (${run.catalog.length} in ALL_TOOLS, ${run.telemetry.sources.mcp} behind MCP.memory)`)
 
 await model('Discover the catalog', exec, {
   code: `const hits = await tools.search("read a file from the workspace", { limit: 3 });
@@ -83,6 +95,18 @@ if (waiting.status === 'waiting') {
   await model('Resume with wait', wait, { runId: waiting.runId })
 }
 
+await model('Read the MCP declarations, then use the memory server', exec, {
+  code: `const files = await API.list("mcp");
+const decl = await API.read("mcp/memory.d.ts");
+await MCP.memory.createEntities({ entities: [
+  { name: "code mode", entityType: "feature", observations: ["hides tool schemas behind exec and wait"] },
+  { name: "QuickJS", entityType: "engine", observations: ["runs the cells"] } ] });
+await MCP.memory.createRelations({ relations: [{ from: "code mode", to: "QuickJS", relationType: "runs on" }] });
+const graph = JSON.parse((await MCP.memory.readGraph()).content[0].text);
+text(decl.split("\\n").find((line) => line.includes("function createEntities")).trim());
+({ files: files.map((f) => f.path), entities: graph.entities.length, relations: graph.relations.map((r) => r.relationType) })`,
+})
+
 await model('A module import is refused', exec, { code: 'import fs from "node:fs"\nfs.readFileSync("/etc/passwd")' })
 await model('An infinite loop is stopped', exec, { code: 'let n = 0; while (true) n++' })
 await model('A tool error is catchable', exec, {
@@ -97,4 +121,5 @@ console.log('Run telemetry:', JSON.stringify(run.telemetry))
 
 const direct = JSON.stringify(catalogTools.map(({ name, description, parameters }) => ({ name, description, parameters })))
 const surface = JSON.stringify(run.modelTools.map(({ name, description, parameters }) => ({ name, description, parameters })))
+await memory.close()
 console.log(`\nPrompt size: ${catalogTools.length} direct tool schemas = ${direct.length} bytes; exec + wait = ${surface.length} bytes (${(100 * surface.length / direct.length).toFixed(0)}%)`)

@@ -7,6 +7,8 @@ mod config;
 mod error;
 mod executor;
 mod input;
+mod mcp;
+mod namespaces;
 mod result;
 mod run;
 mod sandbox;
@@ -61,6 +63,49 @@ pub fn configure_code_mode_runtime(options: RuntimeOptions) {
 #[napi(catch_unwind)]
 pub fn assert_code_mode_payload(tool_names: Vec<String>) -> Result<()> {
   surface::check_payload(&tool_names).map_err(|message| Error::new(Status::InvalidArg, message))
+}
+
+/// A namespace registration as the plugin loader passes it (without its JS callbacks, which
+/// stay in `index.js`).
+#[napi(object)]
+pub struct NamespaceRegistration {
+  pub id: String,
+  pub global_name: String,
+  pub description: Option<String>,
+  pub prompt: Option<String>,
+  pub required_tool_names: Vec<String>,
+}
+
+/// Registers a plugin namespace; throws a TypeError naming the problem when it is invalid.
+#[napi(catch_unwind)]
+pub fn register_namespace(plugin_id: String, registration: NamespaceRegistration) -> Result<()> {
+  namespaces::register(namespaces::Registration {
+    plugin_id,
+    id: registration.id,
+    global_name: registration.global_name,
+    description: registration.description.unwrap_or_default(),
+    prompt: registration.prompt,
+    required_tool_names: registration.required_tool_names,
+  })
+  .map_err(|message| Error::new(Status::InvalidArg, message))
+}
+
+/// Removes one namespace; false when it was not registered.
+#[napi(catch_unwind)]
+pub fn unregister_namespace(namespace_id: String) -> bool {
+  namespaces::unregister(&namespace_id)
+}
+
+/// Removes every namespace of a plugin; returns their ids.
+#[napi(catch_unwind)]
+pub fn clear_namespaces_for_plugin(plugin_id: String) -> Vec<String> {
+  namespaces::clear_plugin(&plugin_id)
+}
+
+/// Removes every namespace (tests).
+#[napi(catch_unwind)]
+pub fn clear_namespaces() {
+  namespaces::clear_all();
 }
 
 /// Identity and tools of a run, as the JS layer passes them.
@@ -126,7 +171,7 @@ impl NativeRun {
   /// `ModelToolDefinition[]` as JSON text.
   #[napi(getter, catch_unwind)]
   pub fn model_tools_json(&self) -> String {
-    self.run.model_tools.to_string()
+    self.run.model_tools().to_string()
   }
 
   /// The guest's `ALL_TOOLS` as JSON text.
@@ -139,6 +184,35 @@ impl NativeRun {
   #[napi(getter, catch_unwind)]
   pub fn telemetry_json(&self) -> String {
     self.run.run_telemetry().to_string()
+  }
+
+  /// Registered namespaces this run's catalog makes visible, as JSON `[{ id, pluginId,
+  /// globalName }]`: the JS layer builds their scopes next.
+  #[napi(catch_unwind)]
+  pub fn namespace_candidates_json(&self) -> String {
+    let candidates: Vec<serde_json::Value> = self
+      .run
+      .namespace_candidates()
+      .into_iter()
+      .map(
+        |r| serde_json::json!({ "id": r.id, "pluginId": r.plugin_id, "globalName": r.global_name }),
+      )
+      .collect();
+    serde_json::Value::Array(candidates).to_string()
+  }
+
+  /// Takes the serialised scopes (`[{ id, ok, data, callables } | { id, ok: false, reason }]`);
+  /// returns the hidden namespaces as JSON `[{ id, reason }]`.
+  #[napi(catch_unwind)]
+  pub fn install_namespaces(&self, descriptors_json: String) -> String {
+    let descriptors = serde_json::from_str(&descriptors_json).unwrap_or(serde_json::Value::Null);
+    let hidden: Vec<serde_json::Value> = self
+      .run
+      .install_namespaces(&descriptors)
+      .into_iter()
+      .map(|h| serde_json::json!({ "id": h.id, "reason": h.reason }))
+      .collect();
+    serde_json::Value::Array(hidden).to_string()
   }
 
   /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or

@@ -7,6 +7,8 @@ use crate::config::{self, CodeModeConfig};
 use crate::error::{ErrorCode, Failure, messages};
 use crate::executor::{Message, Port};
 use crate::input::Field;
+use crate::mcp::McpSurface;
+use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::result::{self, Status};
 use crate::sandbox::Delivery;
 use crate::sandbox::source::Language;
@@ -18,7 +20,7 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, Weak};
+use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
 /// Largest cell source accepted.
 pub const MAX_CODE_BYTES: usize = 1 << 20;
@@ -47,7 +49,10 @@ pub struct Run {
   pub config: CodeModeConfig,
   pub active: bool,
   pub catalog: Catalog,
-  pub model_tools: Value,
+  model_tools: OnceLock<Value>,
+  mcp: OnceLock<McpSurface>,
+  /// Namespaces visible to this run (set once, by `install_namespaces`).
+  namespaces: OnceLock<(Vec<Installed>, Vec<Hidden>)>,
   pub port: Arc<dyn Port>,
   pub telemetry: Counters,
   /// Cells this run created or resumed, for `abort()`.
@@ -76,6 +81,21 @@ pub struct NestedCall<'a> {
   pub input_json: &'a str,
   pub tool_call_id: &'a str,
   pub parent_tool_call_id: Option<&'a str>,
+  pub via: Via<'a>,
+}
+
+/// Which guest surface made a nested call.
+pub enum Via<'a> {
+  /// `tools.call` or a `tools.<name>` shortcut.
+  Catalog,
+  /// `MCP.<server>.<tool>()`.
+  Mcp,
+  /// A plugin namespace callable; `input_json` holds the guest's argument list, which the JS
+  /// layer maps to the tool input.
+  Namespace {
+    namespace: &'a Installed,
+    index: usize,
+  },
 }
 
 fn push_json(out: &mut String, key: &str, value: Option<&str>) {
@@ -94,21 +114,14 @@ impl Run {
     let catalog = Catalog::build(&options.tools);
     let active =
       config.enabled && !catalog.is_empty() && !options.disable_tools && !options.raw_model_call;
-    let model_tools = if active {
-      surface::model_tools(&SurfaceOptions {
-        languages: &config.languages,
-        has_mcp: catalog.count(Source::Mcp) > 0,
-        namespaces: &[],
-      })
-    } else {
-      Value::Array(Vec::new())
-    };
     Arc::new(Run {
       scope: options.scope,
       config,
       active,
       catalog,
-      model_tools,
+      model_tools: OnceLock::new(),
+      mcp: OnceLock::new(),
+      namespaces: OnceLock::new(),
       port,
       telemetry: Counters::default(),
       cells: Mutex::new(HashMap::new()),
@@ -117,14 +130,86 @@ impl Run {
     })
   }
 
+  /// `[exec, wait]` when active (namespace prompts included), `[]` otherwise.
+  pub fn model_tools(&self) -> &Value {
+    self.model_tools.get_or_init(|| {
+      if !self.active {
+        return Value::Array(Vec::new());
+      }
+      let docs: Vec<surface::NamespaceDoc> = self
+        .installed_namespaces()
+        .iter()
+        .map(|ns| surface::NamespaceDoc {
+          global_name: &ns.registration.global_name,
+          description: &ns.registration.description,
+          prompt: ns.registration.prompt.as_deref(),
+        })
+        .collect();
+      surface::model_tools(&SurfaceOptions {
+        languages: &self.config.languages,
+        has_mcp: self.catalog.count(Source::Mcp) > 0,
+        namespaces: &docs,
+      })
+    })
+  }
+
+  /// The run's MCP namespace and API files (built on first use).
+  pub fn mcp(&self) -> &McpSurface {
+    self.mcp.get_or_init(|| McpSurface::build(&self.catalog))
+  }
+
+  /// Registered namespaces this run's catalog makes visible (before their scopes are built).
+  pub fn namespace_candidates(&self) -> Vec<Registration> {
+    if self.active {
+      namespaces::visible(&self.catalog)
+    } else {
+      Vec::new()
+    }
+  }
+
+  /// Takes the scopes the JS layer built (once) and returns the namespaces hidden for this run,
+  /// which the JS layer reports as `namespace_hidden` events.
+  pub fn install_namespaces(&self, descriptors: &Value) -> Vec<Hidden> {
+    let candidates = self.namespace_candidates();
+    let result = namespaces::install(&self.catalog, &candidates, descriptors);
+    let hidden = result.1.clone();
+    let _ = self.namespaces.set(result);
+    hidden
+  }
+
+  pub fn installed_namespaces(&self) -> &[Installed] {
+    self
+      .namespaces
+      .get()
+      .map_or(&[], |(installed, _)| installed.as_slice())
+  }
+
   pub fn result_telemetry(&self) -> Value {
     self.telemetry.result_json(&self.catalog)
   }
 
   pub fn run_telemetry(&self) -> Value {
+    let (visible, hidden): (Vec<&str>, Vec<Value>) = match self.namespaces.get() {
+      Some((installed, hidden)) => (
+        installed
+          .iter()
+          .map(|ns| ns.registration.id.as_str())
+          .collect(),
+        hidden
+          .iter()
+          .map(|h| serde_json::json!({ "id": h.id, "reason": h.reason }))
+          .collect(),
+      ),
+      None => (Vec::new(), Vec::new()),
+    };
     self.telemetry.run_json(
       &self.catalog,
-      serde_json::json!({ "liveCells": self.cells.lock().len(), "suspendedCellsInProcess": STORE.len() }),
+      serde_json::json!({
+        "liveCells": self.cells.lock().len(),
+        "suspendedCellsInProcess": STORE.len(),
+        "visibleNamespaces": visible,
+        "hiddenNamespaces": hidden,
+      }),
     )
   }
 
@@ -279,6 +364,28 @@ impl Run {
       self.scope.session_key.as_deref(),
     );
     push_json(&mut payload, "agentId", self.scope.agent_id.as_deref());
+    match call.via {
+      Via::Catalog => {}
+      Via::Mcp => {
+        if let Some(mcp) = &entry.mcp {
+          let via = serde_json::json!({ "serverName": mcp.server, "toolName": mcp.tool, "operation": mcp.operation });
+          payload.push_str(",\"mcp\":");
+          payload.push_str(&via.to_string());
+        }
+      }
+      Via::Namespace { namespace, index } => {
+        let registration = &namespace.registration;
+        let path = namespace.callables[index].0.join(".");
+        let via = serde_json::json!({
+          "id": registration.id,
+          "globalName": registration.global_name,
+          "path": path,
+          "index": index,
+        });
+        payload.push_str(",\"namespace\":");
+        payload.push_str(&via.to_string());
+      }
+    }
     payload.push_str(",\"input\":");
     payload.push_str(call.input_json);
     payload.push('}');

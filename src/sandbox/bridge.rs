@@ -5,8 +5,10 @@
 //! hands the guest a host object.
 
 use super::limits::{Kill, Signals};
+use crate::catalog::Source;
 use crate::catalog::{self, CatalogEntry};
-use crate::run::{NestedCall, Run};
+use crate::mcp;
+use crate::run::{NestedCall, Run, Via};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 use serde_json::Value as Json;
@@ -340,10 +342,74 @@ pub fn host_object<'js>(
     })?,
   )?;
 
+  let s = state.clone();
+  host.set(
+    "mcp",
+    Function::new(ctx.clone(), move || {
+      let run = s.lock().run.clone();
+      run.mcp().guest_json(&run.catalog)
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "mcpApi",
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'js>, server: Option<String>, tool: Option<String>, schema: bool| {
+        let run = s.lock().run.clone();
+        run
+          .mcp()
+          .api_header(&run.catalog, server.as_deref(), tool.as_deref(), schema)
+          .map(|header| header.to_string())
+          .map_err(|message| error(&ctx, &message))
+      },
+    )?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "apiList",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| {
+      let run = s.lock().run.clone();
+      let prefix = (!prefix.is_empty()).then_some(prefix.as_str());
+      run
+        .mcp()
+        .files()
+        .list(prefix)
+        .map(|v| v.to_string())
+        .map_err(|m| error(&ctx, &m))
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "apiRead",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
+      let run = s.lock().run.clone();
+      run
+        .mcp()
+        .files()
+        .read_checked(&path)
+        .map_err(|m| error(&ctx, &m))
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "namespaces",
+    Function::new(ctx.clone(), move || {
+      let run = s.lock().run.clone();
+      crate::namespaces::guest_json(run.installed_namespaces())
+    })?,
+  )?;
+
   Ok(host)
 }
 
 /// `host.call(kind, target, inputJson)`: checks, records and dispatches one nested call.
+/// Kind 0 is a catalog id (`tools.*`), 1 an MCP catalog id (`MCP.*`, input checked against
+/// its schema), 2 a namespace callable `"<namespace>:<callable>"` (input = the argument list).
 fn start_call(
   ctx: &Ctx<'_>,
   state: &Arc<Mutex<VmHost>>,
@@ -353,11 +419,37 @@ fn start_call(
 ) -> rquickjs::Result<u32> {
   let mut host = state.lock();
   let run = host.run.clone();
-  let entry: &CatalogEntry = match kind {
-    0 => run
-      .catalog
-      .guest_entry(&target)
-      .ok_or_else(|| unknown_tool(ctx, &target))?,
+  let (entry, via, method, input): (&CatalogEntry, Via, Method, String) = match kind {
+    0 => {
+      let entry = run
+        .catalog
+        .guest_entry(&target)
+        .ok_or_else(|| unknown_tool(ctx, &target))?;
+      (entry, Via::Catalog, Method::Call, input)
+    }
+    1 => {
+      let entry = run
+        .catalog
+        .get(&target)
+        .filter(|e| e.source == Source::Mcp)
+        .ok_or_else(|| unknown_tool(ctx, &target))?;
+      let input = mcp::prepare_input(entry, &input).map_err(|m| type_error(ctx, &m))?;
+      (entry, Via::Mcp, Method::Mcp, input)
+    }
+    2 => {
+      let forged = || error(ctx, &format!("Unknown namespace callable: {target}"));
+      let (ns, index) = target.split_once(':').ok_or_else(forged)?;
+      let ns: usize = ns.parse().map_err(|_| forged())?;
+      let index: usize = index.parse().map_err(|_| forged())?;
+      let namespace = run.installed_namespaces().get(ns).ok_or_else(forged)?;
+      let (_, entry) = namespace.callables.get(index).ok_or_else(forged)?;
+      (
+        &run.catalog.entries()[*entry],
+        Via::Namespace { namespace, index },
+        Method::Namespace,
+        input,
+      )
+    }
     _ => return Err(unknown_tool(ctx, &target)),
   };
   let max = run.config.max_pending_tool_calls as usize;
@@ -372,7 +464,7 @@ fn start_call(
   host.pending.insert(
     id,
     Pending {
-      method: Method::Call,
+      method,
       tool_id: Some(entry.id.clone()),
       id: tool_call_id.clone(),
     },
@@ -387,6 +479,7 @@ fn start_call(
     input_json: &input,
     tool_call_id: &tool_call_id,
     parent_tool_call_id: parent.as_deref(),
+    via,
   });
   Ok(id)
 }

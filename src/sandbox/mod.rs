@@ -146,6 +146,9 @@ impl Vm {
     let compiled = self.ctx.with(|ctx| {
       let mut options = EvalOptions::default();
       options.filename = Some(language.filename().into());
+      // Cells are strict, like modules: a write to a frozen global or an undeclared name
+      // throws (and says where) instead of silently doing nothing.
+      options.strict = true;
       match ctx
         .eval_with_options::<Function, _>(code, options)
         .catch(&ctx)

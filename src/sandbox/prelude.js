@@ -106,12 +106,16 @@
     return waitFor(id);
   }
 
-  function parsed(fn) {
+  function attempt(fn) {
     try {
-      return resolve(JSONparse(fn()));
+      return resolve(fn());
     } catch (error) {
       return reject(error);
     }
+  }
+
+  function parsed(fn) {
+    return attempt(() => JSONparse(fn()));
   }
 
   function buildTools() {
@@ -142,6 +146,75 @@
       });
     }
     return freeze(tools);
+  }
+
+  // MCP.<server>.<tool>({...}): exactly one object argument (none means {}).
+  function mcpTool(id) {
+    return (...args) => {
+      const input = args[0];
+      const objectArg = input !== null && typeof input === 'object' && !isArray(input);
+      if (args.length > 1 || (input !== undefined && !objectArg)) {
+        return reject(new TypeErrorCtor('MCP namespace tools accept one object argument.'));
+      }
+      return bridge(1, id, input === undefined ? {} : input);
+    };
+  }
+
+  function buildMcp() {
+    const mcp = { $api: () => parsed(() => host.mcpApi(null, null, false)) };
+    const servers = JSONparse(host.mcp());
+    for (let i = 0; i < servers.length; i++) {
+      const entry = servers[i];
+      const server = {
+        $api(toolName, options) {
+          const tool = toolName === undefined || toolName === null ? null : StringCtor(toolName);
+          const schema = options !== null && typeof options === 'object' && options.schema === true;
+          return parsed(() => host.mcpApi(entry.key, tool, schema));
+        },
+      };
+      for (const [name, id] of entry.tools) server[name] = mcpTool(id);
+      for (const group of ['resources', 'prompts']) {
+        if (entry[group].length === 0) continue;
+        const members = {};
+        for (const [name, id] of entry[group]) members[name] = mcpTool(id);
+        server[group] = members;
+      }
+      mcp[entry.key] = server;
+    }
+    return deepFreeze(mcp);
+  }
+
+  function buildApi() {
+    return freeze({
+      list(prefix) {
+        return parsed(() => host.apiList(prefix === undefined || prefix === null ? '' : StringCtor(prefix)));
+      },
+      read(path) {
+        return attempt(() => host.apiRead(StringCtor(path)));
+      },
+    });
+  }
+
+  // Plugin namespaces: their data, with a bridge function at each callable path.
+  const namespaceList = JSONparse(host.namespaces());
+  const builtNamespaces = [];
+  function namespaceAt(index) {
+    if (builtNamespaces[index] === undefined) {
+      const ns = namespaceList[index];
+      let root = ns.data !== null && typeof ns.data === 'object' && !isArray(ns.data) ? ns.data : {};
+      for (let c = 0; c < ns.callables.length; c++) {
+        const path = ns.callables[c];
+        let node = root;
+        for (let i = 0; i < path.length - 1; i++) {
+          const next = node[path[i]];
+          node = node[path[i]] = next !== null && typeof next === 'object' ? next : {};
+        }
+        const target = index + ':' + c;
+        node[path[path.length - 1]] = (...args) => bridge(2, target, args);
+      }
+      builtNamespaces[index] = deepFreeze(root);
+    }
+    return builtNamespaces[index];
   }
 
   function output(kind) {
@@ -192,9 +265,14 @@
 
   lazy('ALL_TOOLS', () => deepFreeze(JSONparse(host.catalog())));
   lazy('tools', buildTools);
-  lazy('MCP', () => deepFreeze({}));
-  lazy('API', () => deepFreeze({}));
-  lazy('namespaces', () => deepFreeze({}));
+  lazy('MCP', buildMcp);
+  lazy('API', buildApi);
+  lazy('namespaces', () => {
+    const all = {};
+    for (let i = 0; i < namespaceList.length; i++) all[namespaceList[i].name] = namespaceAt(i);
+    return freeze(all);
+  });
+  for (let i = 0; i < namespaceList.length; i++) lazy(namespaceList[i].name, () => namespaceAt(i));
   constant('text', output(0));
   constant('json', output(1));
   constant('yield_control', yield_control);

@@ -1,0 +1,30 @@
+import type { CatalogTool, NestedToolCall } from '../index'
+
+/** A connected MCP server: its client and its tools as code-mode catalog entries. */
+export interface McpServerConnection {
+  name: string
+  /** The `@modelcontextprotocol/sdk` Client. */
+  client: {
+    listTools(): Promise<{ tools: unknown[] }>
+    callTool(params: { name: string; arguments?: Record<string, unknown> }, schema?: unknown, options?: { signal?: AbortSignal }): Promise<unknown>
+    close(): Promise<void>
+  }
+  tools: CatalogTool[]
+  close(): Promise<void>
+}
+
+/** Starts `command ...args` as an MCP server over stdio (needs `@modelcontextprotocol/sdk`). */
+export declare function connectMcpServer(options: {
+  /** The server name: `MCP.<camelCased name>` in guest code, `sourceName` in the catalog. */
+  name: string
+  command: string
+  args?: string[]
+  env?: Record<string, string>
+  cwd?: string
+}): Promise<McpServerConnection>
+
+/** The CatalogTools of an already connected MCP client (tools, resources and prompts). */
+export declare function mcpCatalogTools(serverName: string, client: unknown): Promise<CatalogTool[]>
+
+/** Runs an MCP nested call on the matching server (`call.mcp.serverName`). */
+export declare function forwardMcpCall(servers: Pick<McpServerConnection, 'name' | 'client'>[], call: NestedToolCall): Promise<unknown>

@@ -1,0 +1,462 @@
+//! Plugin namespaces: the process-wide registry, its validation, per-run visibility, and the
+//! checks on a run's serialised scopes.
+//!
+//! The trusted plugin loader registers a namespace (`Issues`, `Calendar`…) backed by tools the
+//! plugin owns. A run shows it only when every required tool is in the run's catalog with
+//! `sourceName === pluginId`; each callable in its scope may target only one of those tools.
+//! Scopes are built by `createScope(ctx)` in the JS layer and arrive here as a plain descriptor.
+
+use crate::catalog::{Catalog, Source, names::is_identifier};
+use parking_lot::Mutex;
+use serde_json::Value;
+use std::sync::LazyLock;
+
+/// Globals a namespace may not take: code mode's own, and the engine's built-ins.
+const RESERVED_GLOBALS: &[&str] = &[
+  "ALL_TOOLS",
+  "tools",
+  "MCP",
+  "API",
+  "namespaces",
+  "text",
+  "json",
+  "yield_control",
+  "console",
+  "setTimeout",
+  "clearTimeout",
+  "globalThis",
+  "undefined",
+  "NaN",
+  "Infinity",
+  "eval",
+  "Object",
+  "Function",
+  "Array",
+  "Number",
+  "Boolean",
+  "String",
+  "Symbol",
+  "BigInt",
+  "Math",
+  "JSON",
+  "Date",
+  "RegExp",
+  "Promise",
+  "Proxy",
+  "Reflect",
+  "Map",
+  "Set",
+  "WeakMap",
+  "WeakSet",
+  "WeakRef",
+  "FinalizationRegistry",
+  "Error",
+  "EvalError",
+  "RangeError",
+  "ReferenceError",
+  "SyntaxError",
+  "TypeError",
+  "URIError",
+  "InternalError",
+  "AggregateError",
+  "SuppressedError",
+  "Iterator",
+  "ArrayBuffer",
+  "SharedArrayBuffer",
+  "DataView",
+  "Atomics",
+  "Int8Array",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Int16Array",
+  "Uint16Array",
+  "Int32Array",
+  "Uint32Array",
+  "Float16Array",
+  "Float32Array",
+  "Float64Array",
+  "BigInt64Array",
+  "BigUint64Array",
+  "DisposableStack",
+  "AsyncDisposableStack",
+  "DOMException",
+  "parseInt",
+  "parseFloat",
+  "isNaN",
+  "isFinite",
+  "decodeURI",
+  "decodeURIComponent",
+  "encodeURI",
+  "encodeURIComponent",
+  "escape",
+  "unescape",
+  "queueMicrotask",
+  "btoa",
+  "atob",
+  "performance",
+  "require",
+  "process",
+  "module",
+  "exports",
+  "import",
+  "fetch",
+];
+
+/// Scope keys that could reach a prototype, and the path separator.
+const UNSAFE_SEGMENTS: &[&str] = &["__proto__", "constructor", "prototype"];
+pub const PATH_SEPARATOR: char = '.';
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registration {
+  pub plugin_id: String,
+  pub id: String,
+  pub global_name: String,
+  pub description: String,
+  pub prompt: Option<String>,
+  pub required_tool_names: Vec<String>,
+}
+
+static REGISTRY: LazyLock<Mutex<Vec<Registration>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+
+pub fn is_reserved_global(name: &str) -> bool {
+  RESERVED_GLOBALS.contains(&name) || name.starts_with("__openclaw")
+}
+
+/// Checks and stores a registration. Errors name the problem (the loader's misuse throws).
+pub fn register(registration: Registration) -> Result<(), String> {
+  let Registration {
+    plugin_id,
+    id,
+    global_name,
+    required_tool_names,
+    ..
+  } = &registration;
+  if plugin_id.trim().is_empty() {
+    return Err("registerCodeModeNamespaceForPlugin: pluginId must be a non-empty string.".into());
+  }
+  if id.trim().is_empty() {
+    return Err("code mode namespace id must be a non-empty string.".into());
+  }
+  if !is_identifier(global_name) {
+    return Err(format!(
+      "code mode namespace globalName \"{global_name}\" is not a JavaScript identifier."
+    ));
+  }
+  if is_reserved_global(global_name) {
+    return Err(format!(
+      "code mode namespace globalName \"{global_name}\" is reserved."
+    ));
+  }
+  if required_tool_names.is_empty() || required_tool_names.iter().any(|n| n.trim().is_empty()) {
+    return Err(format!(
+      "code mode namespace \"{id}\" needs requiredToolNames: non-empty tool names."
+    ));
+  }
+  let mut registry = REGISTRY.lock();
+  if registry.iter().any(|r| r.id == *id) {
+    return Err(format!(
+      "code mode namespace \"{id}\" is already registered."
+    ));
+  }
+  if let Some(other) = registry.iter().find(|r| r.global_name == *global_name) {
+    return Err(format!(
+      "code mode namespace globalName \"{global_name}\" is already used by \"{}\".",
+      other.id
+    ));
+  }
+  registry.push(registration);
+  Ok(())
+}
+
+pub fn unregister(id: &str) -> bool {
+  let mut registry = REGISTRY.lock();
+  let before = registry.len();
+  registry.retain(|r| r.id != id);
+  registry.len() != before
+}
+
+/// Removes every namespace of a plugin; returns their ids (the JS layer drops its callbacks).
+pub fn clear_plugin(plugin_id: &str) -> Vec<String> {
+  let mut registry = REGISTRY.lock();
+  let removed = registry
+    .iter()
+    .filter(|r| r.plugin_id == plugin_id)
+    .map(|r| r.id.clone())
+    .collect();
+  registry.retain(|r| r.plugin_id != plugin_id);
+  removed
+}
+
+pub fn clear_all() {
+  REGISTRY.lock().clear();
+}
+
+/// The catalog index of the tool `name` owned by `plugin_id`, if the run has it.
+fn owned_tool(catalog: &Catalog, plugin_id: &str, name: &str) -> Option<usize> {
+  catalog
+    .entries()
+    .iter()
+    .position(|e| e.source == Source::OpenClaw && e.source_name == plugin_id && e.name == name)
+}
+
+/// Registrations whose required tools are all in the run, owned by the registering plugin.
+pub fn visible(catalog: &Catalog) -> Vec<Registration> {
+  REGISTRY
+    .lock()
+    .iter()
+    .filter(|r| {
+      r.required_tool_names
+        .iter()
+        .all(|name| owned_tool(catalog, &r.plugin_id, name).is_some())
+    })
+    .cloned()
+    .collect()
+}
+
+/// A namespace as one run shows it.
+#[derive(Debug, Clone)]
+pub struct Installed {
+  pub registration: Registration,
+  /// The scope's JSON data (callables are filled in by the prelude).
+  pub data: String,
+  /// `(path, catalog index)` of each callable, by call index.
+  pub callables: Vec<(Vec<String>, usize)>,
+}
+
+/// A namespace hidden for the run, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hidden {
+  pub id: String,
+  pub reason: String,
+}
+
+fn check_segment(segment: &str) -> Result<(), String> {
+  if segment.is_empty() || UNSAFE_SEGMENTS.contains(&segment) || segment.contains(PATH_SEPARATOR) {
+    Err(format!("unsafe scope path segment \"{segment}\""))
+  } else {
+    Ok(())
+  }
+}
+
+/// Checks every key of a serialised scope (the JS serializer already did; this is the boundary).
+fn check_data(value: &Value, depth: usize) -> Result<(), String> {
+  if depth > 64 {
+    return Err("scope is nested too deeply".into());
+  }
+  match value {
+    Value::Object(map) => map
+      .iter()
+      .try_for_each(|(k, v)| check_segment(k).and_then(|_| check_data(v, depth + 1))),
+    Value::Array(items) => items.iter().try_for_each(|v| check_data(v, depth + 1)),
+    _ => Ok(()),
+  }
+}
+
+/// Validates the scopes the JS layer built for `candidates` and resolves their callables.
+/// `descriptors` is `[{ id, ok: true, data, callables: [{ path: [...], toolName }] } |
+/// { id, ok: false, reason }]`.
+pub fn install(
+  catalog: &Catalog,
+  candidates: &[Registration],
+  descriptors: &Value,
+) -> (Vec<Installed>, Vec<Hidden>) {
+  let mut installed = Vec::new();
+  let mut hidden = Vec::new();
+  for descriptor in descriptors
+    .as_array()
+    .map(Vec::as_slice)
+    .unwrap_or_default()
+  {
+    let id = descriptor
+      .get("id")
+      .and_then(Value::as_str)
+      .unwrap_or_default()
+      .to_string();
+    let Some(registration) = candidates.iter().find(|r| r.id == id) else {
+      hidden.push(Hidden {
+        id,
+        reason: "not a namespace visible to this run".into(),
+      });
+      continue;
+    };
+    if descriptor.get("ok") != Some(&Value::Bool(true)) {
+      let reason = descriptor
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or("createScope failed");
+      hidden.push(Hidden {
+        id,
+        reason: reason.to_string(),
+      });
+      continue;
+    }
+    match resolve(catalog, registration, descriptor) {
+      Ok(namespace) => installed.push(namespace),
+      Err(reason) => hidden.push(Hidden { id, reason }),
+    }
+  }
+  (installed, hidden)
+}
+
+fn resolve(
+  catalog: &Catalog,
+  registration: &Registration,
+  descriptor: &Value,
+) -> Result<Installed, String> {
+  let data = descriptor.get("data").cloned().unwrap_or(Value::Null);
+  check_data(&data, 0)?;
+  let mut callables = Vec::new();
+  for callable in descriptor
+    .get("callables")
+    .and_then(Value::as_array)
+    .map(Vec::as_slice)
+    .unwrap_or_default()
+  {
+    let path: Vec<String> = callable
+      .get("path")
+      .and_then(Value::as_array)
+      .map(|p| {
+        p.iter()
+          .filter_map(Value::as_str)
+          .map(str::to_string)
+          .collect()
+      })
+      .unwrap_or_default();
+    if path.is_empty() {
+      return Err("a callable has an empty path".into());
+    }
+    path.iter().try_for_each(|s| check_segment(s))?;
+    let tool = callable
+      .get("toolName")
+      .and_then(Value::as_str)
+      .unwrap_or_default();
+    if !registration.required_tool_names.iter().any(|n| n == tool) {
+      return Err(format!(
+        "callable {} targets \"{tool}\", which is not one of its requiredToolNames",
+        path.join(".")
+      ));
+    }
+    let entry = owned_tool(catalog, &registration.plugin_id, tool)
+      .ok_or_else(|| format!("tool \"{tool}\" is not in this run"))?;
+    if callables.iter().any(|(p, _)| *p == path) {
+      return Err(format!("two callables at {}", path.join(".")));
+    }
+    callables.push((path, entry));
+  }
+  Ok(Installed {
+    registration: registration.clone(),
+    data: data.to_string(),
+    callables,
+  })
+}
+
+/// The guest's view of the installed namespaces: `[{ name, data, callables: [path, …] }]`.
+pub fn guest_json(installed: &[Installed]) -> String {
+  let list: Vec<Value> = installed
+    .iter()
+    .map(|ns| {
+      serde_json::json!({
+        "name": ns.registration.global_name,
+        "data": serde_json::from_str::<Value>(&ns.data).unwrap_or(Value::Null),
+        "callables": ns.callables.iter().map(|(path, _)| path.clone()).collect::<Vec<_>>(),
+      })
+    })
+    .collect();
+  Value::Array(list).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  fn reg(id: &str, global: &str, tools: &[&str]) -> Registration {
+    Registration {
+      plugin_id: "github".into(),
+      id: id.into(),
+      global_name: global.into(),
+      description: "GitHub issues.".into(),
+      prompt: None,
+      required_tool_names: tools.iter().map(|s| s.to_string()).collect(),
+    }
+  }
+
+  // The registry is process-wide: one test drives it start to finish.
+  #[test]
+  fn registry_visibility_and_install() {
+    clear_all();
+    assert!(register(reg("gh", "Issues", &["list_issues"])).is_ok());
+    assert!(
+      register(reg("gh", "Other", &["x"]))
+        .unwrap_err()
+        .contains("already registered")
+    );
+    assert!(
+      register(reg("gh2", "Issues", &["x"]))
+        .unwrap_err()
+        .contains("already used")
+    );
+    for bad in ["tools", "JSON", "__openclawX", "MCP"] {
+      assert!(
+        register(reg("r", bad, &["x"]))
+          .unwrap_err()
+          .contains("reserved"),
+        "{bad}"
+      );
+    }
+    assert!(
+      register(reg("r", "not-ident", &["x"]))
+        .unwrap_err()
+        .contains("not a JavaScript identifier")
+    );
+    assert!(
+      register(reg("r", "Empty", &[]))
+        .unwrap_err()
+        .contains("requiredToolNames")
+    );
+
+    let owned = Catalog::build(&json!([{ "name": "list_issues", "sourceName": "github" }]));
+    let foreign = Catalog::build(&json!([{ "name": "list_issues", "sourceName": "evil" }]));
+    assert_eq!(visible(&owned).len(), 1);
+    assert!(visible(&foreign).is_empty());
+
+    let candidates = visible(&owned);
+    let descriptors = json!([
+      { "id": "gh", "ok": true, "data": { "repo": "o/r" }, "callables": [{ "path": ["list"], "toolName": "list_issues" }] },
+      { "id": "forged", "ok": true, "data": {}, "callables": [] },
+    ]);
+    let (installed, hidden) = install(&owned, &candidates, &descriptors);
+    assert_eq!(installed.len(), 1);
+    assert_eq!(installed[0].callables[0].0, vec!["list"]);
+    assert_eq!(hidden[0].id, "forged");
+
+    for (callables, why) in [
+      (
+        json!([{ "path": ["list"], "toolName": "delete_repo" }]),
+        "not one of its requiredToolNames",
+      ),
+      (
+        json!([{ "path": ["__proto__", "x"], "toolName": "list_issues" }]),
+        "unsafe scope path segment",
+      ),
+      (
+        json!([{ "path": [], "toolName": "list_issues" }]),
+        "empty path",
+      ),
+    ] {
+      let descriptors = json!([{ "id": "gh", "ok": true, "data": {}, "callables": callables }]);
+      let (installed, hidden) = install(&owned, &candidates, &descriptors);
+      assert!(installed.is_empty());
+      assert!(hidden[0].reason.contains(why), "{}", hidden[0].reason);
+    }
+    let failed = json!([{ "id": "gh", "ok": false, "reason": "createScope threw: boom" }]);
+    assert_eq!(
+      install(&owned, &candidates, &failed).1[0].reason,
+      "createScope threw: boom"
+    );
+
+    assert_eq!(clear_plugin("github"), vec!["gh".to_string()]);
+    assert!(visible(&owned).is_empty());
+    assert!(!unregister("gh"));
+  }
+}

@@ -52,6 +52,12 @@ export declare class NativeRun {
  */
 export declare function assertCodeModePayload(toolNames: Array<string>): void
 
+/**
+ * Internal, for `npm run bench`: median microseconds to prepare a cell (parse, checks,
+ * completion value, and for TypeScript the transform) over `iterations` runs.
+ */
+export declare function benchPrepare(code: string, typescript: boolean, iterations: number): number
+
 /** Removes every namespace (tests). */
 export declare function clearNamespaces(): void
 

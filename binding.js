@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeRun = nativeBinding.NativeRun
 module.exports.assertCodeModePayload = nativeBinding.assertCodeModePayload
+module.exports.benchPrepare = nativeBinding.benchPrepare
 module.exports.clearNamespaces = nativeBinding.clearNamespaces
 module.exports.clearNamespacesForPlugin = nativeBinding.clearNamespacesForPlugin
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime

@@ -11,19 +11,18 @@ const LEG_DONE = 1
 const ABORT_CELL = 2
 const EVENT = 3
 
-// A pending exec/wait keeps Node alive like any pending I/O; parked cells do not.
+// A pending exec/wait keeps Node alive like any pending I/O; parked cells do not (the native
+// port is weak). One idle timer, referenced only while legs are in flight.
 let pendingLegs = 0
-let keepAlive = null
+const keepAlive = setInterval(() => {}, 1 << 30)
+keepAlive.unref()
 
 function legStarted() {
-  if (pendingLegs++ === 0) keepAlive = setInterval(() => {}, 1 << 30)
+  if (pendingLegs++ === 0) keepAlive.ref()
 }
 
 function legEnded() {
-  if (--pendingLegs === 0) {
-    clearInterval(keepAlive)
-    keepAlive = null
-  }
+  if (--pendingLegs === 0) keepAlive.unref()
 }
 
 /** JSON text of a tool result: JSON.stringify semantics, cycles and BigInt replaced. */

@@ -66,7 +66,16 @@ fn spawn_worker(index: usize) {
     .name(format!("code-mode-worker-{index}"))
     .stack_size(WORKER_STACK)
     .spawn(move || {
-      while let Ok(job) = receiver.recv() {
+      loop {
+        // Between jobs, an idle worker tops up the warm pool; it blocks only when that is full.
+        let job = match receiver.try_recv() {
+          Ok(job) => job,
+          Err(_) if refill_warm_pool() => continue,
+          Err(_) => match receiver.recv() {
+            Ok(job) => job,
+            Err(_) => break,
+          },
+        };
         match job {
           Job::Run(cell) => cell.run_slice(),
           Job::Exit => break,
@@ -76,6 +85,33 @@ fn spawn_worker(index: usize) {
   if spawned.is_err() {
     POOL.workers.lock().0 -= 1;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Warm VMs: runtime, context and prelude built off the critical path, claimed by new cells.
+
+/// Warm VMs kept per worker thread.
+const WARM_PER_WORKER: usize = 2;
+
+static WARM: LazyLock<Mutex<Vec<Box<Vm>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+
+/// Builds one warm VM if the pool is short; false when it is full (or building failed).
+fn refill_warm_pool() -> bool {
+  let target = POOL.workers.lock().0 * WARM_PER_WORKER;
+  if WARM.lock().len() >= target {
+    return false;
+  }
+  match catch_unwind(Vm::warm) {
+    Ok(Ok(vm)) => {
+      WARM.lock().push(Box::new(vm));
+      true
+    }
+    _ => false,
+  }
+}
+
+fn take_warm() -> Option<Box<Vm>> {
+  WARM.lock().pop()
 }
 
 /// Brings the pool to its wanted size (spawning or retiring workers).
@@ -280,14 +316,23 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
 
 impl Cell {
   fn new(run: Arc<Run>, source: Option<(String, Language)>) -> Arc<Cell> {
-    let signals = Signals::new(run.config.memory_limit_bytes as usize);
+    let id = NEXT_CELL.fetch_add(1, Ordering::Relaxed);
+    // A warm VM if one is ready (binding runs no JavaScript); otherwise the first slice builds one.
+    let vm = take_warm();
+    let signals = match &vm {
+      Some(vm) => {
+        vm.bind(run.clone(), id);
+        vm.signals.clone()
+      }
+      None => Signals::new(run.config.memory_limit_bytes as usize),
+    };
     Arc::new(Cell {
-      id: NEXT_CELL.fetch_add(1, Ordering::Relaxed),
+      id,
       run: Mutex::new(run),
       signals,
       state: Mutex::new(CellState {
         phase: Phase::Queued,
-        vm: None,
+        vm,
         source,
         inbox: Vec::new(),
         leg: None,
@@ -350,7 +395,7 @@ impl Cell {
       *self.run.lock() = run.clone();
       if let Some(vm) = st.vm.as_ref() {
         let mut host = vm.host.lock();
-        host.run = run.clone();
+        host.run = Some(run.clone());
         host.parent_tool_call_id = tool_call_id.clone();
         host.yielded = false;
         let yields: Vec<u32> = host
@@ -502,18 +547,9 @@ impl Cell {
         return;
       }
       st.phase = Phase::Running;
-      let now = Instant::now();
-      let weak = Arc::downgrade(self);
       let Some(leg) = st.leg.as_mut() else { return };
-      if leg.first_run.is_none() {
-        leg.first_run = Some(now);
-        let id = leg.id;
-        leg.wall = Some(clock::at(now + timeout, move || {
-          if let Some(cell) = weak.upgrade() {
-            cell.wall_expired(id);
-          }
-        }));
-      }
+      // The wall clock starts here; its timer is armed only if the VM ever parks (`after_idle`).
+      leg.first_run.get_or_insert_with(Instant::now);
       let host_work = !leg.wall_expired;
       let budget = timeout.saturating_sub(leg.cpu_used);
       let deliveries = if host_work {
@@ -583,27 +619,21 @@ impl Cell {
     deliveries: Vec<Delivery>,
     host_work: bool,
   ) -> Result<SliceEnd, Failure> {
-    if slot.is_none() {
-      let (code, language) =
-        source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
+    if !slot.as_ref().is_some_and(|vm| vm.started) {
+      let (code, language) = source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
+      let run = self.run();
       let program = match language {
         Language::JavaScript => prepare_javascript(&code)?,
         Language::TypeScript => {
-          Counters::bump(&self.run().telemetry.typescript_transforms);
+          Counters::bump(&run.telemetry.typescript_transforms);
           prepare_typescript(&code)?
         }
       };
-      let vm = slot.insert(Box::new(Vm::new(
-        self.run(),
-        self.id,
-        self.signals.clone(),
-      )?));
-      let tool_call_id = self
-        .state
-        .lock()
-        .leg
-        .as_ref()
-        .and_then(|leg| leg.tool_call_id.clone());
+      if slot.is_none() {
+        *slot = Some(Box::new(Vm::new(run, self.id, self.signals.clone())?));
+      }
+      let vm = slot.as_mut().expect("the VM exists from here on");
+      let tool_call_id = self.state.lock().leg.as_ref().and_then(|leg| leg.tool_call_id.clone());
       vm.host.lock().parent_tool_call_id = tool_call_id;
       vm.start(program)?;
     }
@@ -629,6 +659,20 @@ impl Cell {
       drop(st);
       let failure = kill_failure(self.signals.killed(), &self.run());
       return self.finish(Some(vm), End::Failed(failure));
+    }
+    if let Some(leg) = st.leg.as_mut() {
+      let timeout = Duration::from_millis(self.run().config.timeout_ms as u64);
+      let deadline = leg.first_run.unwrap_or_else(Instant::now) + timeout;
+      if Instant::now() >= deadline {
+        leg.wall_expired = true;
+      } else if leg.wall.is_none() {
+        let (weak, id) = (Arc::downgrade(self), leg.id);
+        leg.wall = Some(clock::at(deadline, move || {
+          if let Some(cell) = weak.upgrade() {
+            cell.wall_expired(id);
+          }
+        }));
+      }
     }
     let wall_expired = st.leg.as_ref().is_none_or(|leg| leg.wall_expired);
     if !wall_expired && !st.inbox.is_empty() {

@@ -64,7 +64,8 @@ pub enum Outcome {
 
 /// One cell's host-side state, shared by its bridge functions and its driver.
 pub struct VmHost {
-  pub run: Arc<Run>,
+  /// The run the cell belongs to; `None` while the VM waits, warm, in the pool.
+  pub run: Option<Arc<Run>>,
   pub cell_id: u64,
   /// The exec/wait `toolCallId` of the current leg.
   pub parent_tool_call_id: Option<String>,
@@ -80,10 +81,10 @@ pub struct VmHost {
 }
 
 impl VmHost {
-  pub fn new(run: Arc<Run>, cell_id: u64, signals: Arc<Signals>) -> Self {
+  pub fn new(signals: Arc<Signals>) -> Self {
     VmHost {
-      run,
-      cell_id,
+      run: None,
+      cell_id: 0,
       parent_tool_call_id: None,
       next_id: 0,
       pending: BTreeMap::new(),
@@ -109,8 +110,13 @@ impl VmHost {
       .count()
   }
 
+  /// The bound run. Bridge functions only run after `Vm::bind`, so it is always there.
+  pub fn run(&self) -> Arc<Run> {
+    self.run.clone().expect("a VM runs guest code only once bound to a run")
+  }
+
   fn output_cap(&self) -> usize {
-    self.run.config.max_output_bytes as usize
+    self.run.as_ref().map_or(0, |run| run.config.max_output_bytes as usize)
   }
 
   /// Appends an output item, counting bytes as produced; crossing the cap is terminal.
@@ -204,7 +210,7 @@ pub fn host_object<'js>(
     Function::new(
       ctx.clone(),
       move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
-        let run = s.lock().run.clone();
+        let run = s.lock().run();
         let config = &run.config;
         let limit = if limit.is_undefined() || limit.is_null() {
           config.search_default_limit
@@ -235,7 +241,7 @@ pub fn host_object<'js>(
   host.set(
     "describe",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: String| {
-      let run = s.lock().run.clone();
+      let run = s.lock().run();
       run
         .telemetry
         .describes
@@ -251,7 +257,7 @@ pub fn host_object<'js>(
   host.set(
     "catalog",
     Function::new(ctx.clone(), move || {
-      s.lock().run.catalog.all_tools_json().to_string()
+      s.lock().run().catalog.all_tools_json().to_string()
     })?,
   )?;
 
@@ -259,7 +265,7 @@ pub fn host_object<'js>(
   host.set(
     "safeNames",
     Function::new(ctx.clone(), move || {
-      let run = s.lock().run.clone();
+      let run = s.lock().run();
       let names: Vec<Json> = run
         .catalog
         .safe_names()
@@ -346,7 +352,7 @@ pub fn host_object<'js>(
   host.set(
     "mcp",
     Function::new(ctx.clone(), move || {
-      let run = s.lock().run.clone();
+      let run = s.lock().run();
       run.mcp().guest_json(&run.catalog)
     })?,
   )?;
@@ -357,7 +363,7 @@ pub fn host_object<'js>(
     Function::new(
       ctx.clone(),
       move |ctx: Ctx<'js>, server: Option<String>, tool: Option<String>, schema: bool| {
-        let run = s.lock().run.clone();
+        let run = s.lock().run();
         run
           .mcp()
           .api_header(&run.catalog, server.as_deref(), tool.as_deref(), schema)
@@ -371,7 +377,7 @@ pub fn host_object<'js>(
   host.set(
     "apiList",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| {
-      let run = s.lock().run.clone();
+      let run = s.lock().run();
       let prefix = (!prefix.is_empty()).then_some(prefix.as_str());
       run
         .mcp()
@@ -386,7 +392,7 @@ pub fn host_object<'js>(
   host.set(
     "apiRead",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
-      let run = s.lock().run.clone();
+      let run = s.lock().run();
       run
         .mcp()
         .files()
@@ -399,7 +405,7 @@ pub fn host_object<'js>(
   host.set(
     "namespaces",
     Function::new(ctx.clone(), move || {
-      let run = s.lock().run.clone();
+      let run = s.lock().run();
       crate::namespaces::guest_json(run.installed_namespaces())
     })?,
   )?;
@@ -418,7 +424,7 @@ fn start_call(
   input: String,
 ) -> rquickjs::Result<u32> {
   let mut host = state.lock();
-  let run = host.run.clone();
+  let run = host.run();
   let (entry, via, method, input): (&CatalogEntry, Via, Method, String) = match kind {
     0 => {
       let entry = run

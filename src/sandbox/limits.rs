@@ -41,7 +41,7 @@ pub struct Signals {
   kill: AtomicU8,
   /// Bytes currently allocated by the VM (its snapshot size while parked).
   used: AtomicUsize,
-  limit: usize,
+  limit: AtomicUsize,
 }
 
 fn epoch() -> Instant {
@@ -61,8 +61,13 @@ impl Signals {
       deadline: AtomicU64::new(u64::MAX),
       kill: AtomicU8::new(Kill::None as u8),
       used: AtomicUsize::new(0),
-      limit: memory_limit,
+      limit: AtomicUsize::new(memory_limit),
     })
+  }
+
+  /// The memory cap; a warm VM gets its cell's cap when it is claimed.
+  pub fn set_limit(&self, bytes: usize) {
+    self.limit.store(bytes, Ordering::Relaxed);
   }
 
   pub fn set_deadline(&self, at: Option<Instant>) {
@@ -117,7 +122,7 @@ impl CountingAllocator {
   }
 
   fn admit(&self, size: usize) -> bool {
-    if self.signals.used() + size > self.signals.limit {
+    if self.signals.used() + size > self.signals.limit.load(Ordering::Relaxed) {
       self.signals.kill(Kill::Memory);
       return false;
     }

@@ -26,6 +26,7 @@ const MAX_STACK: usize = 1 << 20;
 
 /// The prelude's hooks, kept inside the runtime so they die with it.
 struct Hooks<'js> {
+  bind: Function<'js>,
   start: Function<'js>,
   settle: Function<'js>,
   fire: Function<'js>,
@@ -70,7 +71,12 @@ pub struct Vm {
   pub host: Arc<Mutex<VmHost>>,
   pub signals: Arc<Signals>,
   positions: Option<(Language, PositionMap)>,
+  /// The cell's code has been compiled and called.
+  pub started: bool,
 }
+
+/// A warm VM's memory cap until it is claimed: room for the runtime and prelude only.
+const WARM_LIMIT: usize = 4 << 20;
 
 fn runtime_failure(signals: &Signals, what: &str, error: impl std::fmt::Display) -> Failure {
   if signals.killed() == Kill::Memory {
@@ -87,9 +93,30 @@ fn runtime_failure(signals: &Signals, what: &str, error: impl std::fmt::Display)
 }
 
 impl Vm {
-  /// A fresh VM with limits, the prelude and the bridge installed.
+  /// A VM bound to a cell: a warm one from `warm()`, then `bind()`.
   pub fn new(run: Arc<Run>, cell_id: u64, signals: Arc<Signals>) -> Result<Vm, Failure> {
-    let host = Arc::new(Mutex::new(VmHost::new(run, cell_id, signals.clone())));
+    let limit = run.config.memory_limit_bytes as usize;
+    signals.set_limit(WARM_LIMIT.max(limit));
+    let vm = Vm::build(signals)?;
+    vm.bind(run, cell_id);
+    Ok(vm)
+  }
+
+  /// A VM with limits, prelude and bridge, not yet bound to a run (for the warm pool).
+  pub fn warm() -> Result<Vm, Failure> {
+    Vm::build(Signals::new(WARM_LIMIT))
+  }
+
+  /// Gives a warm VM its cell: run, id and memory cap. No JavaScript runs here.
+  pub fn bind(&self, run: Arc<Run>, cell_id: u64) {
+    self.signals.set_limit(run.config.memory_limit_bytes as usize);
+    let mut host = self.host.lock();
+    host.run = Some(run);
+    host.cell_id = cell_id;
+  }
+
+  fn build(signals: Arc<Signals>) -> Result<Vm, Failure> {
+    let host = Arc::new(Mutex::new(VmHost::new(signals.clone())));
     let rt = Runtime::new_with_alloc(CountingAllocator::new(signals.clone()))
       .map_err(|e| runtime_failure(&signals, "start", e))?;
     rt.set_max_stack_size(MAX_STACK);
@@ -105,6 +132,7 @@ impl Vm {
         let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
         let hooks: Object = prelude.call((bridge::host_object(&ctx, &host)?,))?;
         let _ = ctx.store_userdata(Hooks {
+          bind: hooks.get("bind")?,
           start: hooks.get("start")?,
           settle: hooks.get("settle")?,
           fire: hooks.get("fire")?,
@@ -119,6 +147,7 @@ impl Vm {
       host,
       signals,
       positions: None,
+      started: false,
     })
   }
 
@@ -127,6 +156,7 @@ impl Vm {
       .userdata::<Hooks>()
       .expect("hooks are installed with the VM");
     Hooks {
+      bind: hooks.bind.clone(),
       start: hooks.start.clone(),
       settle: hooks.settle.clone(),
       fire: hooks.fire.clone(),
@@ -142,8 +172,13 @@ impl Vm {
       positions,
     } = program;
     self.positions = Some((language, positions));
+    self.started = true;
     let signals = self.signals.clone();
     let compiled = self.ctx.with(|ctx| {
+      // The run's namespaces become globals now that the VM knows its run.
+      if Self::hooks(&ctx).bind.call::<_, ()>(()).catch(&ctx).is_err() {
+        return Err("the guest prelude could not bind its run".to_string());
+      }
       let mut options = EvalOptions::default();
       options.filename = Some(language.filename().into());
       // Cells are strict, like modules: a write to a frozen global or an undeclared name

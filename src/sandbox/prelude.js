@@ -195,8 +195,9 @@
     });
   }
 
-  // Plugin namespaces: their data, with a bridge function at each callable path.
-  const namespaceList = JSONparse(host.namespaces());
+  // Plugin namespaces: their data, with a bridge function at each callable path. The list is
+  // read when the VM is bound to its run (a warm VM has none yet).
+  let namespaceList = [];
   const builtNamespaces = [];
   function namespaceAt(index) {
     if (builtNamespaces[index] === undefined) {
@@ -272,7 +273,6 @@
     for (let i = 0; i < namespaceList.length; i++) all[namespaceList[i].name] = namespaceAt(i);
     return freeze(all);
   });
-  for (let i = 0; i < namespaceList.length; i++) lazy(namespaceList[i].name, () => namespaceAt(i));
   constant('text', output(0));
   constant('json', output(1));
   constant('yield_control', yield_control);
@@ -281,6 +281,10 @@
   constant('console', freeze({ log, info: log, warn: log, error: log, debug: log }));
 
   return freeze({
+    bind() {
+      namespaceList = JSONparse(host.namespaces());
+      for (let i = 0; i < namespaceList.length; i++) lazy(namespaceList[i].name, () => namespaceAt(i));
+    },
     start(main) {
       const done = (value) => {
         let text;

@@ -1,0 +1,261 @@
+// `npm run bench`: this package side by side with quickjs-wasi (in-thread, compiled module
+// reused) and with the reference's pipeline (a worker_threads Worker per leg), on one machine
+// in one run, plus the figures the other issues ask for. Prints a table and writes
+// bench/results/latest.json.
+import { writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { cpus } from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import ts from 'typescript'
+import { catalog, cells, executor } from './lib/catalog.mjs'
+import { formatUs, median, percentile, ratio, sleep, timeUs } from './lib/stats.mjs'
+import { resumeCell, runCell, suspendCell } from './lib/wasi.mjs'
+import { runInWorker } from './lib/worker-pipeline.mjs'
+
+const require = createRequire(import.meta.url)
+const { CodeModeRun, configureCodeModeRuntime } = require('../index.js')
+const native = require('../binding.js')
+
+const quick = process.argv.includes('--quick')
+const N = (n) => (quick ? Math.max(5, Math.floor(n / 10)) : n)
+const catalogJson = JSON.stringify(catalog)
+const wasiEnv = { catalogJson, executor }
+const rows = []
+const results = { machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, workloads: {} }
+
+function makeRun(config = {}, exec = (call) => executor(call.input, call.name)) {
+  return CodeModeRun.create({
+    config: { enabled: true, maxPendingToolCalls: 128, timeoutMs: 60_000, ...config },
+    runId: `bench-${Math.random()}`,
+    tools: catalog,
+    executor: exec,
+  })
+}
+
+async function ours(run, code, language) {
+  const result = await run.exec(language ? { code, language } : { code })
+  if (result.status !== 'completed') throw new Error(`bench cell failed: ${JSON.stringify(result)}`)
+  return result.value
+}
+
+function record(name, values, note = '') {
+  results.workloads[name] = values
+  rows.push([name, formatUs(values.ours), formatUs(values.wasi), formatUs(values.worker), ratio(values.ours, values.wasi), ratio(values.ours, values.worker), note])
+  console.error(`  ${name}: ours ${formatUs(values.ours)} | quickjs-wasi ${formatUs(values.wasi)} | worker ${formatUs(values.worker)}`)
+}
+
+const run = makeRun()
+await ours(run, '1') // start the worker pool and warm caches
+
+// --- per-leg latency -----------------------------------------------------------------------
+console.error('latency…')
+const trivial = {
+  ours: await timeUs(() => ours(run, cells.trivial), { iterations: N(2000), warmup: 200 }),
+  wasi: await timeUs(() => runCell(cells.trivial, wasiEnv), { iterations: N(300), warmup: 30 }),
+  worker: await timeUs(() => runInWorker(cells.trivial, wasiEnv), { iterations: N(40), warmup: 4 }),
+}
+record('trivial cell', trivial)
+
+for (const [name, code, calls] of [
+  ['1 nested call', cells.oneCall, 1],
+  ['10 sequential calls', cells.tenSequential, 10],
+  ['100 parallel calls', cells.hundredParallel, 100],
+]) {
+  const values = {
+    ours: await timeUs(() => ours(run, code), { iterations: N(calls === 100 ? 300 : 1000), warmup: 50 }),
+    wasi: await timeUs(() => runCell(code, wasiEnv), { iterations: N(200), warmup: 20 }),
+    worker: await timeUs(() => runInWorker(code, wasiEnv), { iterations: N(30), warmup: 3 }),
+  }
+  const perCall = (total, base) => (total - base) / calls
+  values.oursPerCall = perCall(values.ours, trivial.ours)
+  values.wasiPerCall = perCall(values.wasi, trivial.wasi)
+  values.workerPerCall = perCall(values.worker, trivial.worker)
+  record(name, values, `per call: ${formatUs(values.oursPerCall)} vs ${formatUs(values.wasiPerCall)} vs ${formatUs(values.workerPerCall)}`)
+}
+
+record('JSON-heavy cell (1,000 objects)', {
+  ours: await timeUs(() => ours(run, cells.json), { iterations: N(300), warmup: 30 }),
+  wasi: await timeUs(() => runCell(cells.json, wasiEnv), { iterations: N(100), warmup: 10 }),
+  worker: await timeUs(() => runInWorker(cells.json, wasiEnv), { iterations: N(20), warmup: 2 }),
+})
+
+const tsOptions = { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }
+const transpiled = (code) => ts.transpileModule(code, tsOptions).outputText
+record('TypeScript cell', {
+  ours: await timeUs(() => ours(run, cells.typescript, 'typescript'), { iterations: N(500), warmup: 50 }),
+  wasi: await timeUs(() => runCell(transpiled(cells.typescript), wasiEnv), { iterations: N(100), warmup: 10 }),
+  worker: await timeUs(() => runInWorker(transpiled(cells.typescript), wasiEnv), { iterations: N(20), warmup: 2 }),
+}, 'reference: transpileModule + eval')
+
+// --- suspend and resume ------------------------------------------------------------------------
+console.error('suspend/resume…')
+{
+  const held = []
+  const slowRun = makeRun({ timeoutMs: 100 }, (call) => {
+    if (call.name !== 'fetch_page') return executor(call.input)
+    return new Promise((resolve) => held.push(resolve))
+  })
+  const count = N(60)
+  const waiting = await Promise.all(
+    Array.from({ length: count }, () => slowRun.exec({ code: 'const r = await tools.fetch_page({ n: 7 });\nr.n' })),
+  )
+  for (const resolve of held) resolve({ n: 7 })
+  await sleep(50)
+  const samples = []
+  for (const result of waiting) {
+    const started = process.hrtime.bigint()
+    const done = await slowRun.wait({ runId: result.runId })
+    samples.push(Number(process.hrtime.bigint() - started) / 1000)
+    if (done.status !== 'completed') throw new Error(JSON.stringify(done))
+  }
+  const holdExecutor = { catalogJson, executor: () => new Promise(() => {}) }
+  const snapshots = []
+  const snapshotUs = await timeUs(async () => {
+    snapshots.push(await suspendCell('const r = await tools.fetch_page({ n: 7 });\nr.n', { catalogJson, executor }))
+  }, { iterations: N(40), warmup: 4 })
+  const restoreUs = await timeUs((i) => resumeCell(snapshots[i % snapshots.length], holdExecutor), { iterations: N(40), warmup: 4 })
+  const values = { ours: median(samples), wasi: restoreUs, wasiSnapshot: snapshotUs, wasiSnapshotBytes: snapshots[0].bytes.length }
+  record('wait on a settled suspended cell', values, `quickjs-wasi snapshot+serialise ${formatUs(snapshotUs)}, ${(values.wasiSnapshotBytes / 1e6).toFixed(1)} MB`)
+}
+
+// --- memory per suspended cell -------------------------------------------------------------
+console.error('memory…')
+{
+  const memRun = makeRun({ timeoutMs: 100 }, () => new Promise(() => {}))
+  globalThis.gc?.()
+  await sleep(50)
+  const before = process.memoryUsage().rss
+  const parked = await Promise.all(Array.from({ length: 64 }, () => memRun.exec({ code: 'const data = { a: [1, 2, 3] }; await tools.read_file({ n: 1 }); data' })))
+  await sleep(50)
+  const after = process.memoryUsage().rss
+  if (parked.some((r) => r.status !== 'waiting')) throw new Error('cells did not park')
+  const oursKiB = (after - before) / 64 / 1024
+  memRun.abort()
+  const heldSnapshots = []
+  const beforeWasi = process.memoryUsage().rss
+  for (let i = 0; i < 64; i++) heldSnapshots.push(await suspendCell('const r = await tools.read_file({ n: 1 });\nr.n', { catalogJson, executor: () => new Promise(() => {}) }))
+  const wasiKiB = (process.memoryUsage().rss - beforeWasi) / 64 / 1024
+  results.workloads['memory per suspended cell'] = { oursKiB, wasiKiB, wasiSnapshotBytes: heldSnapshots[0].bytes.length }
+  rows.push(['memory per suspended cell', `${oursKiB.toFixed(0)} KiB`, `${wasiKiB.toFixed(0)} KiB`, '—', ratio(oursKiB, wasiKiB), '—', 'RSS delta over 64 parked cells / serialised snapshots'])
+  console.error(`  memory: ours ${oursKiB.toFixed(0)} KiB, quickjs-wasi ${wasiKiB.toFixed(0)} KiB`)
+}
+
+// --- throughput and event-loop delay --------------------------------------------------------
+console.error('throughput…')
+async function throughput(execOne, concurrency, total) {
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  let next = 0
+  const started = process.hrtime.bigint()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < total) await execOne()
+    }),
+  )
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  loop.disable()
+  return { perSecond: total / seconds, loopP99Ms: loop.percentile(99) / 1e6 }
+}
+results.throughput = {}
+for (const concurrency of [1, 2, 16]) {
+  const oursT = await throughput(() => ours(run, cells.trivial), concurrency, N(5000))
+  const wasiT = await throughput(() => runCell(cells.trivial, wasiEnv), concurrency, N(1000))
+  results.throughput[concurrency] = { ours: oursT, wasi: wasiT }
+  rows.push([`throughput, concurrency ${concurrency}`, `${oursT.perSecond.toFixed(0)}/s`, `${wasiT.perSecond.toFixed(0)}/s`, '—', `${(oursT.perSecond / wasiT.perSecond).toFixed(1)}×`, '—', `event-loop p99 ${oursT.loopP99Ms.toFixed(2)} ms vs ${wasiT.loopP99Ms.toFixed(2)} ms`])
+  console.error(`  concurrency ${concurrency}: ${oursT.perSecond.toFixed(0)}/s vs ${wasiT.perSecond.toFixed(0)}/s`)
+}
+
+// Event loop while two CPU-bound cells spin.
+{
+  const spinRun = makeRun({ timeoutMs: 1000 })
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  await Promise.all([spinRun.exec({ code: 'while (true) {}' }), spinRun.exec({ code: 'while (true) {}' })])
+  loop.disable()
+  results.eventLoopWhileSpinning = { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 }
+  rows.push(['event loop, two cells spinning 1 s', `p99 ${(loop.percentile(99) / 1e6).toFixed(2)} ms`, '—', '—', '—', '—', `max ${(loop.max / 1e6).toFixed(2)} ms`])
+}
+
+// --- other issues' figures -------------------------------------------------------------------
+console.error('search, transform, prompt size, load…')
+{
+  const big = Array.from({ length: 10_000 }, (_, i) => ({
+    name: `${['read', 'write', 'list', 'send', 'sync'][i % 5]}_${['file', 'issue', 'ticket', 'event', 'note', 'user', 'page'][i % 7]}_${i}`,
+    description: `Tool number ${i}: ${['reads', 'writes', 'lists', 'sends', 'syncs'][i % 5]} ${['files', 'issues', 'tickets', 'events', 'notes'][i % 5]} for team ${i % 97}`,
+  }))
+  const searchRun = CodeModeRun.create({ config: { enabled: true, timeoutMs: 60_000 }, runId: 'search', tools: big, executor })
+  const result = await searchRun.exec({
+    code: `await tools.search("warm up");
+const queries = ["read a file", "send an event to the team", "list open tickets", "sync notes", "write_issue_42", "user page"];
+const samples = [];
+for (let i = 0; i < 300; i++) { const t = performance.now(); await tools.search(queries[i % queries.length], { limit: 10 }); samples.push(performance.now() - t) }
+samples.sort((a, b) => a - b); samples[samples.length >> 1] * 1000`,
+  })
+  results.search10kMedianUs = result.value
+  rows.push(['tools.search over 10,000 tools', formatUs(result.value), '—', '—', '—', '—', 'median inside the VM (includes the bridge call)'])
+}
+{
+  const ts100 = Array.from({ length: 25 }, (_, i) => `interface Row${i} { id: number; name: string; tags?: string[] }
+const rows${i}: Row${i}[] = [{ id: ${i}, name: "r${i}" }];
+const total${i} = rows${i}.reduce((sum: number, r) => sum + r.id, 0) as number;
+enum E${i} { A = ${i}, B }`).join('\n')
+  const js10 = Array.from({ length: 10 }, (_, i) => `const v${i} = await tools.read_file({ n: ${i} });`).join('\n')
+  const ours100 = native.benchPrepare(ts100, true, N(500))
+  const tsc100 = await timeUs(() => ts.transpileModule(ts100, tsOptions), { iterations: N(200), warmup: 20 })
+  const js10Us = native.benchPrepare(js10, false, N(2000))
+  results.typescriptTransform = { lines: ts100.split('\n').length, oursUs: ours100, transpileModuleUs: tsc100, javascriptParse10LinesUs: js10Us }
+  rows.push([`TS transform, ${ts100.split('\n').length} lines`, formatUs(ours100), `${formatUs(tsc100)} (tsc)`, '—', ratio(ours100, tsc100), '—', `JS cell parse, 10 lines: ${formatUs(js10Us)}`])
+}
+{
+  results.promptSize = {}
+  for (const size of [10, 100, 1000]) {
+    const tools = Array.from({ length: size }, (_, i) => catalog[i % catalog.length]).map((t, i) => ({ ...t, name: `${t.name}_${i}` }))
+    const direct = JSON.stringify(tools.map(({ name, description, parameters }) => ({ name, description, parameters }))).length
+    const sized = CodeModeRun.create({ config: true, runId: 'size', tools, executor })
+    const surface = JSON.stringify(sized.modelTools.map(({ name, description, parameters }) => ({ name, description, parameters }))).length
+    results.promptSize[size] = { direct, codeMode: surface }
+    rows.push([`prompt size, ${size} tools`, `${surface} B`, `${direct} B direct`, '—', '—', '—', `code mode is ${((100 * surface) / direct).toFixed(1)}% of direct`])
+  }
+}
+{
+  // 10,000 sequential execs: RSS growth after warm-up.
+  const leakRun = makeRun()
+  for (let i = 0; i < 500; i++) await ours(leakRun, cells.oneCall)
+  globalThis.gc?.()
+  await sleep(100)
+  const before = process.memoryUsage().rss
+  for (let i = 0; i < N(10_000); i++) await ours(leakRun, cells.oneCall)
+  globalThis.gc?.()
+  await sleep(100)
+  const growthMB = (process.memoryUsage().rss - before) / 1e6
+  results.sequential10kRssGrowthMB = growthMB
+  rows.push([`${N(10_000)} sequential execs`, `+${growthMB.toFixed(1)} MB RSS`, '—', '—', '—', '—', 'after 500 warm-up execs'])
+}
+{
+  // 1,000 concurrent cells each awaiting a slow tool: thread count stays bounded.
+  const { readFileSync } = await import('node:fs')
+  const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN)
+  const baseline = threads()
+  const slow = makeRun({}, async (call) => {
+    await sleep(200)
+    return call.input.n
+  })
+  let peak = baseline
+  const probe = setInterval(() => (peak = Math.max(peak, threads())), 10)
+  const all = await Promise.all(Array.from({ length: 1000 }, (_, n) => slow.exec({ code: `await tools.read_file({ n: ${n} })` })))
+  clearInterval(probe)
+  const correct = all.every((r, n) => r.status === 'completed' && r.value === n)
+  results.concurrent1000 = { correct, baselineThreads: baseline, peakThreads: peak, workerThreads: cpus().length }
+  rows.push(['1,000 concurrent cells, slow tool', correct ? 'all correct' : 'WRONG', '—', '—', '—', '—', `OS threads ${baseline} → peak ${peak}`])
+}
+
+configureCodeModeRuntime({})
+const header = ['workload', 'this package', 'quickjs-wasi', 'worker per leg', 'vs quickjs-wasi', 'vs worker', 'note']
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
+const line = (cols) => `| ${cols.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`
+console.log(line(header))
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+for (const row of rows) console.log(line(row))
+writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`)
+console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}. Results: bench/results/latest.json`)
+process.exit(0)

@@ -6,6 +6,8 @@ mod clock;
 mod config;
 mod error;
 mod executor;
+#[doc(hidden)]
+pub mod fuzzing;
 mod input;
 mod mcp;
 mod namespaces;

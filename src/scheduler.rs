@@ -620,7 +620,8 @@ impl Cell {
     host_work: bool,
   ) -> Result<SliceEnd, Failure> {
     if !slot.as_ref().is_some_and(|vm| vm.started) {
-      let (code, language) = source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
+      let (code, language) =
+        source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
       let run = self.run();
       let program = match language {
         Language::JavaScript => prepare_javascript(&code)?,
@@ -633,7 +634,12 @@ impl Cell {
         *slot = Some(Box::new(Vm::new(run, self.id, self.signals.clone())?));
       }
       let vm = slot.as_mut().expect("the VM exists from here on");
-      let tool_call_id = self.state.lock().leg.as_ref().and_then(|leg| leg.tool_call_id.clone());
+      let tool_call_id = self
+        .state
+        .lock()
+        .leg
+        .as_ref()
+        .and_then(|leg| leg.tool_call_id.clone());
       vm.host.lock().parent_tool_call_id = tool_call_id;
       vm.start(program)?;
     }

@@ -339,3 +339,48 @@ fn typescript_cells_run() {
     "{r}"
   );
 }
+
+/// `cargo test --release -- --ignored --nocapture profile_costs`: where a trivial exec's time goes.
+#[test]
+#[ignore]
+fn profile_costs() {
+  use std::time::Instant;
+  let median = |mut v: Vec<f64>| {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+  };
+  let warm: Vec<f64> = (0..300)
+    .map(|_| {
+      let t = Instant::now();
+      let vm = crate::sandbox::Vm::warm().unwrap();
+      let built = t.elapsed().as_secs_f64() * 1e6;
+      drop(vm);
+      built
+    })
+    .collect();
+  let drops: Vec<f64> = (0..300)
+    .map(|_| {
+      let vm = crate::sandbox::Vm::warm().unwrap();
+      let t = Instant::now();
+      drop(vm);
+      t.elapsed().as_secs_f64() * 1e6
+    })
+    .collect();
+  let mut h = Harness::new(enabled());
+  for _ in 0..200 {
+    h.exec("1 + 1");
+  }
+  let execs: Vec<f64> = (0..2000)
+    .map(|_| {
+      let t = Instant::now();
+      h.exec("1 + 1");
+      t.elapsed().as_secs_f64() * 1e6
+    })
+    .collect();
+  println!(
+    "warm VM {:.1} µs, drop {:.1} µs, trivial exec through a channel port {:.1} µs",
+    median(warm),
+    median(drops),
+    median(execs)
+  );
+}

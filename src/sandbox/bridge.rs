@@ -112,11 +112,17 @@ impl VmHost {
 
   /// The bound run. Bridge functions only run after `Vm::bind`, so it is always there.
   pub fn run(&self) -> Arc<Run> {
-    self.run.clone().expect("a VM runs guest code only once bound to a run")
+    self
+      .run
+      .clone()
+      .expect("a VM runs guest code only once bound to a run")
   }
 
   fn output_cap(&self) -> usize {
-    self.run.as_ref().map_or(0, |run| run.config.max_output_bytes as usize)
+    self
+      .run
+      .as_ref()
+      .map_or(0, |run| run.config.max_output_bytes as usize)
   }
 
   /// Appends an output item, counting bytes as produced; crossing the cap is terminal.

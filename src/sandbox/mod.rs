@@ -4,6 +4,7 @@
 //! is parked, costing no thread, while it waits for host work.
 
 pub mod bridge;
+mod bytecode;
 pub mod limits;
 pub mod source;
 
@@ -109,7 +110,9 @@ impl Vm {
 
   /// Gives a warm VM its cell: run, id and memory cap. No JavaScript runs here.
   pub fn bind(&self, run: Arc<Run>, cell_id: u64) {
-    self.signals.set_limit(run.config.memory_limit_bytes as usize);
+    self
+      .signals
+      .set_limit(run.config.memory_limit_bytes as usize);
     let mut host = self.host.lock();
     host.run = Some(run);
     host.cell_id = cell_id;
@@ -126,10 +129,7 @@ impl Vm {
     ctx
       .with(|ctx| -> rquickjs::Result<()> {
         let _ = ctx.store_userdata(Rejections::default());
-        let mut options = EvalOptions::default();
-        options.filename = Some("prelude.js".into());
-        options.strict = true;
-        let prelude: Function = ctx.eval_with_options(PRELUDE, options)?;
+        let prelude: Function = bytecode::prelude(&ctx, PRELUDE)?.get()?;
         let hooks: Object = prelude.call((bridge::host_object(&ctx, &host)?,))?;
         let _ = ctx.store_userdata(Hooks {
           bind: hooks.get("bind")?,
@@ -176,7 +176,12 @@ impl Vm {
     let signals = self.signals.clone();
     let compiled = self.ctx.with(|ctx| {
       // The run's namespaces become globals now that the VM knows its run.
-      if Self::hooks(&ctx).bind.call::<_, ()>(()).catch(&ctx).is_err() {
+      if Self::hooks(&ctx)
+        .bind
+        .call::<_, ()>(())
+        .catch(&ctx)
+        .is_err()
+      {
         return Err("the guest prelude could not bind its run".to_string());
       }
       let mut options = EvalOptions::default();

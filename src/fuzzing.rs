@@ -1,0 +1,93 @@
+//! Entry points for the cargo-fuzz targets in `fuzz/` (not part of the Node API). Each one runs
+//! a parser or renderer on arbitrary input and checks the invariants the runtime relies on.
+
+use crate::catalog::Catalog;
+use crate::error::Failure;
+use crate::mcp::{dts, prepare_input};
+use crate::sandbox::source::{Language, parse_wrapped, prepare_javascript};
+use crate::typescript::prepare_typescript;
+use serde_json::Value;
+use swc_core::common::BytePos;
+use swc_core::ecma::parser::{Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
+
+/// The module-access check and completion rewrite: never panics; a program without the words
+/// `import`/`require` is never refused as module access; an accepted program still parses.
+pub fn source_check(code: &str) {
+  match prepare_javascript(code) {
+    Ok(program) => {
+      let reparsed = parse_wrapped(code, &program.code, Language::JavaScript, Failure::invalid);
+      assert!(
+        reparsed.is_ok(),
+        "the completion rewrite broke the program: {:?}",
+        program.code
+      );
+    }
+    Err(failure) => {
+      if failure.message.starts_with("module access") {
+        assert!(
+          code.contains("import") || code.contains("require"),
+          "false positive: {code:?}"
+        );
+      }
+    }
+  }
+}
+
+/// The TypeScript entry: never panics, whatever the input.
+pub fn typescript(code: &str) {
+  let _ = prepare_typescript(code);
+}
+
+/// The JSON bridge: a gateway tool list and an MCP call's input against a schema.
+pub fn json_bridge(data: &str) {
+  let (tools, input) = data.split_once('\u{0}').unwrap_or((data, "{}"));
+  let Ok(tools) = serde_json::from_str::<Value>(tools) else {
+    return;
+  };
+  let catalog = Catalog::build(&tools);
+  let _ = catalog.all_tools_json();
+  let _ = catalog.search(input, 5);
+  for entry in catalog.entries() {
+    if let Ok(prepared) = prepare_input(entry, input) {
+      let value: Value = serde_json::from_str(&prepared).expect("prepared MCP input is JSON");
+      assert!(value.is_object(), "prepared MCP input is an object");
+    }
+  }
+}
+
+/// The `.d.ts` renderer: whatever the schema, the rendered type parses as TypeScript.
+pub fn dts_render(schema: &str) {
+  let Ok(schema) = serde_json::from_str::<Value>(schema) else {
+    return;
+  };
+  let rendered = dts::input_type(&schema, "");
+  let source = format!("declare function f(input: {rendered}): void;\n");
+  let input = StringInput::new(&source, BytePos(1), BytePos(1 + source.len() as u32));
+  let mut parser = Parser::new_from(Lexer::new(
+    Syntax::Typescript(TsSyntax::default()),
+    Default::default(),
+    input,
+    None,
+  ));
+  let parsed = parser.parse_module();
+  assert!(
+    parsed.is_ok() && parser.take_errors().is_empty(),
+    "invalid declaration:\n{source}"
+  );
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn seeds_hold() {
+    source_check("const important = 1; important");
+    source_check("}); (function () {");
+    typescript("enum E { A }\nE.A");
+    json_bridge(
+      "[{\"name\":\"a\",\"source\":\"mcp\",\"parameters\":{\"required\":[\"x\"]}}]\u{0}{\"x\":1}",
+    );
+    dts_render("{\"type\":\"object\",\"properties\":{\"a-b\":{\"enum\":[1,\"x\",null]}}}");
+  }
+}

@@ -1,0 +1,102 @@
+//! The guest prelude compiled once to QuickJS bytecode. Parsing ~300 lines of JavaScript cost
+//! most of a VM's start-up; reading bytecode is a copy and a relink. All of this module's
+//! unsafe code is here, each block with the contract it relies on.
+
+use rquickjs::{Context, Ctx, Error, Result, Runtime, Value, qjs};
+use std::ffi::CString;
+use std::sync::OnceLock;
+
+/// Compiles `source` (a strict global script) to bytecode in a scratch runtime.
+fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
+  let rt = Runtime::new()?;
+  let ctx = Context::full(&rt)?;
+  ctx.with(|ctx| {
+    let code = CString::new(source).map_err(|_| Error::Unknown)?;
+    let name = CString::new(filename).map_err(|_| Error::Unknown)?;
+    let flags =
+      (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
+    let raw = ctx.as_raw().as_ptr();
+    // SAFETY: `raw` is this context's live JSContext; both C strings outlive the call. The
+    // returned value is owned and handed to `Value`, which frees it on drop.
+    let function = unsafe {
+      Value::from_raw(
+        ctx.clone(),
+        qjs::JS_Eval(raw, code.as_ptr(), source.len() as _, name.as_ptr(), flags),
+      )
+    };
+    if function.is_exception() {
+      return Err(Error::Exception);
+    }
+    let mut size = 0;
+    // SAFETY: `function` is a live compiled-function value of this context; QuickJS allocates
+    // the buffer with the context's allocator, and it is freed below with `js_free`.
+    let buffer = unsafe {
+      qjs::JS_WriteObject(
+        raw,
+        &mut size,
+        function.as_raw(),
+        qjs::JS_WRITE_OBJ_BYTECODE as i32,
+      )
+    };
+    if buffer.is_null() {
+      return Err(Error::Allocation);
+    }
+    // SAFETY: QuickJS wrote `size` bytes at `buffer`, which stays valid until freed here.
+    let bytes = unsafe { std::slice::from_raw_parts(buffer, size as usize) }.to_vec();
+    // SAFETY: `buffer` came from this context's allocator and is not used again.
+    unsafe { qjs::js_free(raw, buffer.cast()) };
+    Ok(bytes)
+  })
+}
+
+/// Evaluates bytecode made by [`compile`] in `ctx` and returns the script's value.
+fn run<'js>(ctx: &Ctx<'js>, bytes: &[u8]) -> Result<Value<'js>> {
+  let raw = ctx.as_raw().as_ptr();
+  // SAFETY: `bytes` is bytecode this same QuickJS build wrote (see `compile`); reading it
+  // creates an owned function object in this context.
+  let function = unsafe {
+    qjs::JS_ReadObject(
+      raw,
+      bytes.as_ptr(),
+      bytes.len() as _,
+      qjs::JS_READ_OBJ_BYTECODE as i32,
+    )
+  };
+  // SAFETY: an exception value is a plain tag, never freed; anything else is owned by us.
+  if unsafe { qjs::JS_IsException(function) } {
+    return Err(Error::Exception);
+  }
+  // SAFETY: JS_EvalFunction takes ownership of `function` and returns an owned value, which
+  // `Value` frees on drop.
+  let value = unsafe { Value::from_raw(ctx.clone(), qjs::JS_EvalFunction(raw, function)) };
+  if value.is_exception() {
+    return Err(Error::Exception);
+  }
+  Ok(value)
+}
+
+/// The prelude's value (its function) in `ctx`, from bytecode compiled on first use.
+pub fn prelude<'js>(ctx: &Ctx<'js>, source: &str) -> Result<Value<'js>> {
+  static BYTECODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+  match BYTECODE.get_or_init(|| compile(source, "prelude.js").ok()) {
+    Some(bytes) => run(ctx, bytes),
+    None => Err(Error::Unknown),
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn bytecode_round_trips() {
+    let bytes = compile("(function (x) { 'use strict'; return x * 2 })", "t.js").unwrap();
+    let rt = Runtime::new().unwrap();
+    let ctx = Context::full(&rt).unwrap();
+    ctx.with(|ctx| {
+      let f: rquickjs::Function = run(&ctx, &bytes).unwrap().get().unwrap();
+      assert_eq!(f.call::<_, i32>((21,)).unwrap(), 42);
+    });
+    assert!(compile("(function (", "bad.js").is_err());
+  }
+}

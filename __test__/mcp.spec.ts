@@ -161,7 +161,7 @@ describe('API virtual files', () => {
     expect(value.same && value.bytes).toBe(true)
     expect(value.github).toContain('declare namespace MCP.github {')
     expect(value.github).toContain('function listIssues(input?: {\n    state?: "open" | "closed";\n  }): Promise<McpToolResult>;')
-    expect(value.index).toContain('type McpToolResult')
+    expect(value.index).toContain('interface McpToolResult')
     expect(calls).toHaveLength(0)
   })
 

@@ -11,20 +11,38 @@ use serde_json::{Map, Value};
 
 const MAX_DEPTH: usize = 8;
 
-pub const RESULT_TYPES: &str = "type McpToolResult = {
+/// Shared result types. Interfaces with identical members (and no index signature) so they
+/// merge with the same declarations in this package's `guest.d.ts`.
+pub const RESULT_TYPES: &str = "interface McpToolResult {
+  /** Tool results. */
   content?: unknown[];
   structuredContent?: unknown;
   isError?: boolean;
-  [key: string]: unknown;
-};
+  /** resources.read */
+  contents?: unknown[];
+  /** resources.list */
+  resources?: unknown[];
+  /** prompts.list */
+  prompts?: unknown[];
+  /** prompts.get */
+  messages?: unknown[];
+  description?: string;
+  nextCursor?: string;
+  _meta?: unknown;
+}
 
-type McpApiHeader = {
-  server?: string;
-  tool?: string;
-  path?: string;
+interface McpApiHeader {
   declaration: string;
-  [key: string]: unknown;
-};
+  server?: string;
+  name?: string;
+  tool?: string;
+  id?: string;
+  path?: string;
+  description?: string;
+  tools?: unknown[];
+  servers?: unknown[];
+  schema?: unknown;
+}
 ";
 
 /// A JSDoc block at `indent`, or nothing when there is nothing to say.

@@ -1,0 +1,74 @@
+// `code-mode run`: the command-line runner, end to end.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const require = createRequire(import.meta.url)
+const bin = resolve(__dirname, '../bin/code-mode.js')
+const examples = resolve(__dirname, '../examples/cli')
+const memoryServer = require.resolve('@modelcontextprotocol/server-memory/dist/index.js')
+
+function cli(...args: string[]) {
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 })
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
+function cell(code: string, name = 'cell.js') {
+  const dir = mkdtempSync(join(tmpdir(), 'code-mode-cli-'))
+  writeFileSync(join(dir, name), code)
+  return join(dir, name)
+}
+
+describe('code-mode CLI', () => {
+  it('documents every flag in --help', () => {
+    const { status, stdout } = cli('--help')
+    expect(status).toBe(0)
+    for (const flag of ['--tools', '--mcp', '--config', '--language', '--json', '--max-legs', '--help']) expect(stdout).toContain(flag)
+  })
+
+  it('runs a TypeScript cell against tools.json, following waits', () => {
+    const { status, stdout } = cli('run', join(examples, 'cell.ts'), '--tools', join(examples, 'tools.json'), '--config', '{"timeoutMs": 150}')
+    expect(status).toBe(0)
+    expect(stdout).toMatch(/^completed in [2-9] legs/)
+    expect(stdout).toContain('text  2 open issues')
+    expect(stdout).toContain('"deploy": "healthy"')
+    expect(stdout).toContain('3. openclaw:deploy:deploy_status  ok')
+    expect(stdout).toContain('catalog 3 (openclaw 3, mcp 0, client 0)')
+  })
+
+  it('prints machine output with --json', () => {
+    const { status, stdout } = cli('run', join(examples, 'cell.ts'), '--tools', join(examples, 'tools.json'), '--json')
+    expect(status).toBe(0)
+    const report = JSON.parse(stdout)
+    expect(report).toMatchObject({ status: 'completed', value: { lines: 3, first: 'Resume after approval', deploy: 'healthy' }, legs: 1 })
+    expect(report.calls.map((c: { toolId: string }) => c.toolId)).toEqual(['openclaw:core:read_file', 'openclaw:github:list_issues', 'openclaw:deploy:deploy_status'])
+  })
+
+  it('exits 1 with the code and message when the cell fails', () => {
+    const failing = cell('const t = await tools.read_file({ path: "x" });\nt.missing.field')
+    const { status, stdout } = cli('run', failing, '--tools', join(examples, 'tools.json'))
+    expect(status).toBe(1)
+    expect(stdout).toContain("error [internal_error] TypeError: cannot read property 'field' of undefined (line 2, column 1)")
+    const erroring = cell('import fs from "fs"')
+    expect(cli('run', erroring, '--tools', join(examples, 'tools.json'), '--json').stdout).toContain('"code": "invalid_input"')
+  })
+
+  it('starts MCP servers with --mcp', () => {
+    const code = cell('await MCP.memory.createEntities({ entities: [{ name: "cli", entityType: "test", observations: [] }] });\n(await API.list("mcp")).map((f) => f.path)')
+    const { status, stdout } = cli('run', code, '--mcp', `memory=${process.execPath} ${memoryServer}`, '--json')
+    expect(status).toBe(0)
+    expect(JSON.parse(stdout).value).toEqual(['mcp/index.d.ts', 'mcp/memory.d.ts'])
+  })
+
+  it('reports usage errors with status 2', () => {
+    expect(cli().status).toBe(2)
+    expect(cli('run').status).toBe(2)
+    expect(cli('run', 'x.js', '--bogus').stderr).toContain('unknown option --bogus')
+    const { status, stderr } = cli('run', cell('1'))
+    expect(status).toBe(2)
+    expect(stderr).toContain('no tools: give --tools and/or --mcp')
+  })
+})

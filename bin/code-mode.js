@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+'use strict'
+// `npx code-mode run <cell>`: see `code-mode --help`.
+require('../lib/cli.js')
+  .main(process.argv.slice(2))
+  .then((status) => {
+    process.exitCode = status
+  })

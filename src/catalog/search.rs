@@ -54,7 +54,7 @@ const STOPWORDS: &str = "a an the to of for and or in on at with my me i is it t
 const SYNONYMS: &[&str] = &[
   // Actions.
   "create new add make",
-  "append add attach extend",
+  "append add attach extend insert",
   "delete remove erase destroy trash purge wipe discard",
   "find search lookup locate seek hunt",
   "get fetch retrieve obtain load grab",
@@ -133,8 +133,9 @@ const SYNONYMS: &[&str] = &[
   "light lamp bulb lighting",
   "turn switch toggle",
   "thermostat climate heating cooling hvac",
-  "temperature degree hot cold warm heat",
+  "temperature degree hot cold warm heat warmer cooler hotter colder",
   "weather forecast",
+  "spreadsheet sheet workbook",
   // Work and commerce.
   "todo task checklist chore",
   "bug issue ticket defect",
@@ -153,6 +154,20 @@ const SYNONYMS: &[&str] = &[
 /// send; "send" is not an email).
 const RELATED: &[(&str, &str)] = &[
   ("email", "send"),
+  ("insert", "edit"),
+  ("show", "list"),
+  ("start", "run execute"),
+  ("access", "share permission"),
+  ("spreadsheet", "file document"),
+  ("reschedule", "update move change"),
+  ("postpone", "update move change"),
+  ("delay", "update move change"),
+  ("windy", "weather forecast wind"),
+  ("cloudy", "weather forecast"),
+  ("rainy", "weather forecast rain"),
+  ("afternoon", "forecast hourly"),
+  ("evening", "forecast hourly"),
+  ("morning", "forecast hourly"),
   ("generate", "create make produce"),
   ("grab", "download"),
   ("audio", "speech voice sound"),
@@ -221,6 +236,7 @@ const RELATED: &[(&str, &str)] = &[
 /// Two-word phrases that mean one thing: "look up" is not "look" plus "up".
 const PHRASES: &[(&str, &str)] = &[
   ("look up", "search find lookup"),
+  ("look for", "search find"),
   ("hang up", "end stop hangup"),
   ("set up", "setup configure install create"),
   ("sign in", "login signin auth"),
@@ -686,6 +702,16 @@ impl SearchIndex {
     }
   }
 
+  /// Terms `word` reaches: itself and, when `prefix` and long enough, the words it begins.
+  fn reached<'q>(&'q self, word: &'q str, prefix: bool) -> impl Iterator<Item = usize> + 'q {
+    let prefix = prefix && word.len() >= MIN_PREFIX;
+    let start = self.words.lower_bound(word);
+    (start..self.words.terms.len()).take_while(move |&t| {
+      let term = &*self.words.terms[t];
+      term == word || (prefix && term.starts_with(word))
+    })
+  }
+
   /// Document indices ranked for `query`, best first, ties by `tie` (the entry id), at most `limit`.
   pub fn search<'a>(
     &self,
@@ -707,15 +733,30 @@ impl SearchIndex {
     let mut in_concept: Vec<u32> = Vec::new();
     let mut in_alternative: Vec<u32> = Vec::new();
     for (c, concept) in concepts.iter().enumerate() {
-      for (k, (word, factor)) in concept.alternatives().enumerate() {
-        let prefix = k == 0 && !concept.minor && word.len() >= MIN_PREFIX;
-        for t in self.words.lower_bound(word)..self.words.terms.len() {
-          let term = &*self.words.terms[t];
-          let exact = term == word;
-          if !exact && !(prefix && term.starts_with(word)) {
-            break;
+      // A hit says no more than its concept does: "get" reaches every tool that says get, fetch,
+      // load or retrieve, so a rare synonym (`web_fetch`) must not score like a rare word.
+      let mut reach = 0;
+      for (k, (word, _)) in concept.alternatives().enumerate() {
+        for t in self.reached(word, k == 0 && !concept.minor) {
+          for p in &self.words.postings[t] {
+            let a = &mut acc[p.doc as usize];
+            if !a.concept_seen {
+              a.concept_seen = true;
+              in_concept.push(p.doc);
+              reach += 1;
+            }
           }
-          let scale = factor * self.words.idf[t] * if exact { 1.0 } else { PREFIX };
+        }
+      }
+      for &d in &in_concept {
+        acc[d as usize].concept_seen = false;
+      }
+      in_concept.clear();
+      let ceiling = idf(self.docs, reach);
+      for (k, (word, factor)) in concept.alternatives().enumerate() {
+        for t in self.reached(word, k == 0 && !concept.minor) {
+          let exact = &*self.words.terms[t] == word;
+          let scale = factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX };
           for p in &self.words.postings[t] {
             if concept.minor && p.field == Field::Description {
               continue;
@@ -1070,6 +1111,30 @@ mod tests {
     assert_eq!(
       f.search("create a new file with some content", 5)[0],
       "openclaw:core:write"
+    );
+  }
+
+  #[test]
+  fn a_rare_synonym_of_a_common_word_is_not_a_rare_word() {
+    // `fetch` is in one name only, but "get" reaches four tools: the hit is worth what "get" is.
+    let f = Fixture::new(&[
+      (
+        "openclaw:core:web_fetch",
+        "",
+        "Fetch a web page and return its text",
+      ),
+      ("openclaw:home:get_state", "", "Get the state of a device"),
+      ("openclaw:crm:get_user", "", "Get a user"),
+      ("openclaw:cal:get_event", "", "Get an event"),
+      (
+        "client:ide:read_file",
+        "",
+        "Read a file open in the editor, with unsaved changes",
+      ),
+    ]);
+    assert_eq!(
+      f.search("get the unsaved text from the editor", 5)[0],
+      "client:ide:read_file"
     );
   }
 

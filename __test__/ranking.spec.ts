@@ -105,7 +105,7 @@ describe('tools.search ranking test set', () => {
   it('reports the held-out sets', async () => {
     // Printed, not asserted: they measure how well the ranker generalises past the set it was
     // tuned on (see the fixtures' "about").
-    for (const file of ['ranking-holdout.json', 'ranking-holdout-2.json']) {
+    for (const file of ['ranking-holdout.json', 'ranking-holdout-2.json', 'ranking-holdout-3.json']) {
       const { queries } = JSON.parse(readFileSync(join(__dirname, 'fixtures', file), 'utf8')) as { queries: RankingQuery[] }
       const { recallAt5 } = await evaluate(file, queries)
       expect(recallAt5).toBeGreaterThan(0)

@@ -1,95 +1,470 @@
 //! `tools.search` ranking: a small inverted index over name, label and description.
 //!
-//! Words are split on snake, kebab and camel case, lowercased and lightly stemmed. A query word
-//! scores by the field it hits (name over label over description), weighted by how rare it is
-//! in the catalog; exact-name and name-prefix matches get a boost; ties break by id.
+//! Words are split on snake, kebab and camel case, lowercased and stemmed. Each query word becomes
+//! a *concept*: the word itself plus a few synonyms (a model says "remind me", the tool says
+//! "cron"). A concept scores by the best field it hits in a tool (name over label over
+//! description), weighted by how rare the matched word is in the catalog; the sum is scaled by
+//! the share of concepts the tool covers, so a tool matching every idea in the query beats one
+//! matching a single common word in its name. An exact name match always ranks first, a name
+//! prefix gets a boost, and ties break by id.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 
-/// Field weights for an exact word hit; a prefix hit scores half.
-const NAME: f32 = 6.0;
-const LABEL: f32 = 4.0;
+/// Field weights for an exact word hit.
+const NAME: f32 = 4.0;
+const LABEL: f32 = 3.0;
 const DESCRIPTION: f32 = 1.5;
+/// A query word that is a prefix of a tool word (`remind` → `reminders`).
+const PREFIX: f32 = 0.5;
+/// A synonym hit, relative to the word itself.
+const SYNONYM: f32 = 0.6;
+/// Further alternatives of one concept that a tool also matches, relative to the best one.
+const EXTRA: f32 = 0.25;
+/// The first query word, usually the action ("refund a payment", "list open pull requests").
+const LEAD: f32 = 1.25;
+/// Consecutive query words found consecutively in a tool's text, per pair.
+const PHRASE: f32 = 1.0;
+/// Share of the tool's name words the query hits: `voice_call` over `voice_call_transcript`
+/// for "call a phone number". The score is scaled by up to 1 + NAME_COVER.
+const NAME_COVER: f32 = 0.5;
+/// A stopword that is a word of the tool's name or label (`turn on` vs `turn off`).
+const MINOR: f32 = 0.3;
+/// BM25 length normalisation of descriptions: a word in a one-line description says more than
+/// the same word in a long list of actions.
+const K1: f32 = 1.2;
+const B: f32 = 0.5;
+/// Query-wide name boosts (`web_search` for the query "web search" or "webSearch").
+const NAME_PREFIX_BOOST: f32 = 6.0;
+/// Prefix matches need this many characters, or `not` (from "notes") would match `notion`.
+const MIN_PREFIX: usize = 4;
 
 /// Query words that carry no meaning for tool selection.
-const STOPWORDS: &[&str] = &[
-  "a", "an", "the", "to", "of", "for", "and", "or", "in", "on", "at", "with", "my", "me", "i",
-  "is", "it", "this", "that", "from", "by", "please", "some", "all", "into", "via", "using", "can",
-  "you", "be", "as", "about", "its", "our", "your", "we",
+const STOPWORDS: &str = "a an the to of for and or in on at with my me i is it this that from by \
+  please some all into via using can you be as about its our your we what which who how when do \
+  does did have has had are was were will would should could there here any just also then than \
+  so if now right later want need let these those them they their us s t d m ll re ve im like \
+  something thing someone somebody";
+
+/// Words a model may use for the same thing: each word also searches for the rest of its group.
+/// Kept to everyday tool vocabulary (actions, objects, common apps), never to one catalog's
+/// tool names, so it helps any catalog.
+const SYNONYMS: &[&str] = &[
+  // Actions.
+  "create new add make",
+  "append add attach extend insert",
+  "delete remove erase destroy trash purge wipe discard",
+  "find search lookup locate seek hunt",
+  "get fetch retrieve obtain load grab",
+  "show view display see print",
+  "list enumerate browse",
+  "run execute exec launch invoke trigger",
+  "start begin initiate launch",
+  "stop kill terminate halt abort end quit",
+  "edit modify change alter replace tweak fix correct amend revise",
+  "update upgrade modify change set",
+  "write save store persist overwrite",
+  "download fetch save",
+  "upload transfer",
+  "send post publish deliver dispatch",
+  "share invite grant permission",
+  "pick select choose chooser picker",
+  "confirm confirmation approve approval ask question prompt",
+  "describe analyze analyse inspect examine explain identify recognize",
+  "extract parse scrape",
+  "restart reboot reload relaunch",
+  "cancel abort revoke",
+  "done complete finish close resolve finished",
+  "react reaction emoji emoticon",
+  "notify notification alert push popup",
+  "research investigate study",
+  "translate translation language",
+  "present display render",
+  // Files, code and the machine.
+  "file document",
+  "document doc docs",
+  "directory folder dir",
+  "content contents body",
+  "string text",
+  "regex regexp pattern expression",
+  "glob wildcard",
+  "patch diff",
+  "shell terminal bash command cli console",
+  "process job task",
+  "history transcript log conversation",
+  "config configuration setting settings preference option",
+  "paragraph block section",
+  "note comment annotation remark",
+  // Web and apps.
+  "url link uri href",
+  "website site webpage web internet online",
+  "ui canvas render interface",
+  "click tap press button",
+  "email mail gmail inbox",
+  "message chat dm msg",
+  "thread reply",
+  "json structured schema structure",
+  "clipboard pasteboard",
+  // Agents, memory and usage.
+  "memory remember memorize memorise recall memo",
+  "fact info information knowledge detail",
+  "agent subagent worker",
+  "delegate spawn assign subagent",
+  "usage cost token quota billing spend",
+  "active running live ongoing current",
+  "latest recent newest last",
+  // Time and scheduling.
+  "remind reminder alarm timer cron recurring periodic repeat",
+  "meeting event appointment calendar meet standup",
+  "schedule book plan arrange",
+  "free available availability slot busy",
+  // Devices, home and media.
+  "phone mobile device smartphone cellphone",
+  "call dial ring",
+  "location locate gps position where",
+  "picture photo image pic img",
+  "screenshot snapshot capture screencap screengrab",
+  "speech speak voice aloud tts say",
+  "music song track playlist album tune",
+  "play playback resume",
+  "pause suspend",
+  "light lamp bulb lighting",
+  "turn switch toggle",
+  "thermostat climate heating cooling hvac",
+  "temperature degree hot cold warm heat warmer cooler hotter colder",
+  "weather forecast",
+  "spreadsheet sheet workbook",
+  // Work and commerce.
+  "todo task checklist chore",
+  "bug issue ticket defect",
+  "ci build pipeline workflow",
+  "refund reimburse chargeback",
+  "payment charge transaction invoice pay",
+  "customer client buyer",
+  "colleague coworker teammate people person collaborator",
+  // Places and travel.
+  "place restaurant cafe shop venue business bar hotel",
+  "nearby near around local",
+  "direction route navigate navigation travel commute trip",
 ];
+
+/// One-way hints: the key suggests these words, not the other way round ("email someone" is a
+/// send; "send" is not an email).
+const RELATED: &[(&str, &str)] = &[
+  ("email", "send"),
+  ("insert", "edit"),
+  ("show", "list"),
+  ("start", "run execute"),
+  ("access", "share permission"),
+  ("spreadsheet", "file document"),
+  ("reschedule", "update move change"),
+  ("postpone", "update move change"),
+  ("delay", "update move change"),
+  ("windy", "weather forecast wind"),
+  ("cloudy", "weather forecast"),
+  ("rainy", "weather forecast rain"),
+  ("afternoon", "forecast hourly"),
+  ("evening", "forecast hourly"),
+  ("morning", "forecast hourly"),
+  ("generate", "create make produce"),
+  ("grab", "download"),
+  ("audio", "speech voice sound"),
+  ("text", "message send"),
+  ("open", "create launch show read view"),
+  ("forget", "delete remove clear"),
+  ("remember", "store save"),
+  ("move", "update change transfer rename"),
+  ("mark", "set update"),
+  ("schedule", "create add"),
+  ("book", "create reserve"),
+  ("cancel", "delete remove"),
+  ("phone", "call node"),
+  ("photo", "camera"),
+  ("copy", "clipboard write"),
+  ("paste", "clipboard read"),
+  ("pr", "pull request"),
+  ("google", "search web"),
+  ("typo", "edit fix"),
+  ("version", "update upgrade release"),
+  ("output", "log result stdout"),
+  ("job", "cron process"),
+  ("exist", "list"),
+  ("which", "list"),
+  ("conversation", "message chat thread"),
+  ("walk", "foot route direction travel"),
+  ("outside", "weather"),
+  ("rain", "weather forecast"),
+  ("snow", "weather forecast"),
+  ("sunny", "weather forecast"),
+  ("storm", "weather forecast"),
+  ("daily", "cron schedule recurring day"),
+  ("hourly", "cron schedule recurring hour"),
+  ("weekly", "cron schedule recurring week"),
+  ("nightly", "cron schedule recurring night"),
+  ("every", "cron recurring repeat"),
+  ("tomorrow", "date day"),
+  ("today", "date day"),
+  ("tonight", "date evening"),
+  ("yesterday", "date day"),
+  ("week", "date day"),
+  ("weekend", "date day"),
+  ("month", "date"),
+  ("monday", "date day"),
+  ("tuesday", "date day"),
+  ("wednesday", "date day"),
+  ("thursday", "date day"),
+  ("friday", "date day"),
+  ("saturday", "date day"),
+  ("sunday", "date day"),
+  ("english", "language translate"),
+  ("spanish", "language translate"),
+  ("french", "language translate"),
+  ("german", "language translate"),
+  ("italian", "language translate"),
+  ("portuguese", "language translate"),
+  ("japanese", "language translate"),
+  ("chinese", "language translate"),
+  ("korean", "language translate"),
+  ("russian", "language translate"),
+  ("arabic", "language translate"),
+  ("click", "ui automation act"),
+  ("button", "ui automation"),
+];
+
+/// Two-word phrases that mean one thing: "look up" is not "look" plus "up".
+const PHRASES: &[(&str, &str)] = &[
+  ("look up", "search find lookup"),
+  ("look for", "search find"),
+  ("hang up", "end stop hangup"),
+  ("set up", "setup configure install create"),
+  ("sign in", "login signin auth"),
+  ("log in", "login signin auth"),
+  ("sub agent", "subagent spawn agent"),
+  ("pull request", "pr pull request"),
+  ("to do", "todo task"),
+  ("pop up", "popup notification alert"),
+];
+
+/// Stemmed stopword, synonym and phrase tables, built once.
+struct Thesaurus {
+  /// [`STOPWORDS`], stemmed like query words (`some` → `som`).
+  stopwords: HashSet<String>,
+  expansions: HashMap<String, Vec<String>>,
+  /// `(first, second, synonyms)`: few enough to scan.
+  phrases: Vec<(String, String, Vec<String>)>,
+}
+
+fn thesaurus() -> &'static Thesaurus {
+  static THESAURUS: OnceLock<Thesaurus> = OnceLock::new();
+  THESAURUS.get_or_init(|| {
+    let mut expansions: HashMap<String, Vec<String>> = HashMap::new();
+    let mut relate = |from: &str, to: &str| {
+      let (from, to) = (stem(from), stem(to));
+      if from != to {
+        let list = expansions.entry(from).or_default();
+        if !list.contains(&to) {
+          list.push(to);
+        }
+      }
+    };
+    for group in SYNONYMS {
+      for from in group.split_whitespace() {
+        for to in group.split_whitespace() {
+          relate(from, to);
+        }
+      }
+    }
+    for (from, to) in RELATED {
+      for to in to.split_whitespace() {
+        relate(from, to);
+      }
+    }
+    let phrases = PHRASES
+      .iter()
+      .filter_map(|(phrase, to)| {
+        let (first, second) = phrase.split_once(' ')?;
+        Some((
+          stem(first),
+          stem(second),
+          to.split_whitespace().map(stem).collect(),
+        ))
+      })
+      .collect();
+    Thesaurus {
+      stopwords: STOPWORDS.split_whitespace().map(stem).collect(),
+      expansions,
+      phrases,
+    }
+  })
+}
+
+/// [`IRREGULAR`] as a map.
+fn irregular() -> &'static HashMap<&'static str, &'static str> {
+  static IRREGULAR_MAP: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
+  IRREGULAR_MAP.get_or_init(|| {
+    IRREGULAR
+      .split_whitespace()
+      .filter_map(|pair| pair.split_once(':'))
+      .collect()
+  })
+}
 
 /// Splits text into lowercased, stemmed words (camelCase, snake_case and kebab-case aware).
 pub fn words(text: &str) -> Vec<String> {
+  split(text, false)
+}
+
+/// [`words`], plus the joined form of every camel-cased run (`OpenClaw` → `open`, `claw`,
+/// `openclaw`), so a query that writes the brand as one word still finds it. Index side only:
+/// on the query side the extra word would be one more concept to cover.
+fn index_words(text: &str) -> Vec<String> {
+  split(text, true)
+}
+
+fn split(text: &str, joined: bool) -> Vec<String> {
   let mut out = Vec::new();
   let mut current = String::new();
+  let mut run = String::new();
+  let mut parts = 0;
   let mut prev: Option<char> = None;
-  let chars: Vec<char> = text.chars().collect();
-  for (i, &ch) in chars.iter().enumerate() {
+  let mut chars = text.chars().peekable();
+  while let Some(ch) = chars.next() {
     if !ch.is_alphanumeric() {
-      flush(&mut current, &mut out);
+      parts += flush(&mut current, &mut out);
+      end_run(&mut run, &mut parts, joined, &mut out);
       prev = None;
       continue;
     }
     if let Some(p) = prev {
-      let next_is_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+      let next_is_lower = chars.peek().is_some_and(|c| c.is_lowercase());
       let camel = p.is_lowercase() && ch.is_uppercase();
       let acronym_end = p.is_uppercase() && ch.is_uppercase() && next_is_lower;
       let digit_edge = p.is_ascii_digit() != ch.is_ascii_digit();
       if camel || acronym_end || digit_edge {
-        flush(&mut current, &mut out);
+        parts += flush(&mut current, &mut out);
       }
     }
-    current.extend(ch.to_lowercase());
+    push_lower(&mut current, ch);
+    if joined {
+      push_lower(&mut run, ch);
+    }
     prev = Some(ch);
   }
-  flush(&mut current, &mut out);
+  parts += flush(&mut current, &mut out);
+  end_run(&mut run, &mut parts, joined, &mut out);
   out
 }
 
-fn flush(current: &mut String, out: &mut Vec<String>) {
-  if !current.is_empty() {
-    out.push(stem(current));
-    current.clear();
+fn push_lower(to: &mut String, ch: char) {
+  if ch.is_ascii() {
+    to.push(ch.to_ascii_lowercase());
+  } else {
+    to.extend(ch.to_lowercase());
   }
 }
 
-/// A deliberately small suffix stemmer: plurals, `-ing`, `-ed`.
+fn flush(current: &mut String, out: &mut Vec<String>) -> usize {
+  if current.is_empty() {
+    return 0;
+  }
+  out.push(stem(current));
+  current.clear();
+  1
+}
+
+fn end_run(run: &mut String, parts: &mut usize, joined: bool, out: &mut Vec<String>) {
+  if joined && *parts > 1 {
+    out.push(stem(run));
+  }
+  run.clear();
+  *parts = 0;
+}
+
+/// Irregular past forms a model writes ("a message I sent") and their base word.
+const IRREGULAR: &str = "sent:send ran:run wrote:write written:write took:take taken:take \
+  made:make got:get gotten:get found:find built:build began:begin begun:begin chose:choose \
+  chosen:choose left:leave kept:keep spent:spend paid:pay said:say saw:see seen:see gave:give \
+  given:give told:tell bought:buy brought:bring sold:sell shown:show";
+
+/// Words the suffix rules would mangle into a different word (`news` is not `new`).
+const UNSTEMMED: &[&str] = &[
+  "news", "canvas", "alias", "always", "series", "species", "lens",
+];
+
+fn is_vowel(b: u8) -> bool {
+  matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y')
+}
+
+/// A small suffix stemmer in the spirit of Porter's step 1 and 5: plurals, `-ed`, `-ing`, a
+/// final `-y` and a final silent `-e`, so `schedule`, `schedules`, `scheduled` and `scheduling`
+/// all become `schedul`. It only has to be consistent, not pretty: index and query use it alike.
 fn stem(word: &str) -> String {
   let n = word.len();
-  if !word.is_ascii() || n <= 3 {
+  if !word.is_ascii() || UNSTEMMED.contains(&word) {
     return word.to_string();
   }
-  if let Some(base) = word.strip_suffix("ies").filter(|_| n > 4) {
-    return format!("{base}y");
+  let mut w = irregular().get(word).copied().unwrap_or(word);
+  if n <= 3 && w == word {
+    return word.to_string();
   }
-  if word.ends_with("sses")
-    || word.ends_with("xes")
-    || word.ends_with("ches")
-    || word.ends_with("shes")
-  {
-    return word[..n - 2].to_string();
+  let mut suffix_i = false;
+  // Plurals.
+  if w.ends_with("sses") || w.ends_with("xes") || w.ends_with("ches") || w.ends_with("shes") {
+    w = &w[..w.len() - 2];
+  } else if w.len() > 4 && w.ends_with("ies") {
+    w = &w[..w.len() - 3];
+    suffix_i = true;
+  } else if w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+    w = &w[..w.len() - 1];
   }
-  if word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is")
-  {
-    return word[..n - 1].to_string();
+  // `-ed` and `-ing`, when what is left still has a vowel (`string` and `need` stay whole).
+  if !suffix_i {
+    if w.len() > 4 && w.ends_with("ied") {
+      w = &w[..w.len() - 3];
+      suffix_i = true;
+    } else if !w.ends_with("eed") {
+      for suffix in ["ing", "ed"] {
+        if let Some(base) = w.strip_suffix(suffix)
+          && base.len() >= 3
+          && base.bytes().any(is_vowel)
+        {
+          w = undouble(base);
+          break;
+        }
+      }
+    }
   }
-  if let Some(base) = word.strip_suffix("ing").filter(|b| b.len() >= 3) {
-    return undouble(base);
+  let mut out = String::with_capacity(w.len() + 1);
+  out.push_str(w);
+  if suffix_i {
+    // `replies` → `repli` (like `reply`), but `tries` → `try` (too short for the `-y` rule).
+    out.push(if w.len() <= 2 { 'y' } else { 'i' });
+    return out;
   }
-  if let Some(base) = word.strip_suffix("ed").filter(|b| b.len() >= 3) {
-    return undouble(base);
+  let bytes = out.as_bytes();
+  let len = bytes.len();
+  if len > 3 {
+    // `reply`/`replies`/`replied` → `repli`; `key` keeps its `y`.
+    if bytes[len - 1] == b'y' && !is_vowel(bytes[len - 2]) {
+      out.pop();
+      out.push('i');
+    } else if bytes[len - 1] == b'e' && bytes[len - 2] != b'e' {
+      out.pop();
+    }
   }
-  word.to_string()
+  out
 }
 
-/// `running` → `run`, `stopped` → `stop`.
-fn undouble(base: &str) -> String {
+/// `running` → `run`, `stopped` → `stop`, but `added` → `add` and `calling` → `call`.
+fn undouble(base: &str) -> &str {
   let bytes = base.as_bytes();
   let n = bytes.len();
-  if n >= 2 && bytes[n - 1] == bytes[n - 2] && !matches!(bytes[n - 1], b'l' | b's' | b'z') {
-    base[..n - 1].to_string()
+  if n >= 4 && bytes[n - 1] == bytes[n - 2] && !matches!(bytes[n - 1], b'l' | b's' | b'z') {
+    &base[..n - 1]
   } else {
-    base.to_string()
+    base
   }
 }
 
@@ -100,17 +475,79 @@ pub struct Doc<'a> {
   pub description: &'a str,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Field {
+  Name,
+  Label,
+  Description,
+}
+
 #[derive(Clone, Copy)]
 struct Posting {
   doc: u32,
+  /// Weight of the best field the word is in (descriptions length-normalised).
   weight: f32,
+  field: Field,
 }
+
+/// A sorted word list with postings: exact lookups and prefix ranges by binary search, without
+/// a tree's pointer chasing.
+#[derive(Default)]
+struct Table {
+  terms: Vec<Box<str>>,
+  postings: Vec<Vec<Posting>>,
+  idf: Vec<f32>,
+}
+
+impl Table {
+  /// Index of the first term `>= word`.
+  fn lower_bound(&self, word: &str) -> usize {
+    self.terms.partition_point(|t| &**t < word)
+  }
+
+  fn get(&self, word: &str) -> Option<usize> {
+    let i = self.lower_bound(word);
+    (self.terms.get(i).map(|t| &**t) == Some(word)).then_some(i)
+  }
+}
+
+/// FNV-1a: the index builder hashes a few hundred thousand short words, where SipHash's
+/// flooding resistance buys nothing (the catalog is not adversarial) and costs most of the time.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+  fn finish(&self) -> u64 {
+    self.0
+  }
+
+  fn write(&mut self, bytes: &[u8]) {
+    let mut hash = if self.0 == 0 {
+      0xcbf2_9ce4_8422_2325
+    } else {
+      self.0
+    };
+    for &b in bytes {
+      hash = (hash ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    self.0 = hash;
+  }
+}
+
+type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// Inverted index over a fixed list of documents (the guest-visible catalog entries).
 pub struct SearchIndex {
-  postings: BTreeMap<String, Vec<Posting>>,
-  /// Normalised full names (`web_search` → `websearch`), for exact-name and prefix boosts.
-  names: Vec<String>,
+  words: Table,
+  /// Adjacent word pairs (stopwords skipped), as indices into `words.terms`, sorted, with
+  /// postings and idf: a query that repeats a tool's own phrasing ("search file contents") is a
+  /// better match than one that scatters the same words.
+  pairs: Vec<((u32, u32), Vec<Posting>, f32)>,
+  /// Distinct words in each document's name, for name coverage.
+  name_words: Vec<u8>,
+  /// Normalised full names (`web_search` → `websearch`) with their document, sorted, for
+  /// exact-name and name-prefix matches.
+  names: Vec<(Box<str>, u32)>,
   docs: usize,
 }
 
@@ -122,36 +559,232 @@ fn compact(text: &str) -> String {
     .collect()
 }
 
+/// BM25's inverse document frequency: rare words count more, a word in every tool near zero.
+fn idf(docs: usize, df: usize) -> f32 {
+  (1.0 + (docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln()
+}
+
+fn is_stopword(word: &str) -> bool {
+  thesaurus().stopwords.contains(word)
+}
+
+/// One idea of the query: its own word and the words that may stand for it.
+struct Concept {
+  word: String,
+  /// Scored at [`SYNONYM`].
+  synonyms: Vec<String>,
+  /// A stopword: only counts when it is a word of a tool's name or label, and never towards
+  /// coverage.
+  minor: bool,
+}
+
+impl Concept {
+  /// `(word, factor)`: the query word at 1.0, then its synonyms.
+  fn alternatives(&self) -> impl Iterator<Item = (&str, f32)> {
+    std::iter::once((self.word.as_str(), 1.0))
+      .chain(self.synonyms.iter().map(|w| (w.as_str(), SYNONYM)))
+  }
+}
+
+fn concepts(query: &str) -> Vec<Concept> {
+  let raw = words(query);
+  let thesaurus = thesaurus();
+  let mut out: Vec<Concept> = Vec::new();
+  let mut i = 0;
+  while i < raw.len() {
+    let word = raw[i].as_str();
+    let next = raw.get(i + 1).map(String::as_str);
+    let phrase = thesaurus
+      .phrases
+      .iter()
+      .find(|(first, second, _)| first == word && Some(second.as_str()) == next);
+    let synonyms: &[String] = match phrase {
+      Some((_, _, list)) => {
+        i += 1;
+        list
+      }
+      None => thesaurus.expansions.get(word).map_or(&[], Vec::as_slice),
+    };
+    i += 1;
+    if out.iter().any(|c| c.word == word) {
+      continue;
+    }
+    out.push(Concept {
+      word: word.to_string(),
+      synonyms: synonyms.to_vec(),
+      minor: phrase.is_none() && is_stopword(word),
+    });
+  }
+  // "create a new file": `new` is already its own concept, so `create` must not also score
+  // through it (and the other way round), or every `create_*` tool would count twice.
+  let mains: Vec<String> = out.iter().map(|c| c.word.clone()).collect();
+  for concept in &mut out {
+    concept.synonyms.retain(|w| !mains.contains(w));
+  }
+  out
+}
+
+/// What one query has found out about one document.
+#[derive(Clone, Copy, Default)]
+struct Acc {
+  /// Score so far, before coverage.
+  total: f32,
+  /// Major concepts matched, and how many of them hit the name.
+  matched: u16,
+  named: u16,
+  /// The current concept: its best alternative, the sum over alternatives, a name hit.
+  best: f32,
+  sum: f32,
+  in_name: bool,
+  concept_seen: bool,
+  /// The current alternative: its best hit (a prefix can match several words of one tool).
+  hit: f32,
+  hit_seen: bool,
+  candidate: bool,
+  exact: bool,
+}
+
 impl SearchIndex {
   pub fn build<'a>(docs: impl IntoIterator<Item = Doc<'a>>) -> Self {
-    let mut postings: BTreeMap<String, Vec<Posting>> = BTreeMap::new();
-    let mut names = Vec::new();
-    for (i, doc) in docs.into_iter().enumerate() {
-      let mut best: HashMap<String, f32> = HashMap::new();
-      let fields = [
-        (doc.name, NAME),
-        (doc.label.unwrap_or(""), LABEL),
-        (doc.description, DESCRIPTION),
+    let docs: Vec<Doc<'a>> = docs.into_iter().collect();
+    let parsed: Vec<[Vec<String>; 3]> = docs
+      .iter()
+      .map(|doc| {
+        [
+          words(doc.name),
+          index_words(doc.label.unwrap_or("")),
+          index_words(doc.description),
+        ]
+      })
+      .collect();
+    let average = (parsed.iter().map(|p| p[2].len()).sum::<usize>() as f32
+      / parsed.len().max(1) as f32)
+      .max(1.0);
+
+    // Words get ids in order of appearance; per-document dedup is a scan of a short list.
+    let mut ids: FnvMap<&str, u32> = FnvMap::default();
+    let mut lists: Vec<Vec<Posting>> = Vec::new();
+    let mut stop: Vec<bool> = Vec::new();
+    let mut pair_lists: FnvMap<(u32, u32), Vec<Posting>> = FnvMap::default();
+    let mut name_words = Vec::with_capacity(docs.len());
+    let mut names = Vec::with_capacity(docs.len());
+    let mut seen: Vec<u32> = Vec::new();
+    let mut seen_pairs: Vec<(u32, u32)> = Vec::new();
+    for (i, (doc, fields)) in docs.iter().zip(&parsed).enumerate() {
+      let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * fields[2].len() as f32 / average));
+      let weights = [
+        (Field::Name, NAME),
+        (Field::Label, LABEL),
+        (Field::Description, DESCRIPTION * norm),
       ];
-      for (text, weight) in fields {
-        for word in words(text) {
-          let slot = best.entry(word).or_insert(0.0);
-          *slot = slot.max(weight);
-        }
-      }
-      for (word, weight) in best {
-        postings.entry(word).or_default().push(Posting {
+      // Best field per word and per pair: fields come best first, so the first entry wins.
+      seen.clear();
+      seen_pairs.clear();
+      for (f, (list, (field, weight))) in fields.iter().zip(weights).enumerate() {
+        let posting = Posting {
           doc: i as u32,
           weight,
-        });
+          field,
+        };
+        let mut previous: Option<u32> = None;
+        for word in list {
+          let id = *ids.entry(word.as_str()).or_insert_with(|| {
+            lists.push(Vec::new());
+            stop.push(is_stopword(word));
+            (lists.len() - 1) as u32
+          });
+          if !seen.contains(&id) {
+            seen.push(id);
+            lists[id as usize].push(posting);
+          }
+          if stop[id as usize] {
+            continue;
+          }
+          if let Some(first) = previous
+            && !seen_pairs.contains(&(first, id))
+          {
+            seen_pairs.push((first, id));
+            pair_lists.entry((first, id)).or_default().push(posting);
+          }
+          previous = Some(id);
+        }
+        if f == 0 {
+          name_words.push(seen.len().min(u8::MAX as usize) as u8);
+        }
       }
-      names.push(compact(doc.name));
+      names.push((compact(doc.name).into_boxed_str(), i as u32));
     }
+    names.sort_unstable();
+    let count = docs.len();
+
+    // Sort the words; postings are already in document order.
+    let mut order: Vec<u32> = (0..lists.len() as u32).collect();
+    let mut texts: Vec<&str> = vec![""; lists.len()];
+    for (text, &id) in &ids {
+      texts[id as usize] = text;
+    }
+    order.sort_unstable_by_key(|&id| texts[id as usize]);
+    let mut rank = vec![0u32; lists.len()];
+    for (r, &id) in order.iter().enumerate() {
+      rank[id as usize] = r as u32;
+    }
+    let mut words = Table::default();
+    for &id in &order {
+      let list = std::mem::take(&mut lists[id as usize]);
+      words.idf.push(idf(count, list.len()));
+      words.terms.push(texts[id as usize].into());
+      words.postings.push(list);
+    }
+    let mut pairs: Vec<((u32, u32), Vec<Posting>, f32)> = pair_lists
+      .into_iter()
+      .map(|((a, b), list)| {
+        let weight = idf(count, list.len());
+        ((rank[a as usize], rank[b as usize]), list, weight)
+      })
+      .collect();
+    pairs.sort_unstable_by_key(|p| p.0);
     SearchIndex {
-      postings,
-      docs: names.len(),
+      words,
+      pairs,
+      name_words,
       names,
+      docs: count,
     }
+  }
+
+  /// Terms `word` reaches: itself and, when `prefix` and long enough, the words it begins.
+  fn reached<'q>(&'q self, word: &'q str, prefix: bool) -> impl Iterator<Item = usize> + 'q {
+    let prefix = prefix && word.len() >= MIN_PREFIX;
+    let start = self.words.lower_bound(word);
+    (start..self.words.terms.len()).take_while(move |&t| {
+      let term = &*self.words.terms[t];
+      term == word || (prefix && term.starts_with(word))
+    })
+  }
+
+  /// Number of tools that contain at least one of `terms`: the largest posting list plus the
+  /// tools of the others that are not in it (postings are sorted, so a binary search each).
+  fn union_size(&self, terms: &[usize], acc: &mut [Acc], marked: &mut Vec<u32>) -> usize {
+    let Some(&largest) = terms.iter().max_by_key(|&&t| self.words.postings[t].len()) else {
+      return 0;
+    };
+    let big = &self.words.postings[largest];
+    let mut extra = 0;
+    for &t in terms.iter().filter(|&&t| t != largest) {
+      for p in &self.words.postings[t] {
+        let a = &mut acc[p.doc as usize];
+        if !a.concept_seen {
+          a.concept_seen = true;
+          marked.push(p.doc);
+          extra += big.binary_search_by_key(&p.doc, |q| q.doc).is_err() as usize;
+        }
+      }
+    }
+    for &d in marked.iter() {
+      acc[d as usize].concept_seen = false;
+    }
+    marked.clear();
+    big.len() + extra
   }
 
   /// Document indices ranked for `query`, best first, ties by `tie` (the entry id), at most `limit`.
@@ -161,108 +794,588 @@ impl SearchIndex {
     limit: usize,
     tie: impl Fn(usize) -> &'a str,
   ) -> Vec<usize> {
-    let mut terms = words(query);
-    terms.retain(|t| !STOPWORDS.contains(&t.as_str()));
-    terms.sort();
-    terms.dedup();
     let whole = compact(query);
-    if terms.is_empty() && whole.is_empty() {
+    if whole.is_empty() || limit == 0 {
       return (0..self.docs.min(limit)).collect();
     }
-    let mut scores: HashMap<u32, (f32, u32)> = HashMap::new();
-    for term in &terms {
-      let df = self.postings.get(term).map_or(0, Vec::len);
-      let idf = (1.0 + self.docs as f32 / (1.0 + df as f32)).ln();
-      let mut hit: HashMap<u32, f32> = HashMap::new();
-      if let Some(list) = self.postings.get(term) {
-        for p in list {
-          hit.insert(p.doc, p.weight);
+    // One flat accumulator per document, kept per thread between queries: no hashing, and no
+    // fresh quarter-megabyte to fault in for every search of a 10,000-entry catalog.
+    thread_local! {
+      static SCRATCH: RefCell<Vec<Acc>> = const { RefCell::new(Vec::new()) };
+    }
+    let mut acc = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    acc.clear();
+    acc.resize(self.docs, Acc::default());
+    let mut candidates: Vec<u32> = Vec::new();
+    let ranked = self.rank(query, &whole, limit, &tie, &mut acc, &mut candidates);
+    for &d in &candidates {
+      acc[d as usize] = Acc::default();
+    }
+    SCRATCH.with(|s| *s.borrow_mut() = acc);
+    ranked
+  }
+
+  fn rank<'a>(
+    &self,
+    query: &str,
+    whole: &str,
+    limit: usize,
+    tie: &impl Fn(usize) -> &'a str,
+    acc: &mut [Acc],
+    candidates: &mut Vec<u32>,
+  ) -> Vec<usize> {
+    let concepts = concepts(query);
+    let major = concepts.iter().filter(|c| !c.minor).count();
+    let mut terms: Vec<(usize, usize, f32, bool)> = Vec::new();
+    let mut term_ids: Vec<usize> = Vec::new();
+    let mut in_concept: Vec<u32> = Vec::new();
+    let mut in_alternative: Vec<u32> = Vec::new();
+    for (c, concept) in concepts.iter().enumerate() {
+      // `(alternative, term, factor, exact)` for every word the concept reaches.
+      terms.clear();
+      for (k, (word, factor)) in concept.alternatives().enumerate() {
+        for t in self.reached(word, k == 0 && !concept.minor) {
+          terms.push((k, t, factor, &*self.words.terms[t] == word));
         }
       }
-      if term.len() >= 3 {
-        let prefixed = self
-          .postings
-          .range::<str, _>((
-            std::ops::Bound::Excluded(term.as_str()),
-            std::ops::Bound::Unbounded,
-          ))
-          .take_while(|(word, _)| word.starts_with(term.as_str()));
-        for (_, list) in prefixed {
-          for p in list {
-            let slot = hit.entry(p.doc).or_insert(0.0);
-            *slot = slot.max(p.weight * 0.5);
+      // A hit says no more than its concept does: "get" reaches every tool that says get, fetch,
+      // load or retrieve, so a rare synonym (`web_fetch`) must not score like a rare word.
+      term_ids.clear();
+      term_ids.extend(terms.iter().map(|&(_, t, _, _)| t));
+      let ceiling = idf(self.docs, self.union_size(&term_ids, acc, &mut in_concept));
+      let mut i = 0;
+      while i < terms.len() {
+        // One alternative (its exact word and prefix extensions share the factor) at a time:
+        // each keeps its best hit per tool before the concept adds them up.
+        let k = terms[i].0;
+        let end = i + terms[i..].iter().take_while(|x| x.0 == k).count();
+        for &(_, t, factor, exact) in &terms[i..end] {
+          let scale = factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX };
+          for p in &self.words.postings[t] {
+            if concept.minor && p.field == Field::Description {
+              continue;
+            }
+            let a = &mut acc[p.doc as usize];
+            if !a.hit_seen {
+              a.hit_seen = true;
+              in_alternative.push(p.doc);
+            }
+            a.hit = a.hit.max(p.weight * scale);
+            a.in_name |= p.field == Field::Name;
           }
         }
+        i = end;
+        for &d in &in_alternative {
+          let a = &mut acc[d as usize];
+          if !a.concept_seen {
+            a.concept_seen = true;
+            in_concept.push(d);
+          }
+          a.sum += a.hit;
+          a.best = a.best.max(a.hit);
+          a.hit = 0.0;
+          a.hit_seen = false;
+        }
+        in_alternative.clear();
       }
-      for (doc, weight) in hit {
-        let slot = scores.entry(doc).or_insert((0.0, 0));
-        slot.0 += weight * idf;
-        slot.1 += 1;
-      }
-    }
-    if whole.len() >= 2 {
-      for (i, name) in self.names.iter().enumerate() {
-        let boost = if *name == whole {
-          20.0
-        } else if name.starts_with(&whole) {
-          6.0
+      let weight = if c == 0 { LEAD } else { 1.0 };
+      for &d in &in_concept {
+        let a = &mut acc[d as usize];
+        if !a.candidate {
+          a.candidate = true;
+          candidates.push(d);
+        }
+        // More than one way of saying the concept (`gmail_send` for "email": both `gmail` and
+        // `send`) is more evidence, with diminishing weight.
+        let score = (a.best + EXTRA * (a.sum - a.best)) * weight;
+        if concept.minor {
+          a.total += score * MINOR;
         } else {
-          continue;
-        };
-        scores.entry(i as u32).or_insert((0.0, 0)).0 += boost;
+          a.total += score;
+          a.matched += 1;
+          a.named += a.in_name as u16;
+        }
+        a.best = 0.0;
+        a.sum = 0.0;
+        a.in_name = false;
+        a.concept_seen = false;
+      }
+      in_concept.clear();
+    }
+
+    // Phrases: consecutive query words that are consecutive in a tool's text.
+    let mains: Vec<&str> = concepts
+      .iter()
+      .filter(|c| !c.minor)
+      .map(|c| c.word.as_str())
+      .collect();
+    for pair in mains.windows(2) {
+      let (Some(first), Some(second)) = (self.words.get(pair[0]), self.words.get(pair[1])) else {
+        continue;
+      };
+      let key = (first as u32, second as u32);
+      if let Ok(i) = self.pairs.binary_search_by_key(&key, |p| p.0) {
+        let (_, postings, idf) = &self.pairs[i];
+        for p in postings {
+          // A tool with the pair has both words, so it is a candidate already.
+          acc[p.doc as usize].total += PHRASE * p.weight * idf;
+        }
       }
     }
-    let term_count = terms.len().max(1) as f32;
-    let mut ranked: Vec<(usize, f32)> = scores
-      .into_iter()
-      .map(|(doc, (score, matched))| {
-        (
-          doc as usize,
-          score * (0.5 + 0.5 * matched as f32 / term_count),
-        )
-      })
-      .collect();
-    ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tie(a.0).cmp(tie(b.0))));
-    ranked.truncate(limit);
-    ranked.into_iter().map(|(doc, _)| doc).collect()
+
+    // Exact names rank first outright; a name that starts with the query gets a boost.
+    let from = self.names.partition_point(|(name, _)| **name < *whole);
+    for (name, doc) in &self.names[from..] {
+      if !name.starts_with(whole) {
+        break;
+      }
+      let a = &mut acc[*doc as usize];
+      if !a.candidate {
+        a.candidate = true;
+        candidates.push(*doc);
+      }
+      if **name == *whole {
+        a.exact = true;
+      } else if whole.len() >= 2 {
+        a.total += NAME_PREFIX_BOOST * whole.len() as f32 / name.len() as f32;
+      }
+    }
+
+    // Top `limit` by (exact, score, id), kept sorted while scanning: nearly every candidate
+    // loses to the current worst on score alone, so ids are compared only on true ties.
+    let better = |x: &(u32, bool, f32), y: &(u32, bool, f32)| {
+      y.1
+        .cmp(&x.1)
+        .then_with(|| y.2.total_cmp(&x.2))
+        .then_with(|| tie(x.0 as usize).cmp(tie(y.0 as usize)))
+    };
+    let mut top: Vec<(u32, bool, f32)> = Vec::with_capacity(limit + 1);
+    for &d in candidates.iter() {
+      let a = &acc[d as usize];
+      // Coverage squared: missing half the query costs three quarters of the score.
+      let coverage = if major == 0 {
+        1.0
+      } else {
+        let share = a.matched as f32 / major as f32;
+        share * share
+      };
+      let names = (a.named as f32 / self.name_words[d as usize].max(1) as f32).min(1.0);
+      let score = a.total * coverage * (1.0 + NAME_COVER * names);
+      if !a.exact && score <= 0.0 {
+        continue;
+      }
+      let entry = (d, a.exact, score);
+      if top.len() == limit && better(&entry, &top[limit - 1]).is_ge() {
+        continue;
+      }
+      let at = top.partition_point(|x| better(x, &entry).is_lt());
+      top.insert(at, entry);
+      top.truncate(limit);
+    }
+    top.into_iter().map(|(d, _, _)| d as usize).collect()
   }
 }
 
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::catalog::Catalog;
+  use serde_json::Value;
 
   #[test]
-  fn splits_cases_and_stems() {
-    assert_eq!(words("readFile"), vec!["read", "file"]);
-    assert_eq!(words("web-search_results"), vec!["web", "search", "result"]);
-    assert_eq!(words("HTTPRequest"), vec!["http", "request"]);
-    assert_eq!(words("listIssues2"), vec!["list", "issue", "2"]);
-    assert_eq!(words("running stopped files"), vec!["run", "stop", "file"]);
+  fn splits_snake_camel_kebab_and_acronyms() {
+    assert_eq!(words("readFile"), ["read", "fil"]);
+    assert_eq!(words("read_file"), words("read-file"));
+    assert_eq!(words("ReadFile"), words("READ_FILE"));
+    assert_eq!(words("web-search_results"), ["web", "search", "result"]);
+    assert_eq!(words("HTTPRequest"), ["http", "request"]);
+    assert_eq!(words("listIssues2"), ["list", "issu", "2"]);
+    assert_eq!(words("9am, 4pm"), ["9", "am", "4", "pm"]);
+    assert_eq!(words("  what's   new?  "), ["what", "s", "new"]);
+    assert!(words("—/_-").is_empty());
+  }
+
+  #[test]
+  fn indexes_camel_cased_brands_whole_as_well() {
+    assert_eq!(
+      index_words("the OpenClaw process"),
+      ["the", "open", "claw", "openclaw", "process"]
+    );
+    // Snake and kebab parts stay parts: only camel case hides a word boundary inside a word.
+    assert_eq!(index_words("web_search"), ["web", "search"]);
+    assert_eq!(words("OpenClaw"), ["open", "claw"]);
+  }
+
+  #[test]
+  fn stems_word_families_alike() {
+    for family in [
+      "schedule schedules scheduled scheduling",
+      "create creates created creating",
+      "file files filed filing",
+      "reply replies replied",
+      "try tries tried",
+      "stop stops stopped stopping",
+      "run runs running ran",
+      "send sends sending sent",
+      "message messages messaging",
+      "query queries queried",
+      "status statuses",
+      "class classes",
+      "search searches searched searching",
+      "patch patches patched",
+      "process processes processed processing",
+    ] {
+      let mut forms = family.split(' ').map(stem);
+      let first = forms.next().unwrap();
+      for (form, stemmed) in family
+        .split(' ')
+        .zip(std::iter::once(first.clone()).chain(forms))
+      {
+        assert_eq!(
+          stemmed, first,
+          "{form} should stem like the rest of {family:?}"
+        );
+      }
+    }
+  }
+
+  #[test]
+  fn stemming_keeps_words_that_only_look_inflected() {
+    // No vowel would be left (`str`), a double `-ee`, a short base, or a listed exception.
+    for word in [
+      "string", "thing", "need", "speed", "news", "canvas", "ping", "bus", "its",
+    ] {
+      assert_eq!(stem(word), word);
+    }
+    // `added` must not lose a `d` (the base is too short to undouble), `calling` keeps `ll`.
+    assert_eq!(stem("added"), "add");
+    assert_eq!(stem("calling"), "call");
+    assert_eq!(stem("key"), "key");
+    assert_eq!(stem("änderung"), "änderung");
+    assert_ne!(stem("news"), stem("new"));
+  }
+
+  fn alternatives(query: &str) -> Vec<Vec<String>> {
+    concepts(query)
+      .iter()
+      .filter(|c| !c.minor)
+      .map(|c| c.alternatives().map(|(w, _)| w.to_string()).collect())
+      .collect()
+  }
+
+  #[test]
+  fn expands_synonyms_both_ways_and_hints_one_way() {
+    let find = &alternatives("find")[0];
+    assert!(find.contains(&stem("search")));
+    assert!(alternatives("search")[0].contains(&stem("find")));
+    // "email the report" is a send; "send" is not an email.
+    assert!(alternatives("email")[0].contains(&stem("send")));
+    assert!(!alternatives("send")[0].contains(&stem("email")));
+    // Inflected query words expand too: the tables are stemmed like queries.
+    assert!(alternatives("reminders")[0].contains(&stem("cron")));
+    assert_eq!(alternatives("zyzzyva"), [["zyzzyva"]]);
+  }
+
+  #[test]
+  fn reads_phrases_and_stopwords() {
+    let look_up = alternatives("look up nearby restaurants");
+    assert_eq!(look_up.len(), 3);
+    assert!(look_up[0].contains(&stem("search")));
+    // Stopwords, even inflected ones like `some`, are minor concepts, not coverage to miss.
+    let all = concepts("create a file with some content");
+    let minor: Vec<&str> = all
+      .iter()
+      .filter(|c| c.minor)
+      .map(|c| c.word.as_str())
+      .collect();
+    assert_eq!(minor, ["a", "with", "som"]);
+  }
+
+  #[test]
+  fn synonyms_in_one_query_do_not_count_twice() {
+    // "create a new file": `new` is its own concept, so `create` does not also reach it.
+    let both = alternatives("create a new file");
+    assert!(!both[0].contains(&"new".to_string()));
+    assert!(!both[1].contains(&stem("create")));
+    assert!(alternatives("create")[0].contains(&"new".to_string()));
+  }
+
+  struct Fixture {
+    ids: Vec<String>,
+    index: SearchIndex,
+  }
+
+  impl Fixture {
+    fn new(tools: &[(&str, &str, &str)]) -> Fixture {
+      Fixture {
+        ids: tools.iter().map(|(id, _, _)| id.to_string()).collect(),
+        index: SearchIndex::build(tools.iter().map(|(id, label, description)| Doc {
+          name: id.rsplit(':').next().unwrap(),
+          label: (!label.is_empty()).then_some(*label),
+          description,
+        })),
+      }
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Vec<&str> {
+      let hits = self.index.search(query, limit, |i| self.ids[i].as_str());
+      hits.into_iter().map(|i| self.ids[i].as_str()).collect()
+    }
+  }
+
+  fn small() -> Fixture {
+    Fixture::new(&[
+      ("openclaw:core:send_message", "", "Send a chat message"),
+      (
+        "openclaw:core:read_file",
+        "Read file",
+        "Read a file from the workspace",
+      ),
+      ("openclaw:core:write_file", "", "Write a file"),
+      ("openclaw:core:web_search", "Web search", "Search the web"),
+      (
+        "openclaw:core:cron",
+        "",
+        "Manage scheduled jobs and reminders",
+      ),
+      ("openclaw:home:turn_on", "", "Turn on a light or switch"),
+      ("openclaw:home:turn_off", "", "Turn off a light or switch"),
+    ])
   }
 
   #[test]
   fn ranks_names_first_and_breaks_ties_by_id() {
-    let docs = [
-      ("send_message", "Send a chat message"),
-      ("read_file", "Read a file from the workspace"),
-      ("write_file", "Write a file"),
-      ("web_search", "Search the web"),
+    let f = small();
+    assert_eq!(f.search("read local file", 5)[0], "openclaw:core:read_file");
+    assert_eq!(f.search("web_search", 5)[0], "openclaw:core:web_search");
+    assert_eq!(
+      f.search("file", 5),
+      ["openclaw:core:read_file", "openclaw:core:write_file"]
+    );
+    assert_eq!(
+      f.search("", 2),
+      ["openclaw:core:send_message", "openclaw:core:read_file"]
+    );
+    assert_eq!(f.search("   ", 1), ["openclaw:core:send_message"]);
+    assert!(f.search("zzz", 5).is_empty());
+    assert!(f.search("file", 0).is_empty());
+  }
+
+  #[test]
+  fn exact_name_beats_any_score() {
+    // `cron` is the exact name; the other tool says "cron" three times over.
+    let f = Fixture::new(&[
+      ("openclaw:core:schedule", "Cron", "Cron cron: run cron jobs"),
+      ("openclaw:core:cron", "", "Reminders"),
+    ]);
+    assert_eq!(f.search("cron", 5)[0], "openclaw:core:cron");
+    assert_eq!(f.search("CRON", 5)[0], "openclaw:core:cron");
+  }
+
+  #[test]
+  fn finds_tools_by_synonyms_inflections_and_stopword_names() {
+    let f = small();
+    assert_eq!(f.search("remind me tomorrow", 5)[0], "openclaw:core:cron");
+    assert_eq!(f.search("scheduling", 5)[0], "openclaw:core:cron");
+    assert_eq!(f.search("post a msg", 5)[0], "openclaw:core:send_message");
+    assert_eq!(
+      f.search("look up something online", 5)[0],
+      "openclaw:core:web_search"
+    );
+    // `on` is a stopword, but it is also what tells these two tools apart.
+    assert_eq!(
+      f.search("turn on the lights", 5)[0],
+      "openclaw:home:turn_on"
+    );
+    assert_eq!(
+      f.search("turn off the lights", 5)[0],
+      "openclaw:home:turn_off"
+    );
+    // A prefix is enough for a long word, not for a stem as short as `not` ("notes").
+    assert_eq!(f.search("remind", 5)[0], "openclaw:core:cron");
+    let notion = Fixture::new(&[("openclaw:notion:notion_search", "", "Search Notion")]);
+    assert!(notion.search("notes", 5).is_empty());
+    assert_eq!(notion.search("notio", 5), ["openclaw:notion:notion_search"]);
+  }
+
+  #[test]
+  fn covering_the_whole_query_beats_one_strong_word() {
+    let f = Fixture::new(&[
+      (
+        "openclaw:discord:discord_create_thread",
+        "",
+        "Start a thread",
+      ),
+      (
+        "openclaw:core:write",
+        "",
+        "Write content to a file. Creates the file if needed.",
+      ),
+    ]);
+    assert_eq!(
+      f.search("create a new file with some content", 5)[0],
+      "openclaw:core:write"
+    );
+  }
+
+  #[test]
+  fn a_rare_synonym_of_a_common_word_is_not_a_rare_word() {
+    // `fetch` is in one name only, but "get" reaches four tools: the hit is worth what "get" is.
+    let f = Fixture::new(&[
+      (
+        "openclaw:core:web_fetch",
+        "",
+        "Fetch a web page and return its text",
+      ),
+      ("openclaw:home:get_state", "", "Get the state of a device"),
+      ("openclaw:crm:get_user", "", "Get a user"),
+      ("openclaw:cal:get_event", "", "Get an event"),
+      (
+        "client:ide:read_file",
+        "",
+        "Read a file open in the editor, with unsaved changes",
+      ),
+    ]);
+    assert_eq!(
+      f.search("get the unsaved text from the editor", 5)[0],
+      "client:ide:read_file"
+    );
+  }
+
+  /// `__test__/fixtures/ranking-catalog.json`, through the real catalog (MCP entries hidden).
+  fn ranking(set: &str) -> (usize, usize, usize) {
+    let catalog: Value =
+      serde_json::from_str(include_str!("../../__test__/fixtures/ranking-catalog.json")).unwrap();
+    let queries: Value = serde_json::from_str(set).unwrap();
+    let catalog = Catalog::build(&catalog["tools"]);
+    let (mut first, mut top5, mut total) = (0, 0, 0);
+    for q in queries["queries"].as_array().unwrap() {
+      let expected = q["expected"].as_str().unwrap();
+      let hits: Vec<&str> = catalog
+        .search(q["query"].as_str().unwrap(), 5)
+        .into_iter()
+        .map(|e| e.id.as_str())
+        .collect();
+      assert!(hits.iter().all(|id| !id.starts_with("mcp:")));
+      total += 1;
+      first += (hits.first() == Some(&expected)) as usize;
+      top5 += hits.contains(&expected) as usize;
+    }
+    (first, top5, total)
+  }
+
+  #[test]
+  fn meets_the_bar_on_the_ranking_test_set() {
+    let (first, top5, total) =
+      ranking(include_str!("../../__test__/fixtures/ranking-catalog.json"));
+    println!("ranking set: p@1 {first}/{total}, recall@5 {top5}/{total}");
+    assert!(total >= 40);
+    assert!(first as f64 >= 0.9 * total as f64, "p@1 {first}/{total}");
+    assert!(
+      top5 as f64 >= 0.95 * total as f64,
+      "recall@5 {top5}/{total}"
+    );
+  }
+
+  /// Median time of one search over a synthetic 10,000-entry catalog. Numbers only, no assertion:
+  /// `cargo test --release --lib bench_search_10k -- --ignored --nocapture`.
+  #[test]
+  #[ignore]
+  fn bench_search_10k() {
+    use std::hint::black_box;
+    use std::time::Instant;
+
+    let catalog: Value =
+      serde_json::from_str(include_str!("../../__test__/fixtures/ranking-catalog.json")).unwrap();
+    // Real vocabulary from the fixture, plus invented words so the vocabulary grows with the
+    // catalog the way plugin-specific nouns do.
+    let mut vocabulary: Vec<String> = Vec::new();
+    for tool in catalog["tools"].as_array().unwrap() {
+      for field in ["name", "description"] {
+        for w in tool[field]
+          .as_str()
+          .unwrap_or("")
+          .split(|c: char| !c.is_alphanumeric())
+        {
+          let w = w.to_lowercase();
+          if w.len() > 2 && !vocabulary.contains(&w) {
+            vocabulary.push(w);
+          }
+        }
+      }
+    }
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |n: usize| {
+      seed ^= seed << 13;
+      seed ^= seed >> 7;
+      seed ^= seed << 17;
+      (seed % n as u64) as usize
+    };
+    let syllables = [
+      "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "zen", "bar", "qua", "dex",
     ];
-    let ids: Vec<String> = docs
-      .iter()
-      .map(|(n, _)| format!("openclaw:core:{n}"))
+    for _ in 0..3000 {
+      let len = 2 + next(3);
+      vocabulary.push((0..len).map(|_| syllables[next(syllables.len())]).collect());
+    }
+    let plugins: Vec<String> = (0..200).map(|i| format!("plugin{i}")).collect();
+    let entries: Vec<(String, String, String)> = (0..10_000)
+      .map(|i| {
+        let plugin = &plugins[next(plugins.len())];
+        let name = format!(
+          "{}_{}_{}_{i}",
+          plugin,
+          vocabulary[next(vocabulary.len())],
+          vocabulary[next(vocabulary.len())]
+        );
+        let description: Vec<&str> = (0..8 + next(20))
+          .map(|_| vocabulary[next(vocabulary.len())].as_str())
+          .collect();
+        let id = format!("openclaw:{plugin}:{name}");
+        (id, name, description.join(" "))
+      })
       .collect();
-    let index = SearchIndex::build(docs.iter().map(|(name, description)| Doc {
+
+    let started = Instant::now();
+    let index = SearchIndex::build(entries.iter().map(|(_, name, description)| Doc {
       name,
       label: None,
       description,
     }));
-    let tie = |i: usize| ids[i].as_str();
-    assert_eq!(index.search("read local file", 5, tie)[0], 1);
-    assert_eq!(index.search("web_search", 5, tie)[0], 3);
-    assert_eq!(index.search("file", 5, tie), vec![1, 2]);
-    assert_eq!(index.search("", 2, tie), vec![0, 1]);
-    assert!(index.search("zzz", 5, tie).is_empty());
+    let build = started.elapsed();
+
+    let queries: Value =
+      serde_json::from_str(include_str!("../../__test__/fixtures/ranking-catalog.json")).unwrap();
+    let mut queries: Vec<String> = queries["queries"]
+      .as_array()
+      .unwrap()
+      .iter()
+      .map(|q| q["query"].as_str().unwrap().to_string())
+      .collect();
+    queries.extend(entries.iter().step_by(500).map(|(_, name, _)| name.clone()));
+    queries.extend(["file", "readFile", "a", "list"].map(String::from));
+
+    let tie = |i: usize| entries[i].0.as_str();
+    // Warm-up: the thesaurus and the per-thread scratch are built on first use.
+    for query in &queries {
+      black_box(index.search(query, 8, tie));
+    }
+    let mut samples = Vec::new();
+    for _ in 0..20 {
+      for query in &queries {
+        let started = Instant::now();
+        black_box(index.search(black_box(query), 8, tie));
+        samples.push(started.elapsed());
+      }
+    }
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize];
+    println!(
+      "10,000 entries: build {build:?}; search over {} queries x 20: median {:?}, p90 {:?}, max {:?}",
+      queries.len(),
+      at(0.5),
+      at(0.9),
+      at(1.0)
+    );
   }
 }

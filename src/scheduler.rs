@@ -66,6 +66,7 @@ fn spawn_worker(index: usize) {
     .name(format!("code-mode-worker-{index}"))
     .stack_size(WORKER_STACK)
     .spawn(move || {
+      lower_priority();
       loop {
         // Between jobs, an idle worker tops up the warm pool; it blocks only when that is full.
         let job = match receiver.try_recv() {
@@ -84,6 +85,18 @@ fn spawn_worker(index: usize) {
     });
   if spawned.is_err() {
     POOL.workers.lock().0 -= 1;
+  }
+}
+
+/// Guest JavaScript yields the CPU to the gateway: with every core busy running cells, Node's
+/// event loop (and everything else in the process) still gets scheduled first.
+fn lower_priority() {
+  #[cfg(target_os = "linux")]
+  // SAFETY: plain syscalls on the calling thread's own id; a failure only leaves the default
+  // priority in place.
+  unsafe {
+    let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+    libc::setpriority(libc::PRIO_PROCESS, tid, 5);
   }
 }
 

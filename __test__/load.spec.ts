@@ -1,0 +1,62 @@
+// Load, with generous bounds: no leak over many execs, bounded threads under many parked
+// cells, and a free event loop while cells spin. Exact figures live in `npm run bench`.
+import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { describe, expect, it } from 'vitest'
+import { expectStatus, makeRun, sleep } from './helpers.js'
+
+const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1])
+
+describe('load', () => {
+  it('10,000 sequential execs do not leak', async () => {
+    const { run } = makeRun({ executor: (call) => (call.input as { n: number }).n })
+    for (let i = 0; i < 300; i++) await run.exec({ code: `await tools.message({ n: ${i} })` })
+    global.gc?.()
+    await sleep(50)
+    const before = process.memoryUsage().rss
+    for (let i = 0; i < 10_000; i++) {
+      const result = await run.exec({ code: `const r = await tools.message({ n: ${i} });\ntext("x");\nr + 1` })
+      if (result.status !== 'completed' || result.value !== i + 1) throw new Error(JSON.stringify(result))
+    }
+    global.gc?.()
+    await sleep(50)
+    const growth = process.memoryUsage().rss - before
+    expect(growth).toBeLessThan(50 * 1024 * 1024)
+    expect(run.telemetry.liveCells).toBe(0)
+  }, 180_000)
+
+  it('1,000 concurrent cells awaiting a slow tool complete, on a bounded number of threads', async () => {
+    const baseline = threads()
+    let peak = baseline
+    const probe = setInterval(() => (peak = Math.max(peak, threads())), 5)
+    const { run } = makeRun({
+      executor: async (call) => {
+        await sleep(300)
+        return (call.input as { n: number }).n
+      },
+    })
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, (_, n) => run.exec({ code: `(await tools.message({ n: ${n} })) * 2` })),
+    )
+    clearInterval(probe)
+    results.forEach((result, n) => expect(expectStatus(result, 'completed').value).toBe(n * 2))
+    // Cells park without a thread: only the worker pool (sized to the CPUs) and a clock thread,
+    // started on first use, may appear.
+    expect(peak - baseline).toBeLessThanOrEqual(availableParallelism() + 2)
+  }, 60_000)
+
+  it('keeps the event loop free while two CPU-bound cells spin', async () => {
+    const { run } = makeRun({ config: { enabled: true, timeoutMs: 1500 } })
+    let longestGap = 0
+    let last = performance.now()
+    const ticker = setInterval(() => {
+      const now = performance.now()
+      longestGap = Math.max(longestGap, now - last)
+      last = now
+    }, 5)
+    const [a, b] = await Promise.all([run.exec({ code: 'for (;;) {}' }), run.exec({ code: 'let x = 0; while (true) x++' })])
+    clearInterval(ticker)
+    expect([a.status, b.status]).toEqual(['failed', 'failed'])
+    expect(longestGap).toBeLessThan(100)
+  }, 30_000)
+})

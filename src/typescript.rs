@@ -21,12 +21,12 @@ use swc_core::common::{
   sync::Lrc,
 };
 use swc_core::ecma::ast::{
-  AssignExpr, AssignOp, AssignPat, AssignTarget, AutoAccessor, Class, ClassDecl, ClassExpr,
-  ClassMember, ClassMethod, Decl, Decorator, EsVersion, Expr, ExprStmt, Function, FunctionBody, Id,
-  Ident, IdentName, Key, KeyValuePatProp, KeyValueProp, MemberExpr, MemberProp, MethodKind,
-  ModuleDecl, ModuleItem, ObjectPatProp, Param, ParenExpr, Pat, PrivateMethod, PrivateName,
-  PrivateProp, Program as Ast, Prop, PropName, ReturnStmt, Script, SimpleAssignTarget, Stmt,
-  ThisExpr, TsEnumDecl, TsEnumMemberId, TsModuleName, TsModuleRef, TsNamespaceBody,
+  AssignExpr, AssignOp, AssignPat, AssignTarget, AutoAccessor, CallExpr, Callee, Class, ClassDecl,
+  ClassExpr, ClassMember, ClassMethod, Decl, Decorator, EsVersion, Expr, ExprStmt, Function,
+  FunctionBody, Id, Ident, IdentName, Key, KeyValuePatProp, KeyValueProp, MemberExpr, MemberProp,
+  MethodKind, ModuleDecl, ModuleItem, ObjectPatProp, Param, ParenExpr, Pat, PrivateMethod,
+  PrivateName, PrivateProp, Program as Ast, Prop, PropName, ReturnStmt, Script, SimpleAssignTarget,
+  Stmt, ThisExpr, TsEnumDecl, TsEnumMemberId, TsModuleName, TsModuleRef, TsNamespaceBody,
   TsParamPropParam, TsType,
 };
 use swc_core::ecma::atoms::Atom;
@@ -93,6 +93,7 @@ pub fn prepare_typescript(user: &str) -> Result<Program, Failure> {
       };
       program.mutate(&mut typescript(config, unresolved, top_level));
       program.visit_mut_with(&mut LowerAccessors);
+      program.visit_mut_with(&mut NamespaceParams);
       program.mutate(&mut inject_helpers(unresolved));
       program.mutate(&mut hygiene());
       program.mutate(&mut fixer(None));
@@ -641,6 +642,71 @@ impl VisitMut for Qualify<'_> {
   }
 }
 
+/// Renames the parameter of a namespace's function when the namespace declares a member of
+/// its own name (`namespace Model { export class Model {} }`), as `tsc` does (`Model_1`).
+/// Otherwise hygiene renames the member instead, and `Model.Model.name` becomes `"Model1"`.
+struct NamespaceParams;
+
+impl VisitMut for NamespaceParams {
+  fn visit_mut_call_expr(&mut self, call: &mut CallExpr) {
+    call.visit_mut_children_with(self);
+    // The shape swc gives a namespace: `(function (N) { … })(N || (N = {}))`.
+    if call.args.len() != 1 {
+      return;
+    }
+    let Callee::Expr(callee) = &mut call.callee else {
+      return;
+    };
+    let callee = match &mut **callee {
+      Expr::Paren(paren) => &mut *paren.expr,
+      callee => callee,
+    };
+    let Expr::Fn(function) = callee else {
+      return;
+    };
+    let function = &mut function.function;
+    let [
+      Param {
+        pat: Pat::Ident(param),
+        ..
+      },
+    ] = function.params.as_mut_slice()
+    else {
+      return;
+    };
+    let mut declared = Declared::default();
+    function.body.visit_with(&mut declared);
+    let own = param.id.to_id();
+    if !declared
+      .0
+      .iter()
+      .any(|(sym, ctxt)| *sym == own.0 && *ctxt != own.1)
+    {
+      return;
+    }
+    let renamed = Atom::from(format!("{}_1", own.0));
+    param.id.sym = renamed.clone();
+    function.body.visit_mut_with(&mut Rename {
+      from: own,
+      to: renamed,
+    });
+  }
+}
+
+/// Renames one binding (all identifiers with its id).
+struct Rename {
+  from: Id,
+  to: Atom,
+}
+
+impl VisitMut for Rename {
+  fn visit_mut_ident(&mut self, ident: &mut Ident) {
+    if ident.sym == self.from.0 && ident.ctxt == self.from.1 {
+      ident.sym = self.to.clone();
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // `accessor` fields
 
@@ -957,6 +1023,18 @@ mod tests {
          return [A.B.early ?? 'unset', A.late]"
       ),
       r#"["unset","A"]"#
+    );
+  }
+
+  #[test]
+  fn namespace_members_keep_the_namespace_name() {
+    assert_eq!(
+      run(
+        "namespace Model { export class Model {} export const made = new Model() }\n\
+         namespace Util { export function Util() { return Util.name } }\n\
+         [Model.Model.name, Model.made.constructor.name, Util.Util()]"
+      ),
+      r#"["Model","Model","Util"]"#
     );
   }
 

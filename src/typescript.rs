@@ -87,8 +87,11 @@ pub fn prepare_typescript(user: &str) -> Result<Program, Failure> {
         drop_type_aliases(body, aliases);
       }
       let mut program = Ast::Script(script);
+      // Enums stay objects that are read at run time, as `tsc` emits them (swc would inline
+      // `E.A`, which a script that patches its enum can tell apart); const enums still fold.
       let config = TsConfig {
         native_class_properties: true,
+        ts_enum_is_mutable: true,
         ..Default::default()
       };
       program.mutate(&mut typescript(config, unresolved, top_level));
@@ -1023,6 +1026,16 @@ mod tests {
          return [A.B.early ?? 'unset', A.late]"
       ),
       r#"["unset","A"]"#
+    );
+  }
+
+  #[test]
+  fn enum_members_are_read_at_run_time() {
+    assert_eq!(
+      run(
+        "enum E { A = 1, B = A * 2 }\nObject.assign(E, { A: 5 });\nconst enum C { X = 3 }\n[E.A, E.B, E[1], C.X]"
+      ),
+      r#"[5,2,"A",3]"#
     );
   }
 

@@ -53,6 +53,25 @@ async function oracle(code: string, globals: Record<string, unknown>): Promise<u
   return asJson(await cell(...Object.values(globals)))
 }
 
+/**
+ * The corpus again with its final top-level `return expr` turned into a bare `expr`: the
+ * completion value must be the same. Skipped where dropping `return` changes the parse (an
+ * object literal would become a block; a line not closed by `;` or `}` would run on).
+ */
+function asCompletion(code: string): string | undefined {
+  const lines = code.split('\n')
+  let at = lines.length - 1
+  while (at >= 0 && !lines[at].startsWith('return ')) at--
+  if (at < 1 || /^return (\{|function|class|async function)/.test(lines[at])) return undefined
+  if (!/[;}]$/.test(lines.slice(0, at).join('\n').trimEnd())) return undefined
+  return [...lines.slice(0, at), lines[at].slice('return '.length), ...lines.slice(at + 1)].join('\n')
+}
+
+const COMPLETION_VARIANTS = TYPESCRIPT_CORPUS.flatMap(({ name, code }) => {
+  const completion = asCompletion(code)
+  return completion === undefined ? [] : [{ name, code, completion }]
+})
+
 async function value(run: CodeModeRun, code: string): Promise<unknown> {
   const result = await run.exec({ code, language: 'typescript' })
   return expectStatus(result, 'completed').value
@@ -101,6 +120,15 @@ describe('the TypeScript oracle', () => {
 
   it.each(COMPLETION_CORPUS)('completion: $name', async ({ code, expected }) => {
     expect(await value(run, code)).toEqual(expected)
+  })
+
+  it('turns most of the corpus into completion-value cells too', () => {
+    expect(COMPLETION_VARIANTS.length).toBeGreaterThanOrEqual(150)
+  })
+
+  it.each(COMPLETION_VARIANTS)('as last expression: $name', async ({ code, completion }) => {
+    const expected = await oracle(code, globals)
+    expect(await value(run, completion)).toEqual(expected)
   })
 })
 

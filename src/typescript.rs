@@ -293,7 +293,7 @@ impl VisitMut for MergeNamespaces {
 
   fn visit_mut_module_items(&mut self, items: &mut Vec<ModuleItem>) {
     items.visit_mut_children_with(self);
-    // Exported namespaces belong to the enclosing namespace, merged with it (`Space::merge`).
+    // Exported namespaces belong to the enclosing namespace and merge with it (see `merge`).
     let decls = items.iter_mut().filter_map(|item| match item {
       ModuleItem::Stmt(Stmt::Decl(Decl::TsModule(module))) => Some(&mut **module),
       _ => None,

@@ -9,8 +9,8 @@
 use crate::error::Failure;
 use swc_core::common::{BytePos, Span, Spanned};
 use swc_core::ecma::ast::{
-  Callee, Decl, Expr, MemberProp, MetaPropExpr, MetaPropKind, Module, ModuleItem, Program as Ast,
-  Script, Stmt,
+  Callee, Decl, ExportDecl, Expr, MemberProp, MetaPropExpr, MetaPropKind, Module, ModuleDecl,
+  ModuleItem, Program as Ast, Script, Stmt, TsModuleDecl, TsNamespaceBody,
 };
 use swc_core::ecma::parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
 use swc_core::ecma::visit::{Visit, VisitWith};
@@ -44,8 +44,17 @@ impl Language {
   fn syntax(self) -> Syntax {
     match self {
       Language::JavaScript => Syntax::Es(EsSyntax::default()),
-      Language::TypeScript => Syntax::Typescript(TsSyntax::default()),
+      Language::TypeScript => Syntax::Typescript(ts_syntax()),
     }
+  }
+}
+
+/// TypeScript as `tsc` parses it. Decorators parse so that they are refused by name rather
+/// than with a confusing syntax error (see `typescript::check_supported`).
+pub(crate) fn ts_syntax() -> TsSyntax {
+  TsSyntax {
+    decorators: true,
+    ..Default::default()
   }
 }
 
@@ -111,7 +120,18 @@ impl PositionMap {
           .map(|(_, len)| len)
           .sum();
         offset -= shift;
-        offset.checked_sub(PREFIX.len())?
+        let offset = offset.checked_sub(PREFIX.len())?;
+        // QuickJS falls back to (line of the function, column 1) when it recorded no position
+        // for the failing instruction; that points at indentation, not at code.
+        if self
+          .user
+          .as_bytes()
+          .get(offset)
+          .is_some_and(u8::is_ascii_whitespace)
+        {
+          return None;
+        }
+        offset
       }
       Mapping::Generated(pairs) => {
         let (line, column) = (line.checked_sub(1)?, column.saturating_sub(1));
@@ -207,7 +227,7 @@ fn module_syntax(user: &str, language: Language) -> Option<Failure> {
       allow_return_outside_function: true,
       ..Default::default()
     }),
-    Language::TypeScript => Syntax::Typescript(TsSyntax::default()),
+    Language::TypeScript => Syntax::Typescript(ts_syntax()),
   };
   // Positions shifted as if wrapped, so `at` applies unchanged.
   let start = START + PREFIX.len() as u32;
@@ -216,10 +236,10 @@ fn module_syntax(user: &str, language: Language) -> Option<Failure> {
   let module: Module = parser.parse_module().ok()?;
   for item in &module.body {
     if let ModuleItem::ModuleDecl(decl) = item {
-      let what = if decl.is_import() {
-        "import declaration"
-      } else {
-        "export declaration"
+      let what = match decl {
+        ModuleDecl::Import(_) => "import declaration",
+        ModuleDecl::TsImportEquals(equals) if !equals.is_export => "import declaration",
+        _ => "export declaration",
       };
       return Some(module_failure(user, what, decl.span().lo));
     }
@@ -319,11 +339,34 @@ pub(crate) fn completion_index(stmts: &[Stmt]) -> Option<usize> {
     Stmt::Decl(Decl::Fn(_) | Decl::TsInterface(_) | Decl::TsTypeAlias(_)) => false,
     Stmt::Decl(Decl::Var(var)) if var.declare => false,
     Stmt::Decl(Decl::Class(class)) if class.declare => false,
-    Stmt::Decl(Decl::TsModule(module)) if module.declare => false,
+    Stmt::Decl(Decl::TsModule(module)) if module.declare || !instantiated(module) => false,
     Stmt::Decl(Decl::TsEnum(e)) if e.declare => false,
     _ => true,
   })?;
   matches!(stmts[last], Stmt::Expr(_)).then_some(last)
+}
+
+/// Whether a namespace holds any value (else, like an interface, it leaves no code behind).
+fn instantiated(module: &TsModuleDecl) -> bool {
+  fn has_values(body: &TsNamespaceBody) -> bool {
+    match body {
+      TsNamespaceBody::TsNamespaceDecl(inner) => !inner.declare && has_values(&inner.body),
+      TsNamespaceBody::TsModuleBlock(block) => block.body.iter().any(|item| match item {
+        ModuleItem::Stmt(Stmt::Decl(decl))
+        | ModuleItem::ModuleDecl(ModuleDecl::ExportDecl(ExportDecl { decl, .. })) => match decl {
+          Decl::TsInterface(_) | Decl::TsTypeAlias(_) => false,
+          Decl::TsModule(module) => !module.declare && instantiated(module),
+          Decl::Var(var) => !var.declare,
+          Decl::Class(class) => !class.declare,
+          Decl::TsEnum(e) => !e.declare,
+          _ => true,
+        },
+        ModuleItem::Stmt(Stmt::Empty(_)) => false,
+        _ => true,
+      }),
+    }
+  }
+  module.body.as_ref().is_some_and(has_values)
 }
 
 /// Prepares a JavaScript cell: parse, check, insert the completion `return`.
@@ -471,5 +514,46 @@ mod tests {
     let p = js("é; null.x").unwrap();
     let col = (PREFIX.len() + "é; ".len() + "return (".len()) as u32 + 1;
     assert_eq!(p.positions.user_position(1, col), Some((1, 4)));
+  }
+
+  #[test]
+  fn import_equals_is_named_an_import() {
+    let err = module_syntax("import fs = require('fs')", Language::TypeScript).unwrap();
+    assert_eq!(
+      err.message,
+      "module access is not allowed in code mode: import declaration (line 1, column 1)"
+    );
+    let err = module_syntax("export import X = N.Y", Language::TypeScript).unwrap();
+    assert!(
+      err.message.contains("export declaration"),
+      "{}",
+      err.message
+    );
+  }
+
+  #[test]
+  fn positions_in_indentation_are_not_reported() {
+    // QuickJS reports (function line, column 1) when it has no position for an instruction.
+    let p = js("class A {\n  get() {\n    return this.v.n\n  }\n}").unwrap();
+    assert_eq!(p.positions.user_position(2, 1), None);
+    assert_eq!(p.positions.user_position(2, 3), Some((2, 3)));
+    assert_eq!(p.positions.user_position(3, 12), Some((3, 12)));
+  }
+
+  #[test]
+  fn type_only_namespaces_leave_the_completion_value() {
+    let script = |code: &str| {
+      let wrapped = wrap(code);
+      let script = parse_wrapped(code, &wrapped, Language::TypeScript, Failure::invalid).unwrap();
+      let stmts = cell_body(code, &wrapped, &script).unwrap().to_vec();
+      completion_index(&stmts)
+    };
+    assert_eq!(script("1;\nnamespace T { export interface A {} }"), Some(0));
+    assert_eq!(script("1;\nnamespace T.U { export type A = 1 }"), Some(0));
+    assert_eq!(script("1;\nnamespace T { export const a = 1 }"), None);
+    assert_eq!(
+      script("1;\nnamespace T { namespace U { const a = 1 } }"),
+      None
+    );
   }
 }

@@ -384,3 +384,15 @@ fn profile_costs() {
     median(execs)
   );
 }
+
+#[test]
+fn engine_compile_errors_name_the_user_line() {
+  let mut h = Harness::new(enabled());
+  // swc accepts the redeclaration (it is a runtime-semantics check); QuickJS refuses it.
+  let r = h.exec("let x = 1;\nlet x = 2;\nx");
+  assert_eq!(r["code"], "invalid_input", "{r}");
+  let error = r["error"].as_str().unwrap();
+  assert!(error.starts_with("SyntaxError: "), "{error}");
+  assert!(error.contains("(line 2, column "), "{error}");
+  assert!(!error.contains("cell.js"), "{error}");
+}

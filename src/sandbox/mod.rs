@@ -182,7 +182,10 @@ impl Vm {
         .catch(&ctx)
         .is_err()
       {
-        return Err("the guest prelude could not bind its run".to_string());
+        return Err((
+          "the guest prelude could not bind its run".to_string(),
+          String::new(),
+        ));
       }
       let mut options = EvalOptions::default();
       options.filename = Some(language.filename().into());
@@ -194,13 +197,25 @@ impl Vm {
         .catch(&ctx)
       {
         Ok(main) => Ok(Self::hooks(&ctx).start.call::<_, ()>((main,)).is_ok()),
-        Err(error) => Err(error.to_string()),
+        // QuickJS refused the program (swc accepted it): `{name}: {message}` and, from its
+        // stack, the position in the user's source.
+        Err(rquickjs::CaughtError::Exception(exception)) => {
+          let name: String = exception
+            .get("name")
+            .unwrap_or_else(|_| "SyntaxError".into());
+          let message = exception.message().unwrap_or_default();
+          Err((
+            format!("{name}: {message}"),
+            exception.stack().unwrap_or_default(),
+          ))
+        }
+        Err(error) => Err((error.to_string(), String::new())),
       }
     });
     match compiled {
       Ok(_) => Ok(()),
       Err(_) if signals.killed() != Kill::None => Ok(()),
-      Err(message) => Err(Failure::invalid(self.locate(&message, &message))),
+      Err((head, stack)) => Err(Failure::invalid(self.locate(&head, &stack))),
     }
   }
 

@@ -23,7 +23,7 @@ use parking_lot::Mutex;
 use serde_json::json;
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::task::AbortHandle;
@@ -108,19 +108,53 @@ const WARM_PER_WORKER: usize = 2;
 
 static WARM: LazyLock<Mutex<Vec<Box<Vm>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
 
-/// Builds one warm VM if the pool is short; false when it is full (or building failed).
+/// Finished VMs waiting to be freed by an idle worker (freeing one is a few dozen µs that need
+/// not delay a leg's result or the next job).
+static RETIRED: LazyLock<Mutex<Vec<Box<Vm>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+/// Past this many, a finished VM is freed at once.
+const MAX_RETIRED: usize = 32;
+
+/// Workers doing housekeeping (building warm VMs, freeing retired ones) right now. At most all
+/// but one, so a new job always finds a worker that is about to be free.
+static HOUSEKEEPING: AtomicUsize = AtomicUsize::new(0);
+
+/// Frees a finished VM later, on an idle worker.
+fn retire(vm: Box<Vm>) {
+  let mut retired = RETIRED.lock();
+  if retired.len() < MAX_RETIRED {
+    retired.push(vm);
+  } else {
+    drop(retired);
+    drop(vm);
+  }
+}
+
+/// One piece of idle-time housekeeping: free a retired VM, or build a warm one if the pool is
+/// short. False when there is nothing to do (or another worker is already at it).
 fn refill_warm_pool() -> bool {
-  let target = POOL.workers.lock().0 * WARM_PER_WORKER;
-  if WARM.lock().len() >= target {
+  let workers = POOL.workers.lock().0;
+  let limit = workers.saturating_sub(1).max(1);
+  if HOUSEKEEPING.fetch_add(1, Ordering::AcqRel) >= limit {
+    HOUSEKEEPING.fetch_sub(1, Ordering::AcqRel);
     return false;
   }
-  match catch_unwind(Vm::warm) {
-    Ok(Ok(vm)) => {
-      WARM.lock().push(Box::new(vm));
+  let retired = RETIRED.lock().pop();
+  let worked = match retired {
+    Some(vm) => {
+      drop(vm);
       true
     }
-    _ => false,
-  }
+    None if WARM.lock().len() < workers * WARM_PER_WORKER => match catch_unwind(Vm::warm) {
+      Ok(Ok(vm)) => {
+        WARM.lock().push(Box::new(vm));
+        true
+      }
+      _ => false,
+    },
+    None => false,
+  };
+  HOUSEKEEPING.fetch_sub(1, Ordering::AcqRel);
+  worked
 }
 
 fn take_warm() -> Option<Box<Vm>> {
@@ -903,6 +937,8 @@ impl Cell {
       };
       self.end_leg(run, &leg, json);
     }
-    drop(vm);
+    if let Some(vm) = vm {
+      retire(vm);
+    }
   }
 }

@@ -4,16 +4,16 @@
 use crate::catalog::Catalog;
 use crate::error::Failure;
 use crate::mcp::{dts, prepare_input};
-use crate::sandbox::source::{Language, parse_wrapped, prepare_javascript};
-use crate::typescript::prepare_typescript;
+use crate::sandbox::source::{Language, parse_wrapped, prepare};
 use serde_json::Value;
 use swc_core::common::BytePos;
 use swc_core::ecma::parser::{Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
 
-/// The module-access check and completion rewrite: never panics; a program without the words
+/// The module-access check and completion rewrite (as the runtime calls them, so a parser panic
+/// is a refused program): never panics; a program without the words
 /// `import`/`require` is never refused as module access; an accepted program still parses.
 pub fn source_check(code: &str) {
-  match prepare_javascript(code) {
+  match prepare(code, Language::JavaScript) {
     Ok(program) => {
       let reparsed = parse_wrapped(code, &program.code, Language::JavaScript, Failure::invalid);
       assert!(
@@ -33,9 +33,9 @@ pub fn source_check(code: &str) {
   }
 }
 
-/// The TypeScript entry: never panics, whatever the input.
+/// The TypeScript entry (as the runtime calls it): never panics, whatever the input.
 pub fn typescript(code: &str) {
-  let _ = prepare_typescript(code);
+  let _ = prepare(code, Language::TypeScript);
 }
 
 /// The JSON bridge: a gateway tool list and an MCP call's input against a schema.

@@ -117,11 +117,12 @@ pub fn bench_prepare(code: String, typescript: bool, iterations: u32) -> f64 {
   let mut samples: Vec<f64> = (0..iterations.max(1))
     .map(|_| {
       let started = std::time::Instant::now();
-      let prepared = if typescript {
-        typescript::prepare_typescript(&code).map(|_| ())
+      let language = if typescript {
+        sandbox::source::Language::TypeScript
       } else {
-        sandbox::source::prepare_javascript(&code).map(|_| ())
+        sandbox::source::Language::JavaScript
       };
+      let prepared = sandbox::source::prepare(&code, language).map(|_| ());
       std::hint::black_box(prepared).ok();
       started.elapsed().as_secs_f64() * 1e6
     })

@@ -12,11 +12,10 @@ use crate::result::{self, PendingEntry, Status};
 use crate::run::Run;
 use crate::sandbox::bridge::{Method, Outcome};
 use crate::sandbox::limits::{Kill, Signals};
-use crate::sandbox::source::{Language, prepare_javascript};
+use crate::sandbox::source::{self, Language};
 use crate::sandbox::{Delivery, SliceEnd, Vm};
 use crate::store::{STORE, new_token};
 use crate::telemetry::{Counters, cell_event};
-use crate::typescript::prepare_typescript;
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use dashmap::DashMap;
 use parking_lot::Mutex;
@@ -670,13 +669,10 @@ impl Cell {
       let (code, language) =
         source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
       let run = self.run();
-      let program = match language {
-        Language::JavaScript => prepare_javascript(&code)?,
-        Language::TypeScript => {
-          Counters::bump(&run.telemetry.typescript_transforms);
-          prepare_typescript(&code)?
-        }
-      };
+      if language == Language::TypeScript {
+        Counters::bump(&run.telemetry.typescript_transforms);
+      }
+      let program = source::prepare(&code, language)?;
       if slot.is_none() {
         *slot = Some(Box::new(Vm::new(run, self.id, self.signals.clone())?));
       }

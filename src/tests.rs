@@ -396,3 +396,49 @@ fn engine_compile_errors_name_the_user_line() {
   assert!(error.contains("(line 2, column "), "{error}");
   assert!(!error.contains("cell.js"), "{error}");
 }
+
+#[test]
+fn a_parser_panic_is_a_failed_result() {
+  // Found by `cargo fuzz run source_check`: swc's lexer trips a debug assertion on a git
+  // conflict marker followed by a regex-like token. Debug builds panic inside the worker (caught:
+  // internal_error); release builds report the syntax error. Either way a result, not a crash.
+  let mut h = Harness::new(enabled());
+  let r = h.exec(" =======\r/==2+");
+  assert_eq!(r["status"], "failed", "{r}");
+  assert_eq!(h.exec("1 + 1")["value"], 2);
+}
+
+#[test]
+fn a_parser_panic_on_a_template_is_invalid_input() {
+  // Found by `cargo fuzz run source_check` (release build): swc reaches `unreachable!()` on this
+  // malformed template literal. The runtime reports a program it cannot read.
+  let mut h = Harness::new(enabled());
+  let code = "const hits = await +`it\u{16}\u{0}\\2\"\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}nsco});&!\\o`\\\\\\\\i";
+  let r = h.exec(code);
+  assert_eq!(r["status"], "failed", "{r}");
+  assert_eq!(r["code"], "invalid_input", "{r}");
+}
+
+#[test]
+fn html_like_comments_keep_the_completion_value() {
+  // Found by `cargo fuzz run source_check`: swc's span for the token after an HTML-like comment
+  // (Annex B, which QuickJS accepts) starts at the comment.
+  let mut h = Harness::new(enabled());
+  for (code, value) in [
+    ("const a = 1;\n-->comment\na + 1", json!(2)),
+    (
+      "const b = 2;\n--> one\n/* two */ <!-- three\nb * 2",
+      json!(4),
+    ),
+    ("const c = 3;\nc <!-- trailing", json!(3)),
+  ] {
+    let r = h.exec(code);
+    assert_eq!(r["value"], value, "{code:?}: {r}");
+  }
+  let r = h.exec("const d = 1;\n-->x\u{0}y\nd");
+  assert_eq!(r["code"], "invalid_input");
+  assert_eq!(
+    r["error"],
+    "SyntaxError: the program contains a NUL character; write \\0 instead (line 2, column 5)"
+  );
+}

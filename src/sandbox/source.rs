@@ -369,6 +369,52 @@ fn instantiated(module: &TsModuleDecl) -> bool {
   module.body.as_ref().is_some_and(has_values)
 }
 
+/// swc starts the span of a token that follows an HTML-like comment (`-->` at the start of a
+/// line, `<!--`: Annex B, which QuickJS accepts) at the comment itself. Inserting `return (`
+/// there would turn the comment into code; this moves `lo` past such comments (and the
+/// whitespace and ordinary comments between them) to the expression's first real token.
+fn skip_html_comments(text: &str, mut lo: usize, hi: usize) -> usize {
+  loop {
+    let rest = &text[lo..hi];
+    let trimmed = rest.trim_start();
+    let skipped = rest.len() - trimmed.len();
+    let comment_end =
+      if trimmed.starts_with("-->") || trimmed.starts_with("<!--") || trimmed.starts_with("//") {
+        trimmed.find('\n').unwrap_or(trimmed.len())
+      } else if trimmed.starts_with("/*") {
+        match trimmed[2..].find("*/") {
+          Some(end) => end + 4,
+          None => return lo,
+        }
+      } else {
+        return lo + skipped;
+      };
+    lo += skipped + comment_end;
+  }
+}
+
+/// Prepares a cell in either language. swc is a large parser: if it panics on some input (the
+/// fuzzer found such inputs), that is a program it cannot read, reported as such.
+pub fn prepare(code: &str, language: Language) -> Result<Program, Failure> {
+  // QuickJS reads source as a C string.
+  if let Some(at) = code.find('\0') {
+    let (line, column) = user_line_col(code, at);
+    return Err(Failure::invalid(format!(
+      "SyntaxError: the program contains a NUL character; write \\0 instead (line {line}, column {column})"
+    )));
+  }
+  let prepared = std::panic::catch_unwind(|| match language {
+    Language::JavaScript => prepare_javascript(code),
+    Language::TypeScript => crate::typescript::prepare_typescript(code),
+  });
+  prepared.unwrap_or_else(|_| {
+    Err(Failure::invalid(format!(
+      "SyntaxError: the {} parser could not read this program",
+      language.as_str()
+    )))
+  })
+}
+
 /// Prepares a JavaScript cell: parse, check, insert the completion `return`.
 pub fn prepare_javascript(user: &str) -> Result<Program, Failure> {
   let wrapped = wrap(user);
@@ -383,6 +429,7 @@ pub fn prepare_javascript(user: &str) -> Result<Program, Failure> {
     };
     let span: Span = stmt.expr.span();
     let (lo, hi) = ((span.lo.0 - START) as usize, (span.hi.0 - START) as usize);
+    let lo = skip_html_comments(&wrapped, lo, hi);
     code = format!(
       "{}return ({}){}",
       &wrapped[..lo],

@@ -1,0 +1,4 @@
+const x = 1;
+// trailing
+x * 2;;
+function f() {}

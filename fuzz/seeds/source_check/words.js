@@ -1,0 +1,1 @@
+const important = "import docs"; require

@@ -1,0 +1,2 @@
+import type { X } from "./x";
+const y: X = 1

@@ -339,3 +339,36 @@ fn typescript_cells_run() {
     "{r}"
   );
 }
+
+#[test]
+fn guest_code_during_error_construction_cannot_reenter_a_locked_bridge() {
+  let mut h = Harness::new(enabled());
+  // QuickJS coerces Error.stackTraceLimit and calls Error.prepareStackTrace while it builds the
+  // stack of every error, including those thrown from inside bridge functions. A guest hook
+  // that calls back into the bridge there used to deadlock the worker on the host lock.
+  let r = h.exec(
+    "let inside = 0;\n\
+     Error.stackTraceLimit = { valueOf() { inside++; tools.read_file({}); return 10 } };\n\
+     Error.prepareStackTrace = () => { inside++; tools.read_file({}); return 'hijacked' };\n\
+     const seen = [];\n\
+     try { await tools.call('nope') } catch (e) { seen.push(e.message, e.stack === 'hijacked') }\n\
+     const ids = [];\n\
+     try { for (;;) ids.push(setTimeout(() => {}, 1e6)) } catch (e) { seen.push(e.message) }\n\
+     ids.forEach(clearTimeout);\n\
+     [seen, typeof Error.stackTraceLimit, inside]",
+  );
+  assert_eq!(r["status"], "completed", "{r}");
+  assert_eq!(
+    r["value"],
+    json!([
+      [
+        "Unknown tool id: nope",
+        false,
+        "Too many pending timers: at most 1000 may be scheduled at once."
+      ],
+      "number",
+      1
+    ]),
+    "{r}"
+  );
+}

@@ -288,6 +288,8 @@ pub fn host_object<'js>(
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| {
       let mut host = s.lock();
       if host.timers.len() >= MAX_TIMERS {
+        // Never build an exception under the host lock (see `start_call`).
+        drop(host);
         return Err(error(
           &ctx,
           &format!("Too many pending timers: at most {MAX_TIMERS} may be scheduled at once."),
@@ -410,6 +412,9 @@ pub fn host_object<'js>(
 /// `host.call(kind, target, inputJson)`: checks, records and dispatches one nested call.
 /// Kind 0 is a catalog id (`tools.*`), 1 an MCP catalog id (`MCP.*`, input checked against
 /// its schema), 2 a namespace callable `"<namespace>:<callable>"` (input = the argument list).
+///
+/// The host lock is never held while an exception is built: building one can run guest code
+/// (stack trace hooks), and guest code calling back into the bridge would deadlock the worker.
 fn start_call(
   ctx: &Ctx<'_>,
   state: &Arc<Mutex<VmHost>>,
@@ -417,8 +422,7 @@ fn start_call(
   target: String,
   input: String,
 ) -> rquickjs::Result<u32> {
-  let mut host = state.lock();
-  let run = host.run.clone();
+  let run = state.lock().run.clone();
   let (entry, via, method, input): (&CatalogEntry, Via, Method, String) = match kind {
     0 => {
       let entry = run
@@ -453,7 +457,9 @@ fn start_call(
     _ => return Err(unknown_tool(ctx, &target)),
   };
   let max = run.config.max_pending_tool_calls as usize;
+  let mut host = state.lock();
   if host.calls_in_flight() >= max {
+    drop(host);
     return Err(error(
       ctx,
       &format!("Too many pending tool calls: at most {max} may run at once (maxPendingToolCalls)."),

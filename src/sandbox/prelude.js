@@ -5,7 +5,7 @@
 (function (host) {
   'use strict';
   const g = globalThis;
-  const { defineProperty, freeze, isFrozen, getOwnPropertyNames } = Object;
+  const { defineProperty, freeze, isFrozen, getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
   const apply = Reflect.apply;
   const JSONparse = JSON.parse;
   const JSONstringify = JSON.stringify;
@@ -21,6 +21,23 @@
   const TypeErrorCtor = TypeError;
   const StringCtor = String;
   const isArray = Array.isArray;
+
+  // Building any error's stack must not run guest code: QuickJS calls Error.prepareStackTrace
+  // and coerces Error.stackTraceLimit there, also for errors thrown from inside bridge
+  // functions (and prepareStackTrace's call sites hand out the prelude's own functions).
+  // Drop the hook; keep the limit settable, as a number fixed when it is set.
+  {
+    const limit = getOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
+    delete ErrorCtor.prepareStackTrace;
+    defineProperty(ErrorCtor, 'stackTraceLimit', {
+      get: limit.get,
+      set(value) {
+        apply(limit.set, this, [+value]);
+      },
+      enumerable: false,
+      configurable: false,
+    });
+  }
 
   const pending = new MapCtor(); // bridge id -> [resolve, reject]
   const timers = new MapCtor(); // timer id -> [callback, args]

@@ -16,6 +16,7 @@ mod scheduler;
 mod store;
 mod surface;
 mod telemetry;
+mod testing;
 mod typescript;
 
 #[cfg(test)]
@@ -271,6 +272,38 @@ impl NativeRun {
   pub fn abort(&self) {
     self.run.abort();
   }
+}
+
+/// TEST ONLY (the test suites; never call it in production). Arms one injected panic:
+/// `"slice"` (the next VM slice of a cell panics), `"bridge"` (the next nested tool call
+/// panics inside the native bridge), `"sync"` (panics at once, inside this synchronous entry
+/// point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
+#[napi(js_name = "__testPanic", catch_unwind)]
+pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
+  use testing::Fault;
+  match kind.as_str() {
+    "slice" => testing::arm(Fault::PanicSlice, run_id),
+    "bridge" => testing::arm(Fault::PanicBridge, run_id),
+    "sync" => panic!("test fault: panic injected in a synchronous entry point"),
+    "off" => testing::disarm(),
+    _ => {
+      return Err(Error::new(
+        Status::InvalidArg,
+        format!("unknown fault {kind:?}"),
+      ));
+    }
+  }
+  Ok(())
+}
+
+/// TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds
+/// without polling the interrupt handler, as a QuickJS builtin looping natively would.
+#[napi(js_name = "__testStall", catch_unwind)]
+pub fn test_stall(ms: u32, run_id: Option<String>) {
+  testing::arm(
+    testing::Fault::StallSlice(std::time::Duration::from_millis(ms as u64)),
+    run_id,
+  );
 }
 
 fn read_input(env: &Env, value: Option<Unknown>, keys: &'static [&'static str]) -> input::Field {

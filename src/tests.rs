@@ -6,7 +6,7 @@ use crate::run::{EXEC_KEYS, LegStart, Run, RunOptions, Scope, WAIT_KEYS};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 struct ChannelPort(Sender<Message>);
 
@@ -36,12 +36,17 @@ fn tools() -> Value {
 
 impl Harness {
   fn new(config: Value) -> Harness {
+    Harness::for_run("run-1", config)
+  }
+
+  /// A harness whose run id is its own (test faults are armed per run id).
+  fn for_run(run_id: &str, config: Value) -> Harness {
     let (tx, rx) = unbounded();
     let run = Run::new(
       RunOptions {
         config: Field::from_json(&config, crate::config::CONFIG_KEYS),
         scope: Scope {
-          run_id: "run-1".into(),
+          run_id: run_id.into(),
           session_id: Some("s".into()),
           ..Default::default()
         },
@@ -371,4 +376,55 @@ fn guest_code_during_error_construction_cannot_reenter_a_locked_bridge() {
     ]),
     "{r}"
   );
+}
+
+#[test]
+fn a_slice_stuck_in_native_code_fails_timeout_and_its_worker_is_replaced() {
+  use crate::testing::{Fault, arm};
+  let mut h = Harness::for_run("stuck-run", json!({ "enabled": true, "timeoutMs": 200 }));
+  // Stands in for a QuickJS builtin looping natively: the interrupt handler is never polled.
+  arm(
+    Fault::StallSlice(Duration::from_secs(6)),
+    Some("stuck-run".into()),
+  );
+  let started = Instant::now();
+  let r = h.exec("text('before'); 1");
+  assert_eq!(r["status"], "failed", "{r}");
+  assert_eq!(r["code"], "timeout", "{r}");
+  assert!(
+    started.elapsed() < Duration::from_secs(5),
+    "the leg ended with its stuck slice: {:?}",
+    started.elapsed()
+  );
+  // The pool got a replacement worker: cells keep running while the stuck thread sleeps.
+  let workers = crate::scheduler::worker_count();
+  let results: Vec<Value> = (0..4).map(|n| h.exec(&format!("{n} * 2"))).collect();
+  for (n, r) in results.iter().enumerate() {
+    assert_eq!(r["value"], n * 2, "{r}");
+  }
+  assert_eq!(crate::scheduler::worker_count(), workers);
+}
+
+#[test]
+fn injected_panics_fail_internal_error_and_the_runtime_carries_on() {
+  use crate::testing::{Fault, arm};
+  let mut h = Harness::for_run("panic-run", enabled());
+  arm(Fault::PanicSlice, Some("panic-run".into()));
+  let r = h.exec("1");
+  assert_eq!(r["code"], "internal_error", "{r}");
+  assert_eq!(
+    r["error"], "code mode runtime failed: test fault: panic injected in a VM slice",
+    "{r}"
+  );
+  arm(Fault::PanicBridge, Some("panic-run".into()));
+  let r = h.exec("text('a'); await tools.read_file({}); 'never'");
+  assert_eq!(r["code"], "internal_error", "{r}");
+  assert!(
+    r["error"]
+      .as_str()
+      .unwrap()
+      .contains("panic injected in a bridge call"),
+    "{r}"
+  );
+  assert_eq!(h.exec("'still alive'")["value"], "still alive");
 }

@@ -428,3 +428,30 @@ fn injected_panics_fail_internal_error_and_the_runtime_carries_on() {
   );
   assert_eq!(h.exec("'still alive'")["value"], "still alive");
 }
+
+#[test]
+fn natively_looping_builtins_refuse_huge_lengths_instead_of_hanging() {
+  let mut h = Harness::new(json!({ "enabled": true, "timeoutMs": 500 }));
+  let started = Instant::now();
+  let r = h.exec(
+    "const huge = { length: 2 ** 40 };\n\
+     const spread = { length: 2 ** 40, [Symbol.isConcatSpreadable]: true };\n\
+     const attempts = [\n\
+       () => Array.prototype.join.call(huge), () => String(new Array(2 ** 32 - 1)),\n\
+       () => Array.prototype.reverse.call(huge), () => Array.prototype.sort.call(huge),\n\
+       () => Array.prototype.splice.call(huge, 0, 1), () => Array.prototype.shift.call(huge),\n\
+       () => Array.prototype.unshift.call(huge, 1), () => Array.prototype.copyWithin.call(huge, 1, 0),\n\
+       () => new Array(2 ** 32 - 1).slice(1), () => [].concat(spread), () => [new Array(2 ** 32 - 1)].flat(),\n\
+       () => [1].flatMap(() => new Array(2 ** 32 - 1)), () => JSON.stringify({}, new Array(2 ** 32 - 1)),\n\
+       () => String.raw({ raw: huge }), () => Array.prototype.toLocaleString.call(huge),\n\
+     ];\n\
+     const names = attempts.map((f) => { try { f(); return 'ran' } catch (e) { return e.name } });\n\
+     [names.every((n) => n === 'RangeError'), names.length, [[1, [2]]].flat(2), [3, 1, 2].sort().join(), Array.prototype.join.name]",
+  );
+  assert_eq!(
+    r["value"],
+    json!([true, 15, [1, 2], "1,2,3", "join"]),
+    "{r}"
+  );
+  assert!(started.elapsed() < Duration::from_secs(5));
+}

@@ -39,6 +39,106 @@
     });
   }
 
+  // QuickJS runs these builtins as native loops over a `length` that never poll the interrupt
+  // handler: on a huge sparse array or array-like one call outlives timeoutMs by hours (the
+  // scheduler's watchdog then gives up on its worker thread). No array that fits the memory
+  // cap comes near MAX_LENGTH elements, so such lengths fail fast with a RangeError instead.
+  {
+    const MAX_LENGTH = 16777216;
+    const RangeErrorCtor = RangeError;
+    const spreadable = Symbol.isConcatSpreadable;
+    const ArrayProto = Array.prototype;
+    const checkLength = (value, what) => {
+      // null/undefined: the builtin throws its own TypeError.
+      if (value === null || value === undefined) return 0;
+      const length = +value.length;
+      if (length > MAX_LENGTH) {
+        throw new RangeErrorCtor(
+          what + ': length ' + length + ' is over the code mode limit of ' + MAX_LENGTH + ' elements.',
+        );
+      }
+      return length;
+    };
+    const checkFlat = (source, depth, what) => {
+      const length = checkLength(source, what);
+      if (!(depth >= 1)) return;
+      for (let i = 0; i < length; i++) {
+        const item = source[i];
+        if (isArray(item)) checkFlat(item, depth - 1, what);
+      }
+    };
+    const checkSpreadable = (value, what) => {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
+      const flag = value[spreadable];
+      if (flag === undefined ? isArray(value) : flag) checkLength(value, what);
+    };
+    const replace = (owner, key, what, make) => {
+      const original = owner[key];
+      const replaced = make(original, what);
+      defineProperty(replaced, 'length', { value: original.length });
+      defineProperty(owner, key, { value: replaced, writable: true, enumerable: false, configurable: true });
+    };
+    // Method syntax: named like the builtin, not a constructor, no prototype.
+    const checked = (check) => (original, what) =>
+      ({
+        [original.name](...args) {
+          check(this, args, what);
+          return apply(original, this, args);
+        },
+      })[original.name];
+    const receiver = checked((self, args, what) => checkLength(self, what));
+    for (const key of ['join', 'toLocaleString', 'reverse', 'sort', 'slice', 'splice', 'copyWithin', 'shift', 'unshift']) {
+      replace(ArrayProto, key, 'Array.prototype.' + key, receiver);
+    }
+    replace(
+      ArrayProto,
+      'concat',
+      'Array.prototype.concat',
+      checked((self, args, what) => {
+        checkSpreadable(self, what);
+        for (let i = 0; i < args.length; i++) checkSpreadable(args[i], what);
+      }),
+    );
+    replace(
+      ArrayProto,
+      'flat',
+      'Array.prototype.flat',
+      checked((self, args, what) => checkFlat(self, args[0] === undefined ? 1 : +args[0], what)),
+    );
+    replace(ArrayProto, 'flatMap', 'Array.prototype.flatMap', (original, what) =>
+      ({
+        flatMap(callback, thisArg) {
+          checkLength(this, what);
+          if (typeof callback !== 'function') return apply(original, this, [callback, thisArg]);
+          // The callback's arrays are what gets flattened.
+          const mapped = function (value, index, array) {
+            const result = apply(callback, this, [value, index, array]);
+            if (isArray(result)) checkLength(result, what);
+            return result;
+          };
+          return apply(original, this, [mapped, thisArg]);
+        },
+      }).flatMap,
+    );
+    replace(
+      JSON,
+      'stringify',
+      'JSON.stringify',
+      checked((self, args, what) => {
+        if (isArray(args[1])) checkLength(args[1], what);
+      }),
+    );
+    replace(
+      StringCtor,
+      'raw',
+      'String.raw',
+      checked((self, args, what) => {
+        const template = args[0];
+        if (template !== null && typeof template === 'object') checkLength(template.raw, what);
+      }),
+    );
+  }
+
   const pending = new MapCtor(); // bridge id -> [resolve, reject]
   const timers = new MapCtor(); // timer id -> [callback, args]
 

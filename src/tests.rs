@@ -455,3 +455,26 @@ fn natively_looping_builtins_refuse_huge_lengths_instead_of_hanging() {
   );
   assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[test]
+fn a_yield_flood_is_one_pending_entry() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec(
+    "let resumed = 0;\n\
+     const all = [];\n\
+     for (let i = 0; i < 5000; i++) all.push(yield_control('x').then(() => resumed++));\n\
+     await yield_control('last');\n\
+     await Promise.all(all);\n\
+     [resumed, all[0] !== all[1]]",
+  );
+  assert_eq!(r["status"], "waiting", "{r}");
+  assert_eq!(r["pendingToolCalls"].as_array().unwrap().len(), 1, "{r}");
+  let again = h.wait(r["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(again["value"], json!([5000, true]), "{again}");
+  // A later yield in the resumed leg gets a fresh entry.
+  let r = h.exec("await yield_control(); await yield_control(); 'twice'");
+  let again = h.wait(r["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(again["status"], "waiting", "{again}");
+  let last = h.wait(again["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(last["value"], "twice", "{last}");
+}

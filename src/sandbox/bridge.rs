@@ -355,6 +355,17 @@ pub fn host_object<'js>(
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, _reason: String| {
       guarded(&ctx, &g, || {
         let mut host = s.lock();
+        host.yielded = true;
+        // Every yield of a leg shares one entry: they all resume together on `wait`, and a
+        // loop of yields must not grow `pendingToolCalls` past the output cap.
+        let shared = host
+          .pending
+          .iter()
+          .find(|(_, p)| p.method == Method::Yield)
+          .map(|(id, _)| *id);
+        if let Some(id) = shared {
+          return Ok(id);
+        }
         let id = host.next_id();
         host.pending.insert(
           id,
@@ -364,7 +375,6 @@ pub fn host_object<'js>(
             id: format!("yield_{id}"),
           },
         );
-        host.yielded = true;
         Ok(id)
       })
     })?,

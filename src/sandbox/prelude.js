@@ -356,8 +356,16 @@
     if (apply(mapDelete, timers, [id])) host.clearTimer(id);
   }
 
+  // The host hands every yield of a leg the same id; each caller still gets its own promise.
+  const yields = new MapCtor(); // yield id -> the promise its settle resolves
   function yield_control(reason) {
-    return waitFor(host.yield(reason === undefined ? '' : show(reason)));
+    const id = host.yield(reason === undefined ? '' : show(reason));
+    let shared = apply(mapGet, yields, [id]);
+    if (shared === undefined) {
+      shared = waitFor(id);
+      apply(mapSet, yields, [id, shared]);
+    }
+    return apply(then, shared, []);
   }
 
   function lazy(name, build) {
@@ -412,6 +420,7 @@
       apply(then, main(), [done, (error) => host.done(false, errorInfo(error))]);
     },
     settle(id, ok, text) {
+      apply(mapDelete, yields, [id]);
       const entry = apply(mapGet, pending, [id]);
       if (entry === undefined) return;
       apply(mapDelete, pending, [id]);

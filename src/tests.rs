@@ -478,3 +478,35 @@ fn a_yield_flood_is_one_pending_entry() {
   let last = h.wait(again["runId"].as_str().unwrap(), &|_| None);
   assert_eq!(last["value"], "twice", "{last}");
 }
+
+#[test]
+fn lone_surrogates_cross_as_replacement_characters() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec(
+    "text('a\\ud800b'); console.log('\\udc00'); Promise.reject('\\ud800');\n\
+     const errors = [];\n\
+     for (const f of [() => tools.describe('\\ud800'), () => tools.call('\\ud800'), () => tools.search('\\ud800')]) {\n\
+       try { await f() } catch (e) { errors.push(e.message) }\n\
+     }\n\
+     errors",
+  );
+  assert_eq!(r["status"], "completed", "{r}");
+  assert_eq!(
+    r["value"],
+    json!(["Unknown tool id: \u{fffd}", "Unknown tool id: \u{fffd}"]),
+    "{r}"
+  );
+  assert_eq!(
+    r["output"],
+    json!([
+      { "type": "text", "text": "a\u{fffd}b" },
+      { "type": "text", "text": "\u{fffd}" },
+      { "type": "text", "text": "Unhandled promise rejection: \u{fffd}" }
+    ])
+  );
+  let r = h.exec("throw new Error('bad \\ud800 input')");
+  assert_eq!(
+    r["error"], "Error: bad \u{fffd} input (line 1, column 11)",
+    "{r}"
+  );
+}

@@ -20,6 +20,7 @@
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
   const StringCtor = String;
+  const toWellFormed = String.prototype.toWellFormed;
   const isArray = Array.isArray;
 
   // Building any error's stack must not run guest code: QuickJS calls Error.prepareStackTrace
@@ -179,7 +180,21 @@
     return text;
   }
 
+  // Strings cross to the host as UTF-8: a lone surrogate becomes U+FFFD on the way instead of
+  // failing the conversion (or emptying an error message).
+  function wellFormed(text) {
+    return apply(toWellFormed, text, []);
+  }
+
+  function str(value) {
+    return wellFormed(StringCtor(value));
+  }
+
   function show(value) {
+    return wellFormed(describeValue(value));
+  }
+
+  function describeValue(value) {
     try {
       if (typeof value === 'string') return value;
       if (value === undefined) return 'undefined';
@@ -199,9 +214,9 @@
   function errorInfo(error, prefix) {
     try {
       const isError = error instanceof ErrorCtor;
-      const name = isError ? StringCtor(error.name) : '';
-      const message = isError ? StringCtor(error.message) : 'Uncaught ' + show(error);
-      const stack = isError && typeof error.stack === 'string' ? error.stack : '';
+      const name = isError ? str(error.name) : '';
+      const message = isError ? str(error.message) : 'Uncaught ' + show(error);
+      const stack = isError && typeof error.stack === 'string' ? wellFormed(error.stack) : '';
       return JSONstringify({ name, message: (prefix || '') + message, stack });
     } catch (again) {
       return '{"name":"Error","message":"unprintable exception","stack":""}';
@@ -244,14 +259,14 @@
           if (options !== undefined && options !== null && typeof options !== 'object') {
             throw new TypeErrorCtor('options must be an object.');
           }
-          return host.search(query, options == null ? undefined : options.limit);
+          return host.search(wellFormed(query), options == null ? undefined : options.limit);
         });
       },
       describe(id) {
-        return parsed(() => host.describe(typeof id === 'string' ? id : StringCtor(id)));
+        return parsed(() => host.describe(str(id)));
       },
       call(id, input) {
-        return bridge(0, typeof id === 'string' ? id : StringCtor(id), input);
+        return bridge(0, str(id), input);
       },
     };
     const names = JSONparse(host.safeNames());
@@ -284,7 +299,7 @@
       const entry = servers[i];
       const server = {
         $api(toolName, options) {
-          const tool = toolName === undefined || toolName === null ? null : StringCtor(toolName);
+          const tool = toolName === undefined || toolName === null ? null : str(toolName);
           const schema = options !== null && typeof options === 'object' && options.schema === true;
           return parsed(() => host.mcpApi(entry.key, tool, schema));
         },
@@ -304,10 +319,10 @@
   function buildApi() {
     return freeze({
       list(prefix) {
-        return parsed(() => host.apiList(prefix === undefined || prefix === null ? '' : StringCtor(prefix)));
+        return parsed(() => host.apiList(prefix === undefined || prefix === null ? '' : str(prefix)));
       },
       read(path) {
-        return attempt(() => host.apiRead(StringCtor(path)));
+        return attempt(() => host.apiRead(str(path)));
       },
     });
   }

@@ -551,3 +551,16 @@ fn keys_smuggled_in_a_call_input_never_override_the_call_identity() {
   assert_eq!((&call["cell"], &call["call"]), (&json!(7), &json!(3)));
   assert_eq!(call["input"], json!({ "path": "a" }));
 }
+
+#[test]
+fn a_killed_cell_starts_no_more_tool_calls() {
+  let mut h = Harness::new(json!({ "enabled": true, "memoryLimitBytes": 4194304 }));
+  // The allocation failure is catchable until the next interrupt poll; the catch block must
+  // not reach the gateway.
+  let r = h.exec(
+    "try { const a = []; for (;;) a.push(new Array(1e5).fill(0)) }\n\
+     catch (e) { for (let i = 0; i < 3; i++) { try { await tools.read_file({ after: 'kill' }) } catch (e) {} } }",
+  );
+  assert_eq!(r["code"], "memory_limit_exceeded", "{r}");
+  assert!(h.calls.is_empty(), "{:?}", h.calls);
+}

@@ -486,7 +486,16 @@ fn start_call(
   target: String,
   input: String,
 ) -> rquickjs::Result<u32> {
-  let run = state.lock().run.clone();
+  let (run, killed) = {
+    let host = state.lock();
+    (host.run.clone(), host.signals.killed())
+  };
+  // A kill (memory, timeout, output, abort, panic) stops the guest only at its next interrupt
+  // poll; until then a catch block could still reach the gateway. A cell that is ending starts
+  // no more nested calls.
+  if killed != Kill::None {
+    return Err(error(ctx, "code mode cell is ending: no more tool calls."));
+  }
   crate::testing::at_bridge_call(&run.scope.run_id);
   let (entry, via, method, input): (&CatalogEntry, Via, Method, String) = match kind {
     0 => {

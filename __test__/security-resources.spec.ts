@@ -2,6 +2,8 @@
 // traps, builtins that loop natively), memory (string and array bombs), output and result size.
 // Each case asserts the failure code a user sees, that the event loop was never blocked for
 // long, and that the runtime still runs the next cell.
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { __testStall } from '../binding.js'
 import { createCodeModeAgentTools } from '../index.js'
@@ -141,6 +143,43 @@ describe('CPU: everything is stopped by the deadline', () => {
         [Object.getPrototypeOf(ref) === WeakRef.prototype, ref.deref() === target, Object.getOwnPropertyNames(registry), registry.unregister(target)]`,
     })
     expect(expectStatus(result, 'completed').value).toEqual([true, true, [], false])
+  })
+})
+
+describe('hostile source', () => {
+  it('deeply nested source fails invalid_input instead of overflowing the parser stack and killing Node', () => {
+    // In a child process: before the fix each of these aborted Node with SIGSEGV.
+    const index = fileURLToPath(new URL('../index.js', import.meta.url))
+    const script = `
+      const { CodeModeRun } = require(${JSON.stringify(index)})
+      const run = CodeModeRun.create({ config: { enabled: true, timeoutMs: 5000 }, runId: 'r', tools: [{ name: 'm' }], executor: () => 1 })
+      const n = 100000
+      const shapes = {
+        brackets: '['.repeat(n) + ']'.repeat(n), parens: '('.repeat(n) + '1' + ')'.repeat(n), blocks: '{'.repeat(n) + '}'.repeat(n),
+        unary: '!'.repeat(n) + '1', arrows: '() => '.repeat(n / 10) + '1', binary: '1' + '+1'.repeat(n),
+        member: 'a' + '.b'.repeat(n), calls: 'f' + '()'.repeat(n), templates: '\`\${'.repeat(n / 2) + '1' + '}\`'.repeat(n / 2),
+      }
+      ;(async () => {
+        const out = []
+        for (const [shape, code] of Object.entries(shapes)) {
+          for (const language of ['javascript', 'typescript']) {
+            const r = await run.exec({ code, language })
+            out.push(shape + ' ' + language + ' ' + r.code + ' ' + /nested too deeply/.test(r.error))
+          }
+        }
+        const ts = await run.exec({ code: 'let x: ' + 'Array<'.repeat(n / 4) + 'number' + '>'.repeat(n / 4) + ' = []', language: 'typescript' })
+        out.push('generics ' + ts.code + ' ' + /nested too deeply/.test(ts.error))
+        const ok = await run.exec({ code: '[[[[[[[[[[1]]]]]]]]]].flat(Infinity)[0]' })
+        out.push('shallow ' + ok.status + ' ' + ok.value)
+        console.log(out.join('\\n'))
+      })()`
+    const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 })
+    expect(child.signal, child.stderr).toBeNull()
+    expect(child.status, child.stderr).toBe(0)
+    const lines = child.stdout.trim().split('\n')
+    expect(lines).toHaveLength(20)
+    for (const line of lines.slice(0, 19)) expect(line).toMatch(/ invalid_input true$/)
+    expect(lines[19]).toBe('shallow completed 1')
   })
 })
 

@@ -12,11 +12,10 @@ use crate::result::{self, PendingEntry, Status};
 use crate::run::Run;
 use crate::sandbox::bridge::{Method, Outcome, VmHost};
 use crate::sandbox::limits::{Kill, Signals};
-use crate::sandbox::source::{Language, prepare_javascript};
+use crate::sandbox::source::{Language, prepare};
 use crate::sandbox::{Delivery, SliceEnd, Vm};
 use crate::store::{STORE, new_token};
 use crate::telemetry::{Counters, cell_event};
-use crate::typescript::prepare_typescript;
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use dashmap::DashMap;
 use parking_lot::Mutex;
@@ -660,13 +659,10 @@ impl Cell {
     if slot.is_none() {
       let (code, language) =
         source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
-      let program = match language {
-        Language::JavaScript => prepare_javascript(&code)?,
-        Language::TypeScript => {
-          Counters::bump(&self.run().telemetry.typescript_transforms);
-          prepare_typescript(&code)?
-        }
-      };
+      if language == Language::TypeScript {
+        Counters::bump(&self.run().telemetry.typescript_transforms);
+      }
+      let program = prepare(code, language)?;
       let vm = slot.insert(Box::new(Vm::new(
         self.run(),
         self.id,

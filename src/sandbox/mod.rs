@@ -4,6 +4,7 @@
 //! is parked, costing no thread, while it waits for host work.
 
 pub mod bridge;
+pub mod depth;
 pub mod limits;
 pub mod source;
 

@@ -6,13 +6,16 @@
 //! line, so line numbers never move; the completion value is applied by inserting `return (…)`
 //! around the last expression statement, and the map undoes those few columns.
 
-use crate::error::Failure;
+use super::depth;
+use crate::error::{ErrorCode, Failure, panic_message};
 use swc_core::common::{BytePos, Span, Spanned};
 use swc_core::ecma::ast::{
   Callee, Decl, Expr, MemberProp, MetaPropExpr, MetaPropKind, Module, ModuleItem, Program as Ast,
   Script, Stmt,
 };
-use swc_core::ecma::parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
+use swc_core::ecma::parser::{
+  EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer, stack_guard,
+};
 use swc_core::ecma::visit::{Visit, VisitWith};
 
 pub const PREFIX: &str = "(async function () {";
@@ -160,6 +163,52 @@ fn at(user: &str, pos: BytePos) -> String {
   format!("line {line}, column {column}")
 }
 
+/// Stack the parser may use before its lexer reports end of input (the patched swc in
+/// `vendor/swc_ecma_parser`): deep nesting then ends the parse with an error instead of
+/// overflowing the stack, which would abort Node.
+const PARSE_STACK: usize = 32 << 20;
+/// Stack of the thread that prepares a cell: room for `PARSE_STACK`, for walks of an AST up to
+/// `depth::MAX_DEPTH` deep, and for dropping the longest chain a 1 MiB cell can hold (the
+/// pages are only committed when an input needs them).
+const PREPARE_STACK: usize = 512 << 20;
+
+/// Runs `parse` with the stack floor set; true when it was reached.
+fn guarded<T>(parse: impl FnOnce() -> T) -> (T, bool) {
+  stack_guard::set_budget(Some(PARSE_STACK));
+  let out = parse();
+  let exhausted = stack_guard::exhausted();
+  stack_guard::set_budget(None);
+  (out, exhausted)
+}
+
+fn too_deep(user: &str, pos: BytePos) -> String {
+  format!("SyntaxError: code is nested too deeply ({})", at(user, pos))
+}
+
+/// Prepares a cell for the VM on a short-lived thread with a large stack: swc's parser,
+/// transforms, emitter and even the AST's destructor recurse once per level of nesting.
+pub fn prepare(code: String, language: Language) -> Result<Program, Failure> {
+  let job = std::thread::Builder::new()
+    .name("code-mode-prepare".into())
+    .stack_size(PREPARE_STACK)
+    .spawn(move || match language {
+      Language::JavaScript => prepare_javascript(&code),
+      Language::TypeScript => crate::typescript::prepare_typescript(&code),
+    })
+    .map_err(|e| {
+      Failure::new(
+        ErrorCode::RuntimeUnavailable,
+        format!("code mode runtime could not start a thread: {e}"),
+      )
+    })?;
+  job.join().unwrap_or_else(|panic| {
+    Err(Failure::internal(format!(
+      "code mode runtime failed: {}",
+      panic_message(&*panic)
+    )))
+  })
+}
+
 /// Parses the wrapped cell as a script; on failure explains it (module syntax or a syntax error).
 pub(crate) fn parse_wrapped(
   user: &str,
@@ -172,16 +221,28 @@ pub(crate) fn parse_wrapped(
     BytePos(START),
     BytePos(START + wrapped.len() as u32),
   );
-  let mut parser = Parser::new_from(Lexer::new(
-    language.syntax(),
-    Default::default(),
-    input,
-    None,
-  ));
-  let parsed = parser.parse_script();
-  let recovered = parser.take_errors();
+  let ((parsed, recovered), exhausted) = guarded(|| {
+    let mut parser = Parser::new_from(Lexer::new(
+      language.syntax(),
+      Default::default(),
+      input,
+      None,
+    ));
+    let parsed = parser.parse_script();
+    (parsed, parser.take_errors())
+  });
+  if exhausted {
+    let pos = match &parsed {
+      Err(error) => error.span().lo,
+      Ok(_) => recovered.first().map_or(BytePos(START), |e| e.span().lo),
+    };
+    return Err(failure(too_deep(user, pos)));
+  }
   let error = match parsed {
-    Ok(script) if recovered.is_empty() => return Ok(script),
+    Ok(mut script) if recovered.is_empty() => {
+      depth::check(&mut script).map_err(|span| failure(too_deep(user, span.lo)))?;
+      return Ok(script);
+    }
     Ok(_) => recovered.into_iter().next(),
     Err(error) => Some(error),
   };
@@ -212,8 +273,20 @@ fn module_syntax(user: &str, language: Language) -> Option<Failure> {
   // Positions shifted as if wrapped, so `at` applies unchanged.
   let start = START + PREFIX.len() as u32;
   let input = StringInput::new(user, BytePos(start), BytePos(start + user.len() as u32));
-  let mut parser = Parser::new_from(Lexer::new(syntax, Default::default(), input, None));
-  let module: Module = parser.parse_module().ok()?;
+  let (parsed, exhausted) = guarded(|| {
+    Parser::new_from(Lexer::new(syntax, Default::default(), input, None)).parse_module()
+  });
+  if exhausted {
+    let pos = parsed
+      .as_ref()
+      .err()
+      .map_or(BytePos(start), |e| e.span().lo);
+    return Some(Failure::invalid(too_deep(user, pos)));
+  }
+  let mut module: Module = parsed.ok()?;
+  if let Err(span) = depth::check(&mut module) {
+    return Some(Failure::invalid(too_deep(user, span.lo)));
+  }
   for item in &module.body {
     if let ModuleItem::ModuleDecl(decl) = item {
       let what = if decl.is_import() {
@@ -461,6 +534,74 @@ mod tests {
       "{}",
       err.message
     );
+  }
+
+  #[test]
+  fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let n = 200_000;
+    let shapes: Vec<(&str, String)> = vec![
+      ("brackets", format!("{}{}", "[".repeat(n), "]".repeat(n))),
+      ("parens", format!("{}1{}", "(".repeat(n), ")".repeat(n))),
+      ("blocks", format!("{}{}", "{".repeat(n), "}".repeat(n))),
+      ("unary", format!("{}1", "!".repeat(n))),
+      ("arrows", "() => ".repeat(n / 4) + "1"),
+      (
+        "templates",
+        format!("{}1{}", "`${".repeat(n / 2), "}`".repeat(n / 2)),
+      ),
+      ("binary chain", format!("1{}", " + 1".repeat(n))),
+      ("member chain", format!("a{}", ".b".repeat(n))),
+      ("call chain", format!("f{}", "()".repeat(n))),
+      (
+        "else-if chain",
+        format!("if (1) {{}}{}", " else if (1) {}".repeat(3_000)),
+      ),
+    ];
+    for (shape, code) in shapes {
+      for language in [Language::JavaScript, Language::TypeScript] {
+        let err = prepare(code.clone(), language).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{shape}");
+        assert!(
+          err
+            .message
+            .contains("SyntaxError: code is nested too deeply (line 1, column "),
+          "{shape} {language:?}: {}",
+          err.message
+        );
+      }
+    }
+    for (shape, code) in [
+      (
+        "generic types",
+        format!(
+          "let x: {}number{} = []",
+          "Array<".repeat(n / 4),
+          ">".repeat(n / 4)
+        ),
+      ),
+      ("qualified names", format!("let x: a{} = 1", ".b".repeat(n))),
+      ("namespaces", format!("namespace a{} {{}}", ".b".repeat(n))),
+      (
+        "object types",
+        format!(
+          "let x: {}number{} = 1 as any",
+          "{ a: ".repeat(n / 4),
+          " }".repeat(n / 4)
+        ),
+      ),
+    ] {
+      let err = prepare(code, Language::TypeScript).unwrap_err();
+      assert!(
+        err.message.contains("code is nested too deeply"),
+        "{shape}: {}",
+        err.message
+      );
+    }
+    // Ordinary nesting is untouched.
+    let nested = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+    assert!(prepare(nested.clone(), Language::JavaScript).is_ok());
+    assert!(prepare(nested, Language::TypeScript).is_ok());
+    assert!(prepare(format!("1{}", " + 1".repeat(1_500)), Language::JavaScript).is_ok());
   }
 
   #[test]

@@ -168,9 +168,10 @@ fn at(user: &str, pos: BytePos) -> String {
 /// overflowing the stack, which would abort Node.
 const PARSE_STACK: usize = 32 << 20;
 /// Stack of the thread that prepares a cell: room for `PARSE_STACK`, for walks of an AST up to
-/// `depth::MAX_DEPTH` deep, and for dropping the longest chain a 1 MiB cell can hold (the
-/// pages are only committed when an input needs them).
-const PREPARE_STACK: usize = 512 << 20;
+/// `depth::MAX_DEPTH` deep, and for swc dropping the longest chain a 1 MiB cell can hold when a
+/// syntax error follows it (128 MiB in a debug build; the pages are committed only when an
+/// input needs them).
+const PREPARE_STACK: usize = 256 << 20;
 
 /// Runs `parse` with the stack floor set; true when it was reached.
 fn guarded<T>(parse: impl FnOnce() -> T) -> (T, bool) {
@@ -557,6 +558,16 @@ mod tests {
         format!("if (1) {{}}{}", " else if (1) {}".repeat(3_000)),
       ),
     ];
+    // swc drops a partial chain recursively when a syntax error follows it: the longest chain
+    // 1 MiB can hold must fit the preparation thread's stack.
+    for language in [Language::JavaScript, Language::TypeScript] {
+      let err = prepare(format!("a{} +;", ".b".repeat(524_000)), language).unwrap_err();
+      assert!(
+        err.message.contains("SyntaxError: Expression expected"),
+        "{}",
+        err.message
+      );
+    }
     for (shape, code) in shapes {
       for language in [Language::JavaScript, Language::TypeScript] {
         let err = prepare(code.clone(), language).unwrap_err();

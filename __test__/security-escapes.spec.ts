@@ -187,6 +187,21 @@ describe('module loaders', () => {
     ).toEqual(['SyntaxError', 'SyntaxError', 'SyntaxError'])
   })
 
+  it('API.read and API.list serve only the in-memory declaration files (no path reaches the disk)', async () => {
+    const result = (await value(`const out = [];
+      for (const p of ['/etc/passwd', '../../../../etc/passwd', 'mcp/../../package.json', 'mcp/../index.js', '~/.ssh/id_rsa', 'file:///etc/hostname', 'C:\\\\Windows\\\\win.ini', 'mcp/%2e%2e/x', '']) {
+        try { const text = await API.read(p); out.push('read ' + p + ' ' + text.length) } catch (e) { out.push(e.message.slice(0, 40)) }
+      }
+      const listed = [];
+      for (const prefix of [undefined, '/', '..', '../..', 'mcp/..']) { try { listed.push(...(await API.list(prefix)).map((f) => f.path)) } catch (e) {} }
+      [out, [...new Set(listed)]]`)) as [string[], string[]]
+    const [reads, listed] = result
+    expect(reads).toHaveLength(9)
+    expect(reads.filter((r) => r.startsWith('read '))).toEqual([])
+    expect(listed).toContain('mcp/github.d.ts')
+    for (const path of listed) expect(path).toMatch(/^mcp\/[\w.-]+\.d\.ts$/)
+  })
+
   it('require, process and friends are absent however they are spelled', async () => {
     expect(
       await value(`const names = ['req' + 'uire', 'pro' + 'cess', 'mod' + 'ule', 'fet' + 'ch', 'Buf' + 'fer', '__dirname', 'std', 'os'];

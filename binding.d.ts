@@ -47,6 +47,20 @@ export declare class NativeRun {
 }
 
 /**
+ * TEST ONLY (the test suites; never call it in production). Arms one injected panic:
+ * `"slice"` (the next VM slice of a cell panics), `"bridge"` (the next nested tool call
+ * panics inside the native bridge), `"sync"` (panics at once, inside this synchronous entry
+ * point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
+ */
+export declare function __testPanic(kind: string, runId?: string | undefined | null): void
+
+/**
+ * TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds
+ * without polling the interrupt handler, as a QuickJS builtin looping natively would.
+ */
+export declare function __testStall(ms: number, runId?: string | undefined | null): void
+
+/**
  * Throws unless `toolNames` is exactly `exec` and `wait`: the last check before a code-mode
  * request goes to the provider.
  */

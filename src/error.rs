@@ -60,6 +60,15 @@ impl fmt::Display for Failure {
   }
 }
 
+/// The text of a panic payload.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+  panic
+    .downcast_ref::<&str>()
+    .map(|s| s.to_string())
+    .or_else(|| panic.downcast_ref::<String>().cloned())
+    .unwrap_or_else(|| "unknown panic".into())
+}
+
 /// Messages that several modules (and the tests) rely on verbatim.
 pub mod messages {
   pub const DISABLED: &str = "code mode is disabled.";

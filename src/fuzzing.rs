@@ -4,16 +4,27 @@
 use crate::catalog::Catalog;
 use crate::error::Failure;
 use crate::mcp::{dts, prepare_input};
-use crate::sandbox::source::{Language, parse_wrapped, prepare};
+use crate::sandbox::source::{Language, PREPARE_STACK, Program, parse_wrapped, prepare};
 use serde_json::Value;
 use swc_core::common::BytePos;
 use swc_core::ecma::parser::{Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
+
+/// `prepare` on a thread with the stack the workers have (libFuzzer's own thread has less).
+fn prepare_like_a_worker(code: &str, language: Language) -> Result<Program, Failure> {
+  let code = code.to_string();
+  std::thread::Builder::new()
+    .stack_size(PREPARE_STACK)
+    .spawn(move || prepare(&code, language))
+    .expect("a fuzzing thread")
+    .join()
+    .expect("prepare never panics")
+}
 
 /// The module-access check and completion rewrite (as the runtime calls them, so a parser panic
 /// is a refused program): never panics; a program without the words
 /// `import`/`require` is never refused as module access; an accepted program still parses.
 pub fn source_check(code: &str) {
-  match prepare(code, Language::JavaScript) {
+  match prepare_like_a_worker(code, Language::JavaScript) {
     Ok(program) => {
       let reparsed = parse_wrapped(code, &program.code, Language::JavaScript, Failure::invalid);
       assert!(
@@ -35,7 +46,7 @@ pub fn source_check(code: &str) {
 
 /// The TypeScript entry (as the runtime calls it): never panics, whatever the input.
 pub fn typescript(code: &str) {
-  let _ = prepare(code, Language::TypeScript);
+  let _ = prepare_like_a_worker(code, Language::TypeScript);
 }
 
 /// The JSON bridge: a gateway tool list and an MCP call's input against a schema.

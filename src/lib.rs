@@ -18,6 +18,7 @@ mod scheduler;
 mod store;
 mod surface;
 mod telemetry;
+mod testing;
 mod typescript;
 
 #[cfg(test)]
@@ -114,21 +115,29 @@ pub fn clear_namespaces() {
 /// completion value, and for TypeScript the transform) over `iterations` runs.
 #[napi(catch_unwind)]
 pub fn bench_prepare(code: String, typescript: bool, iterations: u32) -> f64 {
-  let mut samples: Vec<f64> = (0..iterations.max(1))
-    .map(|_| {
-      let started = std::time::Instant::now();
-      let language = if typescript {
-        sandbox::source::Language::TypeScript
-      } else {
-        sandbox::source::Language::JavaScript
-      };
-      let prepared = sandbox::source::prepare(&code, language).map(|_| ());
-      std::hint::black_box(prepared).ok();
-      started.elapsed().as_secs_f64() * 1e6
-    })
-    .collect();
-  samples.sort_by(f64::total_cmp);
-  samples[samples.len() / 2]
+  let language = if typescript {
+    sandbox::source::Language::TypeScript
+  } else {
+    sandbox::source::Language::JavaScript
+  };
+  // Off Node's thread, on a stack like a worker's (any input may nest deeply).
+  let measure = move || {
+    let mut samples: Vec<f64> = (0..iterations.max(1))
+      .map(|_| {
+        let started = std::time::Instant::now();
+        std::hint::black_box(sandbox::source::prepare(&code, language)).ok();
+        started.elapsed().as_secs_f64() * 1e6
+      })
+      .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+  };
+  std::thread::Builder::new()
+    .stack_size(sandbox::source::PREPARE_STACK)
+    .spawn(measure)
+    .ok()
+    .and_then(|thread| thread.join().ok())
+    .unwrap_or(f64::NAN)
 }
 
 /// Identity and tools of a run, as the JS layer passes them.
@@ -294,6 +303,38 @@ impl NativeRun {
   pub fn abort(&self) {
     self.run.abort();
   }
+}
+
+/// TEST ONLY (the test suites; never call it in production). Arms one injected panic:
+/// `"slice"` (the next VM slice of a cell panics), `"bridge"` (the next nested tool call
+/// panics inside the native bridge), `"sync"` (panics at once, inside this synchronous entry
+/// point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
+#[napi(js_name = "__testPanic", catch_unwind)]
+pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
+  use testing::Fault;
+  match kind.as_str() {
+    "slice" => testing::arm(Fault::PanicSlice, run_id),
+    "bridge" => testing::arm(Fault::PanicBridge, run_id),
+    "sync" => panic!("test fault: panic injected in a synchronous entry point"),
+    "off" => testing::disarm(),
+    _ => {
+      return Err(Error::new(
+        Status::InvalidArg,
+        format!("unknown fault {kind:?}"),
+      ));
+    }
+  }
+  Ok(())
+}
+
+/// TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds
+/// without polling the interrupt handler, as a QuickJS builtin looping natively would.
+#[napi(js_name = "__testStall", catch_unwind)]
+pub fn test_stall(ms: u32, run_id: Option<String>) {
+  testing::arm(
+    testing::Fault::StallSlice(std::time::Duration::from_millis(ms as u64)),
+    run_id,
+  );
 }
 
 fn read_input(env: &Env, value: Option<Unknown>, keys: &'static [&'static str]) -> input::Field {

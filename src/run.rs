@@ -348,8 +348,12 @@ impl Run {
   pub(crate) fn start_call(&self, call: NestedCall) {
     Counters::bump(&self.telemetry.calls);
     let entry = call.entry;
+    // The guest's input goes first: should its text ever carry keys of its own (`"name"`,
+    // `"runId"`…), the trusted fields after it win (JSON.parse keeps the last duplicate).
     let mut payload = String::with_capacity(256 + call.input_json.len());
-    payload.push_str(&format!("{{\"cell\":{},\"call\":{}", call.cell, call.call));
+    payload.push_str("{\"input\":");
+    payload.push_str(call.input_json);
+    payload.push_str(&format!(",\"cell\":{},\"call\":{}", call.cell, call.call));
     push_json(&mut payload, "id", Some(&entry.id));
     push_json(&mut payload, "name", Some(&entry.name));
     push_json(&mut payload, "source", Some(entry.source.as_str()));
@@ -386,8 +390,6 @@ impl Run {
         payload.push_str(&via.to_string());
       }
     }
-    payload.push_str(",\"input\":");
-    payload.push_str(call.input_json);
     payload.push('}');
     self.port.send(Message::Call {
       cell: call.cell,

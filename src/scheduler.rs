@@ -6,11 +6,11 @@
 //! wait: it ends `completed`, `failed`, or `waiting` (the VM stays parked under a fresh runId).
 
 use crate::clock;
-use crate::error::{ErrorCode, Failure, messages};
+use crate::error::{ErrorCode, Failure, messages, panic_message};
 use crate::executor::Message;
 use crate::result::{self, PendingEntry, Status};
 use crate::run::Run;
-use crate::sandbox::bridge::{Method, Outcome};
+use crate::sandbox::bridge::{Method, Outcome, VmHost};
 use crate::sandbox::limits::{Kill, Signals};
 use crate::sandbox::source::{self, Language};
 use crate::sandbox::{Delivery, SliceEnd, Vm};
@@ -27,10 +27,17 @@ use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::task::AbortHandle;
 
-/// Stack of a worker thread: room for QuickJS's 1 MiB cap plus the Rust frames around it.
-pub const WORKER_STACK: usize = 8 << 20;
+/// Stack of a worker thread: preparing a cell may need all of `PREPARE_STACK` (hostile nesting;
+/// only touched pages are committed); QuickJS itself stops at its own 1 MiB cap.
+pub const WORKER_STACK: usize = source::PREPARE_STACK;
 /// Cells in a leg (running or idle) before new legs queue.
 pub const DEFAULT_MAX_ACTIVE_CELLS: usize = 1024;
+/// How long a slice may run past its CPU deadline before it counts as stuck. QuickJS polls the
+/// interrupt handler only from bytecode and some builtins; a builtin looping natively (an
+/// `Array.prototype` method on a huge array-like, say) never sees the deadline. Past this grace
+/// the leg fails `timeout` at once and the worker is replaced (its thread is left to finish
+/// the loop, then exits).
+pub const STUCK_GRACE: Duration = Duration::from_secs(1);
 
 static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
 
@@ -59,9 +66,10 @@ static POOL: LazyLock<Pool> = LazyLock::new(|| {
   }
 });
 
-fn spawn_worker(index: usize) {
+/// Starts a worker thread; false if the OS refused one.
+fn spawn_worker(index: usize) -> bool {
   let receiver = POOL.receiver.clone();
-  let spawned = std::thread::Builder::new()
+  std::thread::Builder::new()
     .name(format!("code-mode-worker-{index}"))
     .stack_size(WORKER_STACK)
     .spawn(move || {
@@ -77,14 +85,14 @@ fn spawn_worker(index: usize) {
           },
         };
         match job {
-          Job::Run(cell) => cell.run_slice(),
+          // An abandoned worker was already replaced and left the pool's count: it exits.
+          Job::Run(cell) if cell.run_slice() == SliceRun::Abandoned => break,
+          Job::Run(_) => {}
           Job::Exit => break,
         }
       }
-    });
-  if spawned.is_err() {
-    POOL.workers.lock().0 -= 1;
-  }
+    })
+    .is_ok()
 }
 
 /// Guest JavaScript yields the CPU to the gateway: with every core busy running cells, Node's
@@ -164,8 +172,10 @@ fn take_warm() -> Option<Box<Vm>> {
 fn balance_pool() {
   let mut workers = POOL.workers.lock();
   while workers.0 < workers.1 {
+    if !spawn_worker(workers.0 + 1) {
+      break;
+    }
     workers.0 += 1;
-    spawn_worker(workers.0);
   }
   while workers.0 > workers.1 {
     workers.0 -= 1;
@@ -178,6 +188,15 @@ fn schedule(cell: Arc<Cell>) {
     balance_pool();
   }
   let _ = POOL.sender.send(Job::Run(cell));
+}
+
+/// A worker is stuck in native code: it no longer counts as one, and a fresh thread takes its
+/// place so the pool keeps its size.
+fn replace_stuck_worker() {
+  let mut workers = POOL.workers.lock();
+  if !spawn_worker(workers.0 + 1) {
+    workers.0 = workers.0.saturating_sub(1);
+  }
 }
 
 /// Process-wide settings from `configureCodeModeRuntime`.
@@ -289,6 +308,10 @@ struct Leg {
 
 struct CellState {
   phase: Phase,
+  /// Slices started so far: tells a slice's watchdog whether its slice is still the one running.
+  slices: u64,
+  /// The slice the watchdog gave up on (stuck in native code).
+  abandoned: Option<u64>,
   vm: Option<Box<Vm>>,
   /// The cell's code until its first slice prepares it.
   source: Option<(String, Language)>,
@@ -306,6 +329,17 @@ pub struct Cell {
   run: Mutex<Arc<Run>>,
   signals: Arc<Signals>,
   state: Mutex<CellState>,
+  /// The VM's host state once it exists, so a cell whose slice is stuck can still report its
+  /// output and cancel its nested calls.
+  host: Mutex<Option<Arc<Mutex<VmHost>>>>,
+}
+
+/// How a worker's slice ended, for the worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SliceRun {
+  Normal,
+  /// The watchdog gave up on it and replaced this worker.
+  Abandoned,
 }
 
 /// Every live cell, by id: where nested results are delivered.
@@ -324,9 +358,13 @@ enum End {
   Dropped(&'static str),
 }
 
-fn kill_failure(kill: Kill, run: &Run) -> Failure {
+fn kill_failure(kill: Kill, run: &Run, signals: &Signals) -> Failure {
   let config = &run.config;
   match kill {
+    Kill::Panic => Failure::internal(format!(
+      "code mode runtime failed: {}",
+      signals.panic_message().unwrap_or_default()
+    )),
     Kill::Timeout => Failure::new(
       ErrorCode::Timeout,
       format!(
@@ -352,14 +390,6 @@ fn kill_failure(kill: Kill, run: &Run) -> Failure {
   }
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-  panic
-    .downcast_ref::<&str>()
-    .map(|s| s.to_string())
-    .or_else(|| panic.downcast_ref::<String>().cloned())
-    .unwrap_or_else(|| "unknown panic".into())
-}
-
 impl Cell {
   fn new(run: Arc<Run>, source: Option<(String, Language)>) -> Arc<Cell> {
     let id = NEXT_CELL.fetch_add(1, Ordering::Relaxed);
@@ -378,6 +408,8 @@ impl Cell {
       signals,
       state: Mutex::new(CellState {
         phase: Phase::Queued,
+        slices: 0,
+        abandoned: None,
         vm,
         source,
         inbox: Vec::new(),
@@ -386,6 +418,7 @@ impl Cell {
         expiry: None,
         armed_timer: None,
       }),
+      host: Mutex::new(None),
     })
   }
 
@@ -565,7 +598,7 @@ impl Cell {
     };
     if drop_now {
       let end = if self.state.lock().leg.is_some() {
-        End::Failed(kill_failure(Kill::Aborted, &self.run()))
+        End::Failed(kill_failure(Kill::Aborted, &self.run(), &self.signals))
       } else {
         End::Dropped("cell_aborted")
       };
@@ -584,16 +617,26 @@ impl Cell {
   }
 
   /// Worker entry: runs the cell until it completes, fails, or has nothing ready to run.
-  fn run_slice(self: &Arc<Self>) {
+  fn run_slice(self: &Arc<Self>) -> SliceRun {
+    match self.run_slice_inner() {
+      Some(slice) if self.state.lock().abandoned == Some(slice) => SliceRun::Abandoned,
+      _ => SliceRun::Normal,
+    }
+  }
+
+  /// Returns the number of the slice it ran, if it ran one.
+  fn run_slice_inner(self: &Arc<Self>) -> Option<u64> {
     let run = self.run();
     let timeout = Duration::from_millis(run.config.timeout_ms as u64);
-    let (mut slot, source, deliveries, host_work, budget) = {
+    let (mut slot, source, deliveries, host_work, budget, slice) = {
       let mut st = self.state.lock();
       if st.phase != Phase::Queued {
-        return;
+        return None;
       }
       st.phase = Phase::Running;
-      let Some(leg) = st.leg.as_mut() else { return };
+      st.slices += 1;
+      let slice = st.slices;
+      let leg = st.leg.as_mut()?;
       // The wall clock starts here; its timer is armed only if the VM ever parks (`after_idle`).
       leg.first_run.get_or_insert_with(Instant::now);
       let host_work = !leg.wall_expired;
@@ -609,18 +652,27 @@ impl Cell {
         deliveries,
         host_work,
         budget,
+        slice,
       )
     };
     if self.signals.killed() != Kill::None {
-      let failure = kill_failure(self.signals.killed(), &run);
-      return self.finish(slot, End::Failed(failure));
+      let failure = kill_failure(self.signals.killed(), &run, &self.signals);
+      self.finish(slot, End::Failed(failure));
+      return Some(slice);
     }
 
     let started = Instant::now();
     self.signals.set_deadline(Some(started + budget));
+    let weak = Arc::downgrade(self);
+    let watchdog = clock::at(started + budget + STUCK_GRACE, move || {
+      if let Some(cell) = weak.upgrade() {
+        cell.overran(slice);
+      }
+    });
     let step = catch_unwind(AssertUnwindSafe(|| {
       self.slice(&mut slot, source, deliveries, host_work)
     }));
+    watchdog.abort();
     self.signals.set_deadline(None);
     if let Some(leg) = self.state.lock().leg.as_mut() {
       leg.cpu_used += started.elapsed();
@@ -639,7 +691,9 @@ impl Cell {
         self.finish(None, End::Failed(failure));
       }
       Ok(Err(failure)) => self.finish(slot, End::Failed(failure)),
-      Ok(Ok(SliceEnd::Killed(kill))) => self.finish(slot, End::Failed(kill_failure(kill, &run))),
+      Ok(Ok(SliceEnd::Killed(kill))) => {
+        self.finish(slot, End::Failed(kill_failure(kill, &run, &self.signals)))
+      }
       Ok(Ok(SliceEnd::Done(Outcome::Value(value)))) => self.complete(slot, value),
       Ok(Ok(SliceEnd::Done(Outcome::Error(info)))) => {
         let message = slot
@@ -655,6 +709,26 @@ impl Cell {
         ),
       },
     }
+    Some(slice)
+  }
+
+  /// The watchdog of slice number `slice`: still running far past its CPU deadline, it is
+  /// stuck in native code that never polls the interrupt handler. The leg fails now; the
+  /// worker is replaced and its thread keeps the VM until the native loop returns (the kill
+  /// flag then stops the guest at its next poll and the VM is dropped there).
+  fn overran(self: &Arc<Self>, slice: u64) {
+    {
+      let mut st = self.state.lock();
+      if st.phase != Phase::Running || st.slices != slice {
+        return;
+      }
+      st.abandoned = Some(slice);
+      // Under the state lock, so the worker sees the kill if it returns right now.
+      self.signals.kill(Kill::Timeout);
+    }
+    replace_stuck_worker();
+    let failure = kill_failure(self.signals.killed(), &self.run(), &self.signals);
+    self.finish(None, End::Failed(failure));
   }
 
   /// The guest part of a slice: prepare and start the cell if new, then drive it.
@@ -665,6 +739,7 @@ impl Cell {
     deliveries: Vec<Delivery>,
     host_work: bool,
   ) -> Result<SliceEnd, Failure> {
+    crate::testing::at_slice(&self.run().scope.run_id);
     if !slot.as_ref().is_some_and(|vm| vm.started) {
       let (code, language) =
         source.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
@@ -684,6 +759,7 @@ impl Cell {
         .as_ref()
         .and_then(|leg| leg.tool_call_id.clone());
       vm.host.lock().parent_tool_call_id = tool_call_id;
+      *self.host.lock() = Some(vm.host.clone());
       vm.start(program)?;
     }
     let vm = slot.as_mut().expect("the VM exists from here on");
@@ -696,7 +772,10 @@ impl Cell {
       produced + value.len() > self.run().config.max_output_bytes as usize
     });
     if over {
-      return self.finish(slot, End::Failed(kill_failure(Kill::Output, &self.run())));
+      return self.finish(
+        slot,
+        End::Failed(kill_failure(Kill::Output, &self.run(), &self.signals)),
+      );
     }
     self.finish(slot, End::Completed(value));
   }
@@ -704,9 +783,12 @@ impl Cell {
   /// The VM has nothing ready: keep waiting inside the leg, or end the leg.
   fn after_idle(self: &Arc<Self>, vm: Box<Vm>) {
     let mut st = self.state.lock();
+    if st.phase == Phase::Done {
+      return;
+    }
     if self.signals.killed() != Kill::None {
       drop(st);
-      let failure = kill_failure(self.signals.killed(), &self.run());
+      let failure = kill_failure(self.signals.killed(), &self.run(), &self.signals);
       return self.finish(Some(vm), End::Failed(failure));
     }
     if let Some(leg) = st.leg.as_mut() {
@@ -781,6 +863,10 @@ impl Cell {
     }
     let token = new_token();
     let mut st = self.state.lock();
+    // The watchdog may have ended the leg while this slice was winding down.
+    if st.phase == Phase::Done {
+      return;
+    }
     let stored = match st.token.take() {
       Some(old) => STORE.replace(&old, token.clone(), self.clone()),
       None => STORE.insert(token.clone(), self.clone()),
@@ -882,12 +968,18 @@ impl Cell {
     CELLS.remove(&self.id);
     let run = &self.run();
     run.forget_cell(self.id);
-    let (output, in_flight) = match &vm {
-      Some(vm) => {
-        let mut host = vm.host.lock();
-        (host.take_output(), host.calls_in_flight())
-      }
-      None => (Vec::new(), 0),
+    // Without the VM (its slice is stuck on a worker) read its host state through the cell,
+    // never blocking: this may run on the clock thread.
+    let host = vm
+      .as_ref()
+      .map(|vm| vm.host.clone())
+      .or_else(|| self.host.lock().clone());
+    let (output, in_flight) = match host
+      .as_ref()
+      .and_then(|host| host.try_lock_for(Duration::from_millis(100)))
+    {
+      Some(mut host) => (host.take_output(), host.calls_in_flight()),
+      None => (Vec::new(), usize::from(host.is_some())),
     };
     // Completion leaves nested calls running in the gateway (their results are dropped);
     // every other end cancels them.
@@ -926,7 +1018,7 @@ impl Cell {
         End::Completed(value) => result::to_json(Status::Completed { value }, &output, &telemetry),
         End::Failed(failure) => result::to_json(Status::Failed(failure), &output, &telemetry),
         End::Dropped(_) => result::to_json(
-          Status::Failed(&kill_failure(Kill::Aborted, run)),
+          Status::Failed(&kill_failure(Kill::Aborted, run, &self.signals)),
           &output,
           &telemetry,
         ),

@@ -6,7 +6,7 @@ use crate::run::{EXEC_KEYS, LegStart, Run, RunOptions, Scope, WAIT_KEYS};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 struct ChannelPort(Sender<Message>);
 
@@ -36,12 +36,17 @@ fn tools() -> Value {
 
 impl Harness {
   fn new(config: Value) -> Harness {
+    Harness::for_run("run-1", config)
+  }
+
+  /// A harness whose run id is its own (test faults are armed per run id).
+  fn for_run(run_id: &str, config: Value) -> Harness {
     let (tx, rx) = unbounded();
     let run = Run::new(
       RunOptions {
         config: Field::from_json(&config, crate::config::CONFIG_KEYS),
         scope: Scope {
-          run_id: "run-1".into(),
+          run_id: run_id.into(),
           session_id: Some("s".into()),
           ..Default::default()
         },
@@ -441,4 +446,224 @@ fn html_like_comments_keep_the_completion_value() {
     r["error"],
     "SyntaxError: the program contains a NUL character; write \\0 instead (line 2, column 5)"
   );
+}
+
+#[test]
+fn guest_code_during_error_construction_cannot_reenter_a_locked_bridge() {
+  let mut h = Harness::new(enabled());
+  // QuickJS coerces Error.stackTraceLimit and calls Error.prepareStackTrace while it builds the
+  // stack of every error, including those thrown from inside bridge functions. A guest hook
+  // that calls back into the bridge there used to deadlock the worker on the host lock.
+  let r = h.exec(
+    "let inside = 0;\n\
+     Error.stackTraceLimit = { valueOf() { inside++; tools.read_file({}); return 10 } };\n\
+     Error.prepareStackTrace = () => { inside++; tools.read_file({}); return 'hijacked' };\n\
+     const seen = [];\n\
+     try { await tools.call('nope') } catch (e) { seen.push(e.message, e.stack === 'hijacked') }\n\
+     const ids = [];\n\
+     try { for (;;) ids.push(setTimeout(() => {}, 1e6)) } catch (e) { seen.push(e.message) }\n\
+     ids.forEach(clearTimeout);\n\
+     [seen, typeof Error.stackTraceLimit, inside]",
+  );
+  assert_eq!(r["status"], "completed", "{r}");
+  assert_eq!(
+    r["value"],
+    json!([
+      [
+        "Unknown tool id: nope",
+        false,
+        "Too many pending timers: at most 1000 may be scheduled at once."
+      ],
+      "number",
+      1
+    ]),
+    "{r}"
+  );
+}
+
+#[test]
+fn a_slice_stuck_in_native_code_fails_timeout_and_its_worker_is_replaced() {
+  use crate::testing::{Fault, arm};
+  let mut h = Harness::for_run("stuck-run", json!({ "enabled": true, "timeoutMs": 200 }));
+  // Stands in for a QuickJS builtin looping natively: the interrupt handler is never polled.
+  arm(
+    Fault::StallSlice(Duration::from_secs(6)),
+    Some("stuck-run".into()),
+  );
+  let started = Instant::now();
+  let r = h.exec("text('before'); 1");
+  assert_eq!(r["status"], "failed", "{r}");
+  assert_eq!(r["code"], "timeout", "{r}");
+  assert!(
+    started.elapsed() < Duration::from_secs(5),
+    "the leg ended with its stuck slice: {:?}",
+    started.elapsed()
+  );
+  // The pool got a replacement worker: cells keep running while the stuck thread sleeps.
+  let workers = crate::scheduler::worker_count();
+  let results: Vec<Value> = (0..4).map(|n| h.exec(&format!("{n} * 2"))).collect();
+  for (n, r) in results.iter().enumerate() {
+    assert_eq!(r["value"], n * 2, "{r}");
+  }
+  assert_eq!(crate::scheduler::worker_count(), workers);
+}
+
+#[test]
+fn injected_panics_fail_internal_error_and_the_runtime_carries_on() {
+  use crate::testing::{Fault, arm};
+  let mut h = Harness::for_run("panic-run", enabled());
+  arm(Fault::PanicSlice, Some("panic-run".into()));
+  let r = h.exec("1");
+  assert_eq!(r["code"], "internal_error", "{r}");
+  assert_eq!(
+    r["error"], "code mode runtime failed: test fault: panic injected in a VM slice",
+    "{r}"
+  );
+  arm(Fault::PanicBridge, Some("panic-run".into()));
+  let r = h.exec("text('a'); await tools.read_file({}); 'never'");
+  assert_eq!(r["code"], "internal_error", "{r}");
+  assert!(
+    r["error"]
+      .as_str()
+      .unwrap()
+      .contains("panic injected in a bridge call"),
+    "{r}"
+  );
+  assert_eq!(h.exec("'still alive'")["value"], "still alive");
+}
+
+#[test]
+fn natively_looping_builtins_refuse_huge_lengths_instead_of_hanging() {
+  let mut h = Harness::new(json!({ "enabled": true, "timeoutMs": 500 }));
+  let started = Instant::now();
+  let r = h.exec(
+    "const huge = { length: 2 ** 40 };\n\
+     const spread = { length: 2 ** 40, [Symbol.isConcatSpreadable]: true };\n\
+     const attempts = [\n\
+       () => Array.prototype.join.call(huge), () => String(new Array(2 ** 32 - 1)),\n\
+       () => Array.prototype.reverse.call(huge), () => Array.prototype.sort.call(huge),\n\
+       () => Array.prototype.splice.call(huge, 0, 1), () => Array.prototype.shift.call(huge),\n\
+       () => Array.prototype.unshift.call(huge, 1), () => Array.prototype.copyWithin.call(huge, 1, 0),\n\
+       () => new Array(2 ** 32 - 1).slice(1), () => [].concat(spread), () => [new Array(2 ** 32 - 1)].flat(),\n\
+       () => [1].flatMap(() => new Array(2 ** 32 - 1)), () => JSON.stringify({}, new Array(2 ** 32 - 1)),\n\
+       () => String.raw({ raw: huge }), () => Array.prototype.toLocaleString.call(huge),\n\
+     ];\n\
+     const names = attempts.map((f) => { try { f(); return 'ran' } catch (e) { return e.name } });\n\
+     [names.every((n) => n === 'RangeError'), names.length, [[1, [2]]].flat(2), [3, 1, 2].sort().join(), Array.prototype.join.name]",
+  );
+  assert_eq!(
+    r["value"],
+    json!([true, 15, [1, 2], "1,2,3", "join"]),
+    "{r}"
+  );
+  assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_yield_flood_is_one_pending_entry() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec(
+    "let resumed = 0;\n\
+     const all = [];\n\
+     for (let i = 0; i < 5000; i++) all.push(yield_control('x').then(() => resumed++));\n\
+     await yield_control('last');\n\
+     await Promise.all(all);\n\
+     [resumed, all[0] !== all[1]]",
+  );
+  assert_eq!(r["status"], "waiting", "{r}");
+  assert_eq!(r["pendingToolCalls"].as_array().unwrap().len(), 1, "{r}");
+  let again = h.wait(r["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(again["value"], json!([5000, true]), "{again}");
+  // A later yield in the resumed leg gets a fresh entry.
+  let r = h.exec("await yield_control(); await yield_control(); 'twice'");
+  let again = h.wait(r["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(again["status"], "waiting", "{again}");
+  let last = h.wait(again["runId"].as_str().unwrap(), &|_| None);
+  assert_eq!(last["value"], "twice", "{last}");
+}
+
+#[test]
+fn lone_surrogates_cross_as_replacement_characters() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec(
+    "text('a\\ud800b'); console.log('\\udc00'); Promise.reject('\\ud800');\n\
+     const errors = [];\n\
+     for (const f of [() => tools.describe('\\ud800'), () => tools.call('\\ud800'), () => tools.search('\\ud800')]) {\n\
+       try { await f() } catch (e) { errors.push(e.message) }\n\
+     }\n\
+     errors",
+  );
+  assert_eq!(r["status"], "completed", "{r}");
+  assert_eq!(
+    r["value"],
+    json!(["Unknown tool id: \u{fffd}", "Unknown tool id: \u{fffd}"]),
+    "{r}"
+  );
+  assert_eq!(
+    r["output"],
+    json!([
+      { "type": "text", "text": "a\u{fffd}b" },
+      { "type": "text", "text": "\u{fffd}" },
+      { "type": "text", "text": "Unhandled promise rejection: \u{fffd}" }
+    ])
+  );
+  let r = h.exec("throw new Error('bad \\ud800 input')");
+  assert_eq!(
+    r["error"], "Error: bad \u{fffd} input (line 1, column 11)",
+    "{r}"
+  );
+}
+
+#[test]
+fn keys_smuggled_in_a_call_input_never_override_the_call_identity() {
+  use crate::run::{NestedCall, Via};
+  let h = Harness::new(enabled());
+  let run = h.run.clone();
+  let entry = run.catalog.guest_entry("openclaw:core:read_file").unwrap();
+  // Input text as a broken bridge would splice it: balanced, with keys of its own.
+  run.start_call(NestedCall {
+    cell: 7,
+    call: 3,
+    entry,
+    input_json: r#"{"path":"a"},"name":"rm_rf","id":"openclaw:core:rm_rf","runId":"run-2","sessionId":"other","cell":99,"call":99,"x":{"y":1}"#,
+    tool_call_id: "tc",
+    parent_tool_call_id: None,
+    via: Via::Catalog,
+  });
+  let message = h.messages.recv_timeout(Duration::from_secs(5)).unwrap();
+  let crate::executor::Message::Call { payload, .. } = message else {
+    panic!("expected a call, got {message:?}");
+  };
+  // serde_json, like JSON.parse, keeps the last of duplicate keys.
+  let call: Value = serde_json::from_str(&payload).unwrap();
+  assert_eq!(
+    (
+      &call["name"],
+      &call["id"],
+      &call["runId"],
+      &call["sessionId"]
+    ),
+    (
+      &json!("read_file"),
+      &json!("openclaw:core:read_file"),
+      &json!("run-1"),
+      &json!("s")
+    ),
+    "{payload}"
+  );
+  assert_eq!((&call["cell"], &call["call"]), (&json!(7), &json!(3)));
+  assert_eq!(call["input"], json!({ "path": "a" }));
+}
+
+#[test]
+fn a_killed_cell_starts_no_more_tool_calls() {
+  let mut h = Harness::new(json!({ "enabled": true, "memoryLimitBytes": 4194304 }));
+  // The allocation failure is catchable until the next interrupt poll; the catch block must
+  // not reach the gateway.
+  let r = h.exec(
+    "try { const a = []; for (;;) a.push(new Array(1e5).fill(0)) }\n\
+     catch (e) { for (let i = 0; i < 3; i++) { try { await tools.read_file({ after: 'kill' }) } catch (e) {} } }",
+  );
+  assert_eq!(r["code"], "memory_limit_exceeded", "{r}");
+  assert!(h.calls.is_empty(), "{:?}", h.calls);
 }

@@ -7,12 +7,14 @@
 use super::limits::{Kill, Signals};
 use crate::catalog::Source;
 use crate::catalog::{self, CatalogEntry};
+use crate::error::panic_message;
 use crate::mcp;
 use crate::run::{NestedCall, Run, Via};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Exception, Function, Object, Value};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -192,227 +194,291 @@ fn unknown_tool(ctx: &Ctx<'_>, id: &str) -> rquickjs::Error {
   error(ctx, &format!("Unknown tool id: {id}"))
 }
 
+/// Runs the body of a bridge function. A panic must not reach rquickjs: it would become an
+/// exception the guest can catch and carry on from. It kills the cell instead (terminal
+/// `internal_error` at the guest's next poll, or when the slice returns) and throws.
+fn guarded<'js, R>(
+  ctx: &Ctx<'js>,
+  signals: &Signals,
+  body: impl FnOnce() -> rquickjs::Result<R>,
+) -> rquickjs::Result<R> {
+  match catch_unwind(AssertUnwindSafe(body)) {
+    Ok(result) => result,
+    Err(panic) => {
+      signals.panicked(panic_message(&*panic));
+      Err(error(ctx, "code mode runtime failed."))
+    }
+  }
+}
+
 /// Builds the `host` object handed to the prelude.
 pub fn host_object<'js>(
   ctx: &Ctx<'js>,
   state: &Arc<Mutex<VmHost>>,
 ) -> rquickjs::Result<Object<'js>> {
   let host = Object::new(ctx.clone())?;
+  let signals = state.lock().signals.clone();
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "call",
     Function::new(
       ctx.clone(),
       move |ctx: Ctx<'js>, kind: u32, target: String, input: String| {
-        start_call(&ctx, &s, kind, target, input)
+        guarded(&ctx, &g, || start_call(&ctx, &s, kind, target, input))
       },
     )?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "search",
     Function::new(
       ctx.clone(),
       move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
-        let run = s.lock().run();
-        let config = &run.config;
-        let limit = if limit.is_undefined() || limit.is_null() {
-          config.search_default_limit
-        } else {
-          match limit.as_number() {
-            Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
-              n.min(config.max_search_limit as f64) as u32
+        guarded(&ctx, &g, || {
+          let run = s.lock().run();
+          let config = &run.config;
+          let limit = if limit.is_undefined() || limit.is_null() {
+            config.search_default_limit
+          } else {
+            match limit.as_number() {
+              Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
+                n.min(config.max_search_limit as f64) as u32
+              }
+              _ => return Err(type_error(&ctx, "limit must be a positive integer.")),
             }
-            _ => return Err(type_error(&ctx, "limit must be a positive integer.")),
-          }
-        };
-        run
-          .telemetry
-          .searches
-          .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let hits: Vec<Json> = run
-          .catalog
-          .search(&query, limit as usize)
-          .into_iter()
-          .map(|e| catalog::compact_json(e, false))
-          .collect();
-        Ok::<_, rquickjs::Error>(Json::Array(hits).to_string())
+          };
+          run
+            .telemetry
+            .searches
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+          let hits: Vec<Json> = run
+            .catalog
+            .search(&query, limit as usize)
+            .into_iter()
+            .map(|e| catalog::compact_json(e, false))
+            .collect();
+          Ok(Json::Array(hits).to_string())
+        })
       },
     )?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "describe",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: String| {
-      let run = s.lock().run();
-      run
-        .telemetry
-        .describes
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-      match run.catalog.guest_entry(&id) {
-        Some(entry) => Ok(catalog::compact_json(entry, true).to_string()),
-        None => Err(unknown_tool(&ctx, &id)),
-      }
+      guarded(&ctx, &g, || {
+        let run = s.lock().run();
+        run
+          .telemetry
+          .describes
+          .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match run.catalog.guest_entry(&id) {
+          Some(entry) => Ok(catalog::compact_json(entry, true).to_string()),
+          None => Err(unknown_tool(&ctx, &id)),
+        }
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "catalog",
-    Function::new(ctx.clone(), move || {
-      s.lock().run().catalog.all_tools_json().to_string()
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
+      guarded(&ctx, &g, || {
+        Ok(s.lock().run().catalog.all_tools_json().to_string())
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "safeNames",
-    Function::new(ctx.clone(), move || {
-      let run = s.lock().run();
-      let names: Vec<Json> = run
-        .catalog
-        .safe_names()
-        .map(|(name, entry)| serde_json::json!([name, entry.id]))
-        .collect();
-      Json::Array(names).to_string()
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
+      guarded(&ctx, &g, || {
+        let run = s.lock().run();
+        let names: Vec<Json> = run
+          .catalog
+          .safe_names()
+          .map(|(name, entry)| serde_json::json!([name, entry.id]))
+          .collect();
+        Ok(Json::Array(names).to_string())
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "out",
-    Function::new(ctx.clone(), move |kind: u32, text: String| {
-      let item = if kind == 0 {
-        OutputItem::Text(text)
-      } else {
-        OutputItem::Json(text)
-      };
-      s.lock().push_output(item);
-    })?,
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'js>, kind: u32, text: String| {
+        guarded(&ctx, &g, || {
+          let item = if kind == 0 {
+            OutputItem::Text(text)
+          } else {
+            OutputItem::Json(text)
+          };
+          s.lock().push_output(item);
+          Ok(())
+        })
+      },
+    )?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "timer",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, delay: f64| {
-      let mut host = s.lock();
-      if host.timers.len() >= MAX_TIMERS {
-        return Err(error(
-          &ctx,
-          &format!("Too many pending timers: at most {MAX_TIMERS} may be scheduled at once."),
-        ));
-      }
-      let delay = Duration::from_secs_f64((delay / 1000.0).clamp(0.0, 2_147_483.647));
-      let id = host.next_id();
-      host.timers.insert(id, Instant::now() + delay);
-      Ok(id)
+      guarded(&ctx, &g, || {
+        let mut host = s.lock();
+        if host.timers.len() >= MAX_TIMERS {
+          // Never build an exception under the host lock (see `start_call`).
+          drop(host);
+          return Err(error(
+            &ctx,
+            &format!("Too many pending timers: at most {MAX_TIMERS} may be scheduled at once."),
+          ));
+        }
+        let delay = Duration::from_secs_f64((delay / 1000.0).clamp(0.0, 2_147_483.647));
+        let id = host.next_id();
+        host.timers.insert(id, Instant::now() + delay);
+        Ok(id)
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "clearTimer",
-    Function::new(ctx.clone(), move |id: u32| {
-      s.lock().timers.remove(&id);
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: u32| {
+      guarded(&ctx, &g, || {
+        s.lock().timers.remove(&id);
+        Ok(())
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "yield",
-    Function::new(ctx.clone(), move |_reason: String| {
-      let mut host = s.lock();
-      let id = host.next_id();
-      host.pending.insert(
-        id,
-        Pending {
-          method: Method::Yield,
-          tool_id: None,
-          id: format!("yield_{id}"),
-        },
-      );
-      host.yielded = true;
-      id
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, _reason: String| {
+      guarded(&ctx, &g, || {
+        let mut host = s.lock();
+        host.yielded = true;
+        // Every yield of a leg shares one entry: they all resume together on `wait`, and a
+        // loop of yields must not grow `pendingToolCalls` past the output cap.
+        let shared = host
+          .pending
+          .iter()
+          .find(|(_, p)| p.method == Method::Yield)
+          .map(|(id, _)| *id);
+        if let Some(id) = shared {
+          return Ok(id);
+        }
+        let id = host.next_id();
+        host.pending.insert(
+          id,
+          Pending {
+            method: Method::Yield,
+            tool_id: None,
+            id: format!("yield_{id}"),
+          },
+        );
+        Ok(id)
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "done",
-    Function::new(ctx.clone(), move |ok: bool, text: String| {
-      let mut host = s.lock();
-      if host.outcome.is_none() {
-        host.outcome = Some(if ok {
-          Outcome::Value(text)
-        } else {
-          Outcome::Error(text)
-        });
-      }
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, ok: bool, text: String| {
+      guarded(&ctx, &g, || {
+        let mut host = s.lock();
+        if host.outcome.is_none() {
+          host.outcome = Some(if ok {
+            Outcome::Value(text)
+          } else {
+            Outcome::Error(text)
+          });
+        }
+        Ok(())
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "mcp",
-    Function::new(ctx.clone(), move || {
-      let run = s.lock().run();
-      run.mcp().guest_json(&run.catalog)
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
+      guarded(&ctx, &g, || {
+        let run = s.lock().run();
+        Ok(run.mcp().guest_json(&run.catalog))
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "mcpApi",
     Function::new(
       ctx.clone(),
       move |ctx: Ctx<'js>, server: Option<String>, tool: Option<String>, schema: bool| {
-        let run = s.lock().run();
-        run
-          .mcp()
-          .api_header(&run.catalog, server.as_deref(), tool.as_deref(), schema)
-          .map(|header| header.to_string())
-          .map_err(|message| error(&ctx, &message))
+        guarded(&ctx, &g, || {
+          let run = s.lock().run();
+          run
+            .mcp()
+            .api_header(&run.catalog, server.as_deref(), tool.as_deref(), schema)
+            .map(|header| header.to_string())
+            .map_err(|message| error(&ctx, &message))
+        })
       },
     )?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "apiList",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| {
-      let run = s.lock().run();
-      let prefix = (!prefix.is_empty()).then_some(prefix.as_str());
-      run
-        .mcp()
-        .files()
-        .list(prefix)
-        .map(|v| v.to_string())
-        .map_err(|m| error(&ctx, &m))
+      guarded(&ctx, &g, || {
+        let run = s.lock().run();
+        let prefix = (!prefix.is_empty()).then_some(prefix.as_str());
+        run
+          .mcp()
+          .files()
+          .list(prefix)
+          .map(|v| v.to_string())
+          .map_err(|m| error(&ctx, &m))
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "apiRead",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
-      let run = s.lock().run();
-      run
-        .mcp()
-        .files()
-        .read_checked(&path)
-        .map_err(|m| error(&ctx, &m))
+      guarded(&ctx, &g, || {
+        let run = s.lock().run();
+        run
+          .mcp()
+          .files()
+          .read_checked(&path)
+          .map_err(|m| error(&ctx, &m))
+      })
     })?,
   )?;
 
-  let s = state.clone();
+  let (s, g) = (state.clone(), signals.clone());
   host.set(
     "namespaces",
-    Function::new(ctx.clone(), move || {
-      let run = s.lock().run();
-      crate::namespaces::guest_json(run.installed_namespaces())
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
+      guarded(&ctx, &g, || {
+        let run = s.lock().run();
+        Ok(crate::namespaces::guest_json(run.installed_namespaces()))
+      })
     })?,
   )?;
 
@@ -422,6 +488,9 @@ pub fn host_object<'js>(
 /// `host.call(kind, target, inputJson)`: checks, records and dispatches one nested call.
 /// Kind 0 is a catalog id (`tools.*`), 1 an MCP catalog id (`MCP.*`, input checked against
 /// its schema), 2 a namespace callable `"<namespace>:<callable>"` (input = the argument list).
+///
+/// The host lock is never held while an exception is built: building one can run guest code
+/// (stack trace hooks), and guest code calling back into the bridge would deadlock the worker.
 fn start_call(
   ctx: &Ctx<'_>,
   state: &Arc<Mutex<VmHost>>,
@@ -429,8 +498,17 @@ fn start_call(
   target: String,
   input: String,
 ) -> rquickjs::Result<u32> {
-  let mut host = state.lock();
-  let run = host.run();
+  let (run, killed) = {
+    let host = state.lock();
+    (host.run(), host.signals.killed())
+  };
+  // A kill (memory, timeout, output, abort, panic) stops the guest only at its next interrupt
+  // poll; until then a catch block could still reach the gateway. A cell that is ending starts
+  // no more nested calls.
+  if killed != Kill::None {
+    return Err(error(ctx, "code mode cell is ending: no more tool calls."));
+  }
+  crate::testing::at_bridge_call(&run.scope.run_id);
   let (entry, via, method, input): (&CatalogEntry, Via, Method, String) = match kind {
     0 => {
       let entry = run
@@ -465,7 +543,9 @@ fn start_call(
     _ => return Err(unknown_tool(ctx, &target)),
   };
   let max = run.config.max_pending_tool_calls as usize;
+  let mut host = state.lock();
   if host.calls_in_flight() >= max {
+    drop(host);
     return Err(error(
       ctx,
       &format!("Too many pending tool calls: at most {max} may run at once (maxPendingToolCalls)."),

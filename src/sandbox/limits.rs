@@ -20,6 +20,8 @@ pub enum Kill {
   Memory = 2,
   Output = 3,
   Aborted = 4,
+  /// Rust code under the VM panicked (see [`Signals::panicked`]).
+  Panic = 5,
 }
 
 impl Kill {
@@ -29,6 +31,7 @@ impl Kill {
       2 => Kill::Memory,
       3 => Kill::Output,
       4 => Kill::Aborted,
+      5 => Kill::Panic,
       _ => Kill::None,
     }
   }
@@ -42,6 +45,8 @@ pub struct Signals {
   /// Bytes currently allocated by the VM (its snapshot size while parked).
   used: AtomicUsize,
   limit: AtomicUsize,
+  /// What the first panic under this VM said.
+  panic: parking_lot::Mutex<Option<String>>,
 }
 
 fn epoch() -> Instant {
@@ -62,6 +67,7 @@ impl Signals {
       kill: AtomicU8::new(Kill::None as u8),
       used: AtomicUsize::new(0),
       limit: AtomicUsize::new(memory_limit),
+      panic: parking_lot::Mutex::new(None),
     })
   }
 
@@ -84,6 +90,16 @@ impl Signals {
       Ordering::AcqRel,
       Ordering::Acquire,
     );
+  }
+
+  /// Rust code under this VM panicked: the cell must end `internal_error` with `message`.
+  pub fn panicked(&self, message: String) {
+    self.panic.lock().get_or_insert(message);
+    self.kill(Kill::Panic);
+  }
+
+  pub fn panic_message(&self) -> Option<String> {
+    self.panic.lock().clone()
   }
 
   pub fn killed(&self) -> Kill {

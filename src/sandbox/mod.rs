@@ -5,6 +5,7 @@
 
 pub mod bridge;
 mod bytecode;
+pub mod depth;
 pub mod limits;
 pub mod source;
 

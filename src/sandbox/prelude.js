@@ -5,7 +5,7 @@
 (function (host) {
   'use strict';
   const g = globalThis;
-  const { defineProperty, freeze, isFrozen, getOwnPropertyNames } = Object;
+  const { defineProperty, freeze, isFrozen, getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
   const apply = Reflect.apply;
   const JSONparse = JSON.parse;
   const JSONstringify = JSON.stringify;
@@ -20,7 +20,125 @@
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
   const StringCtor = String;
+  const toWellFormed = String.prototype.toWellFormed;
   const isArray = Array.isArray;
+
+  // Building any error's stack must not run guest code: QuickJS calls Error.prepareStackTrace
+  // and coerces Error.stackTraceLimit there, also for errors thrown from inside bridge
+  // functions (and prepareStackTrace's call sites hand out the prelude's own functions).
+  // Drop the hook; keep the limit settable, as a number fixed when it is set.
+  {
+    const limit = getOwnPropertyDescriptor(ErrorCtor, 'stackTraceLimit');
+    delete ErrorCtor.prepareStackTrace;
+    defineProperty(ErrorCtor, 'stackTraceLimit', {
+      get: limit.get,
+      set(value) {
+        apply(limit.set, this, [+value]);
+      },
+      enumerable: false,
+      configurable: false,
+    });
+  }
+
+  // QuickJS runs these builtins as native loops over a `length` that never poll the interrupt
+  // handler: on a huge sparse array or array-like one call outlives timeoutMs by hours (the
+  // scheduler's watchdog then gives up on its worker thread). No array that fits the memory
+  // cap comes near MAX_LENGTH elements, so such lengths fail fast with a RangeError instead.
+  {
+    const MAX_LENGTH = 16777216;
+    const RangeErrorCtor = RangeError;
+    const spreadable = Symbol.isConcatSpreadable;
+    const ArrayProto = Array.prototype;
+    const checkLength = (value, what) => {
+      // null/undefined: the builtin throws its own TypeError.
+      if (value === null || value === undefined) return 0;
+      const length = +value.length;
+      if (length > MAX_LENGTH) {
+        throw new RangeErrorCtor(
+          what + ': length ' + length + ' is over the code mode limit of ' + MAX_LENGTH + ' elements.',
+        );
+      }
+      return length;
+    };
+    const checkFlat = (source, depth, what) => {
+      const length = checkLength(source, what);
+      if (!(depth >= 1)) return;
+      for (let i = 0; i < length; i++) {
+        const item = source[i];
+        if (isArray(item)) checkFlat(item, depth - 1, what);
+      }
+    };
+    const checkSpreadable = (value, what) => {
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
+      const flag = value[spreadable];
+      if (flag === undefined ? isArray(value) : flag) checkLength(value, what);
+    };
+    const replace = (owner, key, what, make) => {
+      const original = owner[key];
+      const replaced = make(original, what);
+      defineProperty(replaced, 'length', { value: original.length });
+      defineProperty(owner, key, { value: replaced, writable: true, enumerable: false, configurable: true });
+    };
+    // Method syntax: named like the builtin, not a constructor, no prototype.
+    const checked = (check) => (original, what) =>
+      ({
+        [original.name](...args) {
+          check(this, args, what);
+          return apply(original, this, args);
+        },
+      })[original.name];
+    const receiver = checked((self, args, what) => checkLength(self, what));
+    for (const key of ['join', 'toLocaleString', 'reverse', 'sort', 'slice', 'splice', 'copyWithin', 'shift', 'unshift']) {
+      replace(ArrayProto, key, 'Array.prototype.' + key, receiver);
+    }
+    replace(
+      ArrayProto,
+      'concat',
+      'Array.prototype.concat',
+      checked((self, args, what) => {
+        checkSpreadable(self, what);
+        for (let i = 0; i < args.length; i++) checkSpreadable(args[i], what);
+      }),
+    );
+    replace(
+      ArrayProto,
+      'flat',
+      'Array.prototype.flat',
+      checked((self, args, what) => checkFlat(self, args[0] === undefined ? 1 : +args[0], what)),
+    );
+    replace(ArrayProto, 'flatMap', 'Array.prototype.flatMap', (original, what) =>
+      ({
+        flatMap(callback, thisArg) {
+          checkLength(this, what);
+          if (typeof callback !== 'function') return apply(original, this, [callback, thisArg]);
+          // The callback's arrays are what gets flattened.
+          const mapped = function (value, index, array) {
+            const result = apply(callback, this, [value, index, array]);
+            if (isArray(result)) checkLength(result, what);
+            return result;
+          };
+          return apply(original, this, [mapped, thisArg]);
+        },
+      }).flatMap,
+    );
+    replace(
+      JSON,
+      'stringify',
+      'JSON.stringify',
+      checked((self, args, what) => {
+        if (isArray(args[1])) checkLength(args[1], what);
+      }),
+    );
+    replace(
+      StringCtor,
+      'raw',
+      'String.raw',
+      checked((self, args, what) => {
+        const template = args[0];
+        if (template !== null && typeof template === 'object') checkLength(template.raw, what);
+      }),
+    );
+  }
 
   const pending = new MapCtor(); // bridge id -> [resolve, reject]
   const timers = new MapCtor(); // timer id -> [callback, args]
@@ -62,7 +180,21 @@
     return text;
   }
 
+  // Strings cross to the host as UTF-8: a lone surrogate becomes U+FFFD on the way instead of
+  // failing the conversion (or emptying an error message).
+  function wellFormed(text) {
+    return apply(toWellFormed, text, []);
+  }
+
+  function str(value) {
+    return wellFormed(StringCtor(value));
+  }
+
   function show(value) {
+    return wellFormed(describeValue(value));
+  }
+
+  function describeValue(value) {
     try {
       if (typeof value === 'string') return value;
       if (value === undefined) return 'undefined';
@@ -82,9 +214,9 @@
   function errorInfo(error, prefix) {
     try {
       const isError = error instanceof ErrorCtor;
-      const name = isError ? StringCtor(error.name) : '';
-      const message = isError ? StringCtor(error.message) : 'Uncaught ' + show(error);
-      const stack = isError && typeof error.stack === 'string' ? error.stack : '';
+      const name = isError ? str(error.name) : '';
+      const message = isError ? str(error.message) : 'Uncaught ' + show(error);
+      const stack = isError && typeof error.stack === 'string' ? wellFormed(error.stack) : '';
       return JSONstringify({ name, message: (prefix || '') + message, stack });
     } catch (again) {
       return '{"name":"Error","message":"unprintable exception","stack":""}';
@@ -127,14 +259,14 @@
           if (options !== undefined && options !== null && typeof options !== 'object') {
             throw new TypeErrorCtor('options must be an object.');
           }
-          return host.search(query, options == null ? undefined : options.limit);
+          return host.search(wellFormed(query), options == null ? undefined : options.limit);
         });
       },
       describe(id) {
-        return parsed(() => host.describe(typeof id === 'string' ? id : StringCtor(id)));
+        return parsed(() => host.describe(str(id)));
       },
       call(id, input) {
-        return bridge(0, typeof id === 'string' ? id : StringCtor(id), input);
+        return bridge(0, str(id), input);
       },
     };
     const names = JSONparse(host.safeNames());
@@ -167,7 +299,7 @@
       const entry = servers[i];
       const server = {
         $api(toolName, options) {
-          const tool = toolName === undefined || toolName === null ? null : StringCtor(toolName);
+          const tool = toolName === undefined || toolName === null ? null : str(toolName);
           const schema = options !== null && typeof options === 'object' && options.schema === true;
           return parsed(() => host.mcpApi(entry.key, tool, schema));
         },
@@ -187,10 +319,10 @@
   function buildApi() {
     return freeze({
       list(prefix) {
-        return parsed(() => host.apiList(prefix === undefined || prefix === null ? '' : StringCtor(prefix)));
+        return parsed(() => host.apiList(prefix === undefined || prefix === null ? '' : str(prefix)));
       },
       read(path) {
-        return attempt(() => host.apiRead(StringCtor(path)));
+        return attempt(() => host.apiRead(str(path)));
       },
     });
   }
@@ -240,8 +372,16 @@
     if (apply(mapDelete, timers, [id])) host.clearTimer(id);
   }
 
+  // The host hands every yield of a leg the same id; each caller still gets its own promise.
+  const yields = new MapCtor(); // yield id -> the promise its settle resolves
   function yield_control(reason) {
-    return waitFor(host.yield(reason === undefined ? '' : show(reason)));
+    const id = host.yield(reason === undefined ? '' : show(reason));
+    let shared = apply(mapGet, yields, [id]);
+    if (shared === undefined) {
+      shared = waitFor(id);
+      apply(mapSet, yields, [id, shared]);
+    }
+    return apply(then, shared, []);
   }
 
   function lazy(name, build) {
@@ -299,6 +439,7 @@
       apply(then, main(), [done, (error) => host.done(false, errorInfo(error))]);
     },
     settle(id, ok, text) {
+      apply(mapDelete, yields, [id]);
       const entry = apply(mapGet, pending, [id]);
       if (entry === undefined) return;
       apply(mapDelete, pending, [id]);

@@ -6,13 +6,16 @@
 //! line, so line numbers never move; the completion value is applied by inserting `return (…)`
 //! around the last expression statement, and the map undoes those few columns.
 
+use super::depth;
 use crate::error::Failure;
 use swc_core::common::{BytePos, Span, Spanned};
 use swc_core::ecma::ast::{
   Callee, Decl, ExportDecl, Expr, MemberProp, MetaPropExpr, MetaPropKind, Module, ModuleDecl,
   ModuleItem, Program as Ast, Script, Stmt, TsModuleDecl, TsNamespaceBody,
 };
-use swc_core::ecma::parser::{EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
+use swc_core::ecma::parser::{
+  EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer, stack_guard,
+};
 use swc_core::ecma::visit::{Visit, VisitWith};
 
 pub const PREFIX: &str = "(async function () {";
@@ -180,6 +183,29 @@ fn at(user: &str, pos: BytePos) -> String {
   format!("line {line}, column {column}")
 }
 
+/// Stack the parser may use before its lexer reports end of input (the patched swc in
+/// `vendor/swc_ecma_parser`): deep nesting then ends the parse with an error instead of
+/// overflowing the stack, which would abort Node.
+const PARSE_STACK: usize = 32 << 20;
+/// Stack a thread needs to prepare any cell: room for `PARSE_STACK`, for walks of an AST up to
+/// `depth::MAX_DEPTH` deep, and for swc dropping the longest chain a 1 MiB cell can hold when a
+/// syntax error follows it (128 MiB in a debug build; the pages are committed only when an
+/// input needs them). The worker threads have it.
+pub const PREPARE_STACK: usize = 256 << 20;
+
+/// Runs `parse` with the stack floor set; true when it was reached.
+fn guarded<T>(parse: impl FnOnce() -> T) -> (T, bool) {
+  stack_guard::set_budget(Some(PARSE_STACK));
+  let out = parse();
+  let exhausted = stack_guard::exhausted();
+  stack_guard::set_budget(None);
+  (out, exhausted)
+}
+
+fn too_deep(user: &str, pos: BytePos) -> String {
+  format!("SyntaxError: code is nested too deeply ({})", at(user, pos))
+}
+
 /// Parses the wrapped cell as a script; on failure explains it (module syntax or a syntax error).
 pub(crate) fn parse_wrapped(
   user: &str,
@@ -192,16 +218,28 @@ pub(crate) fn parse_wrapped(
     BytePos(START),
     BytePos(START + wrapped.len() as u32),
   );
-  let mut parser = Parser::new_from(Lexer::new(
-    language.syntax(),
-    Default::default(),
-    input,
-    None,
-  ));
-  let parsed = parser.parse_script();
-  let recovered = parser.take_errors();
+  let ((parsed, recovered), exhausted) = guarded(|| {
+    let mut parser = Parser::new_from(Lexer::new(
+      language.syntax(),
+      Default::default(),
+      input,
+      None,
+    ));
+    let parsed = parser.parse_script();
+    (parsed, parser.take_errors())
+  });
+  if exhausted {
+    let pos = match &parsed {
+      Err(error) => error.span().lo,
+      Ok(_) => recovered.first().map_or(BytePos(START), |e| e.span().lo),
+    };
+    return Err(failure(too_deep(user, pos)));
+  }
   let error = match parsed {
-    Ok(script) if recovered.is_empty() => return Ok(script),
+    Ok(mut script) if recovered.is_empty() => {
+      depth::check(&mut script).map_err(|span| failure(too_deep(user, span.lo)))?;
+      return Ok(script);
+    }
     Ok(_) => recovered.into_iter().next(),
     Err(error) => Some(error),
   };
@@ -232,8 +270,20 @@ fn module_syntax(user: &str, language: Language) -> Option<Failure> {
   // Positions shifted as if wrapped, so `at` applies unchanged.
   let start = START + PREFIX.len() as u32;
   let input = StringInput::new(user, BytePos(start), BytePos(start + user.len() as u32));
-  let mut parser = Parser::new_from(Lexer::new(syntax, Default::default(), input, None));
-  let module: Module = parser.parse_module().ok()?;
+  let (parsed, exhausted) = guarded(|| {
+    Parser::new_from(Lexer::new(syntax, Default::default(), input, None)).parse_module()
+  });
+  if exhausted {
+    let pos = parsed
+      .as_ref()
+      .err()
+      .map_or(BytePos(start), |e| e.span().lo);
+    return Some(Failure::invalid(too_deep(user, pos)));
+  }
+  let mut module: Module = parsed.ok()?;
+  if let Err(span) = depth::check(&mut module) {
+    return Some(Failure::invalid(too_deep(user, span.lo)));
+  }
   for item in &module.body {
     if let ModuleItem::ModuleDecl(decl) = item {
       let what = match decl {
@@ -393,8 +443,9 @@ fn skip_html_comments(text: &str, mut lo: usize, hi: usize) -> usize {
   }
 }
 
-/// Prepares a cell in either language. swc is a large parser: if it panics on some input (the
-/// fuzzer found such inputs), that is a program it cannot read, reported as such.
+/// Prepares a cell in either language, on a thread with `PREPARE_STACK` of stack. swc is a large
+/// parser: if it panics on some input (the fuzzer found such inputs), that is a program it
+/// cannot read, reported as such.
 pub fn prepare(code: &str, language: Language) -> Result<Program, Failure> {
   // QuickJS reads source as a C string.
   if let Some(at) = code.find('\0') {
@@ -450,6 +501,17 @@ pub fn prepare_javascript(user: &str) -> Result<Program, Failure> {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::error::ErrorCode;
+
+  /// `prepare` as the workers run it: on a thread with `PREPARE_STACK` of stack.
+  fn prepare_big(code: String, language: Language) -> Result<Program, Failure> {
+    std::thread::Builder::new()
+      .stack_size(PREPARE_STACK)
+      .spawn(move || prepare(&code, language))
+      .expect("a test thread")
+      .join()
+      .expect("prepare never panics")
+  }
 
   fn js(code: &str) -> Result<Program, Failure> {
     prepare_javascript(code)
@@ -551,6 +613,84 @@ mod tests {
       "{}",
       err.message
     );
+  }
+
+  #[test]
+  fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let n = 200_000;
+    let shapes: Vec<(&str, String)> = vec![
+      ("brackets", format!("{}{}", "[".repeat(n), "]".repeat(n))),
+      ("parens", format!("{}1{}", "(".repeat(n), ")".repeat(n))),
+      ("blocks", format!("{}{}", "{".repeat(n), "}".repeat(n))),
+      ("unary", format!("{}1", "!".repeat(n))),
+      ("arrows", "() => ".repeat(n / 4) + "1"),
+      (
+        "templates",
+        format!("{}1{}", "`${".repeat(n / 2), "}`".repeat(n / 2)),
+      ),
+      ("binary chain", format!("1{}", " + 1".repeat(n))),
+      ("member chain", format!("a{}", ".b".repeat(n))),
+      ("call chain", format!("f{}", "()".repeat(n))),
+      (
+        "else-if chain",
+        format!("if (1) {{}}{}", " else if (1) {}".repeat(3_000)),
+      ),
+    ];
+    // swc drops a partial chain recursively when a syntax error follows it: the longest chain
+    // 1 MiB can hold must fit the preparation thread's stack.
+    for language in [Language::JavaScript, Language::TypeScript] {
+      let err = prepare_big(format!("a{} +;", ".b".repeat(524_000)), language).unwrap_err();
+      assert!(
+        err.message.contains("SyntaxError: Expression expected"),
+        "{}",
+        err.message
+      );
+    }
+    for (shape, code) in shapes {
+      for language in [Language::JavaScript, Language::TypeScript] {
+        let err = prepare_big(code.clone(), language).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{shape}");
+        assert!(
+          err
+            .message
+            .contains("SyntaxError: code is nested too deeply (line 1, column "),
+          "{shape} {language:?}: {}",
+          err.message
+        );
+      }
+    }
+    for (shape, code) in [
+      (
+        "generic types",
+        format!(
+          "let x: {}number{} = []",
+          "Array<".repeat(n / 4),
+          ">".repeat(n / 4)
+        ),
+      ),
+      ("qualified names", format!("let x: a{} = 1", ".b".repeat(n))),
+      ("namespaces", format!("namespace a{} {{}}", ".b".repeat(n))),
+      (
+        "object types",
+        format!(
+          "let x: {}number{} = 1 as any",
+          "{ a: ".repeat(n / 4),
+          " }".repeat(n / 4)
+        ),
+      ),
+    ] {
+      let err = prepare_big(code, Language::TypeScript).unwrap_err();
+      assert!(
+        err.message.contains("code is nested too deeply"),
+        "{shape}: {}",
+        err.message
+      );
+    }
+    // Ordinary nesting is untouched.
+    let nested = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+    assert!(prepare_big(nested.clone(), Language::JavaScript).is_ok());
+    assert!(prepare_big(nested, Language::TypeScript).is_ok());
+    assert!(prepare_big(format!("1{}", " + 1".repeat(1_500)), Language::JavaScript).is_ok());
   }
 
   #[test]

@@ -1,0 +1,320 @@
+// Hostile cells trying to leave the sandbox: reach the host through constructors, eval,
+// Reflect, stack-trace hooks, prototype chains, module loaders or enumeration. Each case
+// asserts what the cell could see and that the host stayed as it was.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { CodeModeResult } from '../index.js'
+import { expectStatus, makeRun } from './helpers.js'
+
+const SECRET = `sekrit-${Math.random().toString(36).slice(2)}`
+const HOST_KEYS = ['process', 'require', 'module', 'exports', '__filename', '__dirname', 'Buffer', 'fetch', 'XMLHttpRequest',
+  'WebSocket', 'Deno', 'Bun', 'std', 'os', 'fs', 'scriptArgs', 'print', 'host', 'global', 'setInterval', 'setImmediate', 'importScripts']
+
+beforeAll(() => {
+  process.env.CODE_MODE_SECRET = SECRET
+})
+afterAll(() => {
+  delete process.env.CODE_MODE_SECRET
+})
+
+const { run } = makeRun({ config: { enabled: true, timeoutMs: 2000 } })
+
+async function value(code: string): Promise<unknown> {
+  return expectStatus(await run.exec({ code }), 'completed').value
+}
+
+function failed(result: CodeModeResult) {
+  return expectStatus(result, 'failed')
+}
+
+describe('constructors, Function and eval', () => {
+  it('constructor.constructor of a bridge function is the guest Function, and its global has no host', async () => {
+    expect(
+      await value(`const F = tools.call.constructor.constructor;
+        const g = F('return this')();
+        [F === Function, g === globalThis, ${JSON.stringify(HOST_KEYS)}.filter((k) => k in g)]`),
+    ).toEqual([true, true, []])
+  })
+
+  it('Function built from every reachable function source sees no host bindings', async () => {
+    expect(
+      await value(`const sources = [text, json, console.log, setTimeout, clearTimeout, yield_control, tools.search, tools.call, API.read];
+        sources.map((f) => f.constructor('return [typeof host, typeof process, typeof require, typeof hooks].join()')())`),
+    ).toEqual(Array(9).fill('undefined,undefined,undefined,undefined'))
+  })
+
+  it('direct and indirect eval run in the guest global only', async () => {
+    expect(
+      await value(`const host = 'shadow';
+        [eval('host'), (0, eval)('typeof host'), (0, eval)('this === globalThis'), eval('typeof process'), new Function('return typeof require')()]`),
+    ).toEqual(['shadow', 'undefined', true, 'undefined', 'undefined'])
+  })
+
+  it('async, generator and async-generator Function constructors reach nothing either', async () => {
+    expect(
+      await value(`const AsyncF = (async () => {}).constructor;
+        const GenF = (function* () {}).constructor;
+        const AsyncGenF = (async function* () {}).constructor;
+        [await AsyncF('return typeof process')(), GenF('yield typeof require')().next().value,
+         (await AsyncGenF('yield typeof fetch')().next()).value]`),
+    ).toEqual(['undefined', 'undefined', 'undefined'])
+  })
+
+  it('Reflect.construct/apply on Function and bound functions stay in the guest', async () => {
+    expect(
+      await value(`const f = Reflect.construct(Function, ['return typeof host']);
+        const bound = Function.prototype.bind.call(Function, null, 'return Object.keys(this)');
+        [Reflect.apply(f, null, []), bound()().filter((k) => !['performance'].includes(k))]`),
+    ).toEqual(['undefined', []])
+  })
+
+  it('setTimeout never evaluates a string', async () => {
+    const result = await run.exec({
+      code: `let error = null;
+        try { setTimeout('globalThis.pwned = true', 0) } catch (e) { error = e.message }
+        await new Promise((r) => setTimeout(r, 5));
+        [error, typeof globalThis.pwned]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual(['setTimeout callback must be a function.', 'undefined'])
+  })
+})
+
+describe('stack traces and prototype chains', () => {
+  it('Error.prepareStackTrace is inert: no call sites, no prelude functions', async () => {
+    expect(
+      await value(`let called = 0;
+        Error.prepareStackTrace = (e, sites) => { called++; return sites };
+        let stack;
+        try { await tools.call('nope') } catch (e) { stack = e.stack }
+        const own = new Error('x').stack;
+        [called, typeof stack, typeof own, own.includes('cell.js')]`),
+    ).toEqual([0, 'string', 'string', true])
+  })
+
+  it('Error.stackTraceLimit accepts only a number fixed at assignment', async () => {
+    expect(
+      await value(`let reads = 0;
+        Error.stackTraceLimit = { valueOf() { reads++; return 0 } };
+        const before = reads;
+        new Error('a'); new RangeError('b');
+        try { await tools.call('nope') } catch (e) {}
+        [before, reads, Error.stackTraceLimit, new Error('c').stack]`),
+    ).toEqual([1, 1, 0, ''])
+  })
+
+  it('Error.captureStackTrace builds a plain string stack', async () => {
+    expect(
+      await value(`const o = {}; Error.captureStackTrace(o);
+        [typeof o.stack, Object.getPrototypeOf(o) === Object.prototype]`),
+    ).toEqual(['string', true])
+  })
+
+  it('bridge functions are ordinary guest functions: no caller, arguments or prototype to climb', async () => {
+    expect(
+      await value(`const f = tools.call;
+        const attempts = ['caller', 'arguments'].map((k) => { try { return typeof f[k] } catch (e) { return e.name } });
+        const chain = []; let p = Object.getPrototypeOf(f);
+        while (p) { chain.push(p === Function.prototype ? 'Function.prototype' : p === Object.prototype ? 'Object.prototype' : 'other'); p = Object.getPrototypeOf(p) }
+        [attempts, chain, Object.getOwnPropertyNames(f).sort(), f.prototype]`),
+    ).toEqual([['TypeError', 'TypeError'], ['Function.prototype', 'Object.prototype'], ['length', 'name'], null])
+  })
+
+  it('values returned by tools have guest prototypes only', async () => {
+    const { run: echo } = makeRun({ executor: () => ({ list: [1], when: new Date(0), nested: { deep: true } }) })
+    const result = await echo.exec({
+      code: `const r = await tools.message({});
+        [Object.getPrototypeOf(r) === Object.prototype, Object.getPrototypeOf(r.list) === Array.prototype,
+         typeof r.when, r.constructor === Object, r.constructor.constructor('return typeof process')(),
+         Object.getOwnPropertyNames(Object.getPrototypeOf(r.nested)).includes('__lookupGetter__')]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([true, true, 'string', true, 'undefined', true])
+  })
+
+  it('an Error thrown by the executor arrives as a bare guest Error: no host stack, fields or prototype', async () => {
+    const { run: thrower } = makeRun({
+      executor: () => {
+        throw Object.assign(new TypeError('denied by policy'), { env: process.env, secret: SECRET })
+      },
+    })
+    const result = await thrower.exec({
+      code: `try { await tools.message({}) } catch (e) {
+          return [e.constructor === Error, e.message, Object.keys(e), e.env === undefined, String(e.stack).includes('node:'), JSON.stringify(e).includes('sekrit')]
+        }`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([true, 'denied by policy', [], true, false, false])
+  })
+
+  it('tool errors created in Rust carry only guest stack frames', async () => {
+    const stack = (await value(`try { await tools.call('nope') } catch (e) { return e.stack }`)) as string
+    expect(stack).not.toMatch(/\.rs|node:|native|\/work\//)
+  })
+})
+
+describe('module loaders', () => {
+  it('rejects import declarations, import(), import.meta and require in the source', async () => {
+    for (const code of [
+      'import * as fs from "node:fs"',
+      'import("fs")',
+      'const x = await import(`./${"x"}.js`)',
+      'const m = import.meta',
+      'module.require("fs")',
+      'globalThis.require("fs")',
+      'export default 1',
+    ]) {
+      const result = failed(await run.exec({ code }))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(/^module access is not allowed in code mode/)
+    }
+  })
+
+  it('dynamic import built at runtime never loads any module spelling', async () => {
+    const specs = ['fs', 'node:fs', 'node:child_process', './index.js', '/etc/passwd', 'file:///etc/passwd',
+      'data:text/javascript,export default globalThis', 'https://example.com/x.js', '\\u0066s']
+    const results = await value(`const load = new Function('s', 'return import(s)');
+      const out = [];
+      for (const s of ${JSON.stringify(specs)}) { try { await load(s); out.push('loaded ' + s) } catch (e) { out.push(e.name) } }
+      try { await eval('imp' + 'ort("fs")'); out.push('loaded eval') } catch (e) { out.push(e.name) }
+      out`)
+    expect(results).toEqual(Array(specs.length + 1).fill('ReferenceError'))
+  })
+
+  it('import.meta through eval or Function is a SyntaxError', async () => {
+    expect(
+      await value(`const out = [];
+        for (const f of [() => eval('import.meta'), () => new Function('return import.meta')(), () => (0, eval)('import.meta.url')]) {
+          try { f(); out.push('ran') } catch (e) { out.push(e.name) }
+        }
+        out`),
+    ).toEqual(['SyntaxError', 'SyntaxError', 'SyntaxError'])
+  })
+
+  it('API.read and API.list serve only the in-memory declaration files (no path reaches the disk)', async () => {
+    const result = (await value(`const out = [];
+      for (const p of ['/etc/passwd', '../../../../etc/passwd', 'mcp/../../package.json', 'mcp/../index.js', '~/.ssh/id_rsa', 'file:///etc/hostname', 'C:\\\\Windows\\\\win.ini', 'mcp/%2e%2e/x', '']) {
+        try { const text = await API.read(p); out.push('read ' + p + ' ' + text.length) } catch (e) { out.push(e.message.slice(0, 40)) }
+      }
+      const listed = [];
+      for (const prefix of [undefined, '/', '..', '../..', 'mcp/..']) { try { listed.push(...(await API.list(prefix)).map((f) => f.path)) } catch (e) {} }
+      [out, [...new Set(listed)]]`)) as [string[], string[]]
+    const [reads, listed] = result
+    expect(reads).toHaveLength(9)
+    expect(reads.filter((r) => r.startsWith('read '))).toEqual([])
+    expect(listed).toContain('mcp/github.d.ts')
+    for (const path of listed) expect(path).toMatch(/^mcp\/[\w.-]+\.d\.ts$/)
+  })
+
+  it('require, process and friends are absent however they are spelled', async () => {
+    expect(
+      await value(`const names = ['req' + 'uire', 'pro' + 'cess', 'mod' + 'ule', 'fet' + 'ch', 'Buf' + 'fer', '__dirname', 'std', 'os'];
+        names.map((n) => [n in globalThis, typeof globalThis[n], (() => { try { return typeof eval(n) } catch (e) { return e.name } })()])`),
+    ).toEqual(Array(8).fill([false, 'undefined', 'ReferenceError']))
+  })
+})
+
+describe('enumeration', () => {
+  it('globalThis holds exactly the language builtins and the code-mode globals', async () => {
+    const keys = (await value('Reflect.ownKeys(globalThis).map(String).sort()')) as string[]
+    const codeMode = ['ALL_TOOLS', 'API', 'MCP', 'clearTimeout', 'console', 'json', 'namespaces', 'setTimeout', 'text', 'tools', 'yield_control']
+    const language = ['AggregateError', 'Array', 'ArrayBuffer', 'AsyncDisposableStack', 'Atomics', 'BigInt', 'BigInt64Array',
+      'BigUint64Array', 'Boolean', 'DOMException', 'DataView', 'Date', 'DisposableStack', 'Error', 'EvalError',
+      'FinalizationRegistry', 'Float16Array', 'Float32Array', 'Float64Array', 'Function', 'Infinity', 'Int16Array',
+      'Int32Array', 'Int8Array', 'InternalError', 'Iterator', 'JSON', 'Map', 'Math', 'NaN', 'Number', 'Object', 'Promise',
+      'Proxy', 'RangeError', 'ReferenceError', 'Reflect', 'RegExp', 'Set', 'SharedArrayBuffer', 'String', 'SuppressedError',
+      'Symbol', 'Symbol(Symbol.toStringTag)', 'SyntaxError', 'TypeError', 'URIError', 'Uint16Array', 'Uint32Array',
+      'Uint8Array', 'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet', 'atob', 'btoa', 'decodeURI', 'decodeURIComponent',
+      'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt',
+      'performance', 'queueMicrotask', 'undefined', 'unescape']
+    expect(keys).toEqual([...codeMode, ...language].sort())
+  })
+
+  it('a walk of every reachable object finds no host object, host key or host secret', async () => {
+    const result = (await value(`const seen = new Set();
+      const queue = [[globalThis, 'globalThis']];
+      // ('global' is also RegExp.prototype.global.)
+      const hostKeys = new Set(${JSON.stringify(HOST_KEYS.filter((k) => k !== 'global'))}.concat(['env', 'argv', 'pid', 'cwd', 'mainModule', 'binding', 'dlopen']));
+      const bridgeShape = ['call', 'search', 'describe', 'out', 'done', 'timer'];
+      const found = []; let strings = 0;
+      const look = (v, path) => {
+        if (typeof v === 'string') { strings++; if (v.includes('sekrit') || v.includes('/work/')) found.push('string at ' + path) }
+        else if (v !== null && (typeof v === 'object' || typeof v === 'function') && !seen.has(v)) { seen.add(v); queue.push([v, path]) }
+      };
+      // Touch the lazy globals so their objects are built and walked too.
+      void [tools, MCP, API, ALL_TOOLS, namespaces];
+      while (queue.length) {
+        const [o, path] = queue.shift();
+        if (typeof o === 'function') { const src = Function.prototype.toString.call(o); if (src.includes('sekrit')) found.push('source ' + path) }
+        look(Object.getPrototypeOf(o), path + '.[[Prototype]]');
+        const keys = Reflect.ownKeys(o);
+        if (bridgeShape.every((k) => keys.includes(k))) found.push('bridge-shaped object at ' + path);
+        for (const k of keys) {
+          if (hostKeys.has(String(k))) found.push('key ' + path + '.' + String(k));
+          const d = Reflect.getOwnPropertyDescriptor(o, k);
+          if ('value' in d) look(d.value, path + '.' + String(k));
+          else { look(d.get, path + '.get ' + String(k)); look(d.set, path + '.set ' + String(k)) }
+        }
+      }
+      [found, seen.size > 500, strings > 50]`)) as [string[], boolean, boolean]
+    expect(result).toEqual([[], true, true])
+  })
+
+  it('ALL_TOOLS and search results carry catalog data only (no executor, schemas or host fields)', async () => {
+    const [keys, hits] = (await value(`[[...new Set(ALL_TOOLS.flatMap((t) => Object.keys(t)))].sort(),
+      (await tools.search('file')).map((h) => Object.keys(h).sort().join())]`)) as [string[], string[]]
+    expect(keys).toEqual(['description', 'id', 'label', 'name', 'source', 'sourceName'])
+    expect(new Set(hits).size).toBeGreaterThan(0)
+    for (const h of hits) expect(h).not.toMatch(/executor|parameters|signal/)
+  })
+
+  it('guest globals are frozen or non-configurable all the way down', async () => {
+    expect(
+      await value(`const frozen = (o) => Object.isFrozen(o) && Object.getOwnPropertyNames(o).every((k) => { const v = o[k]; return v === null || typeof v !== 'object' || frozen(v) });
+        const names = ['ALL_TOOLS', 'tools', 'MCP', 'API', 'namespaces', 'text', 'json', 'console', 'setTimeout', 'clearTimeout', 'yield_control'];
+        [names.every((n) => !Object.getOwnPropertyDescriptor(globalThis, n).configurable), frozen(ALL_TOOLS), frozen(tools), frozen(console), frozen(API), frozen(MCP)]`),
+    ).toEqual([true, true, true, true, true, true])
+  })
+
+  it('redefining or shadowing a guest global cannot change what the host receives', async () => {
+    const { run: r, calls } = makeRun()
+    const result = await r.exec({
+      code: `const attempts = [];
+        for (const f of [() => Object.defineProperty(globalThis, 'tools', { value: {} }), () => { delete globalThis.tools },
+                         () => Object.setPrototypeOf(tools, {}), () => { tools.message = () => 'forged' }]) {
+          try { f(); attempts.push('changed') } catch (e) { attempts.push(e.name) }
+        }
+        [attempts, await tools.message({ n: 1 })]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([
+      ['TypeError', 'TypeError', 'TypeError', 'TypeError'],
+      { tool: 'message', input: { n: 1 } },
+    ])
+    expect(calls).toHaveLength(1)
+  })
+})
+
+describe('rewritten builtins only break the cell itself', () => {
+  it('a cell that rewrites Promise.prototype.then, JSON and Object.prototype still fails honestly', async () => {
+    const result = failed(
+      await run.exec({
+        code: `Promise.prototype.then = function (ok) { ok('forged success') };
+          JSON.stringify = () => '"forged"';
+          JSON.parse = () => 'forged';
+          Object.prototype.toJSON = undefined;
+          throw new Error('the real failure')`,
+      }),
+    )
+    expect(result).toMatchObject({ code: 'internal_error', error: 'Error: the real failure (line 5, column 21)' })
+  })
+
+  it('a rewritten JSON.stringify does not change the result the host receives', async () => {
+    expect(await value(`JSON.stringify = () => '"forged"'; Array.prototype.toJSON = undefined; ({ real: [1, 2] })`)).toEqual({ real: [1, 2] })
+  })
+
+  it('a rewritten Map, Reflect.apply or Promise does not stop tool results arriving', async () => {
+    const { run: r } = makeRun({ executor: () => 'real' })
+    const result = await r.exec({
+      code: `Map.prototype.get = () => undefined; Map.prototype.set = () => {}; Reflect.apply = () => 'forged';
+        globalThis.Promise = function () { throw new Error('no') };
+        await tools.message({})`,
+    })
+    expect(expectStatus(result, 'completed').value).toBe('real')
+  })
+})

@@ -38,6 +38,18 @@ pub fn at(when: Instant, f: impl FnOnce() + Send + 'static) -> AbortHandle {
     .abort_handle()
 }
 
+/// Runs `f` on the clock thread every `period`, for the life of the process.
+pub fn every(period: std::time::Duration, mut f: impl FnMut() + Send + 'static) {
+  handle().spawn(async move {
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+      ticks.tick().await;
+      let _ = catch_unwind(AssertUnwindSafe(&mut f));
+    }
+  });
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;

@@ -20,7 +20,7 @@ use crossbeam_channel::{Receiver, Sender, unbounded};
 use dashmap::DashMap;
 use parking_lot::Mutex;
 use serde_json::json;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Weak};
@@ -196,6 +196,54 @@ fn replace_stuck_worker() {
   let mut workers = POOL.workers.lock();
   if !spawn_worker(workers.0 + 1) {
     workers.0 = workers.0.saturating_sub(1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Watchdog: a slice stuck in native code (a QuickJS builtin looping without polling the
+// interrupt handler) is given up on `STUCK_GRACE` past its CPU deadline. Slices are noted in a
+// table that one periodic task scans, so a slice costs a map insert, not a timer.
+
+struct Watched {
+  cell: Weak<Cell>,
+  slice: u64,
+  give_up: Instant,
+}
+
+static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
+  LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// How often the watchdog looks.
+const WATCH_PERIOD: Duration = Duration::from_millis(250);
+
+fn watch(cell: &Arc<Cell>, slice: u64, give_up: Instant) {
+  static STARTED: std::sync::Once = std::sync::Once::new();
+  STARTED.call_once(|| clock::every(WATCH_PERIOD, scan_watched));
+  let watched = Watched {
+    cell: Arc::downgrade(cell),
+    slice,
+    give_up,
+  };
+  WATCHED.lock().insert(cell.id, watched);
+}
+
+fn unwatch(cell: u64) {
+  WATCHED.lock().remove(&cell);
+}
+
+fn scan_watched() {
+  let now = Instant::now();
+  let overdue: Vec<(Weak<Cell>, u64)> = WATCHED
+    .lock()
+    .values()
+    .filter(|w| w.give_up <= now)
+    .map(|w| (w.cell.clone(), w.slice))
+    .collect();
+  for (cell, slice) in overdue {
+    if let Some(cell) = cell.upgrade() {
+      unwatch(cell.id);
+      cell.overran(slice);
+    }
   }
 }
 
@@ -663,16 +711,11 @@ impl Cell {
 
     let started = Instant::now();
     self.signals.set_deadline(Some(started + budget));
-    let weak = Arc::downgrade(self);
-    let watchdog = clock::at(started + budget + STUCK_GRACE, move || {
-      if let Some(cell) = weak.upgrade() {
-        cell.overran(slice);
-      }
-    });
+    watch(self, slice, started + budget + STUCK_GRACE);
     let step = catch_unwind(AssertUnwindSafe(|| {
       self.slice(&mut slot, source, deliveries, host_work)
     }));
-    watchdog.abort();
+    unwatch(self.id);
     self.signals.set_deadline(None);
     if let Some(leg) = self.state.lock().leg.as_mut() {
       leg.cpu_used += started.elapsed();

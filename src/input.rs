@@ -51,7 +51,8 @@ impl Field {
     }
   }
 
-  /// Builds a `Field` from JSON (used by Rust tests and by values that arrive as JSON text).
+  /// Builds a `Field` from JSON (Rust tests stand in for JavaScript values with it).
+  #[cfg(test)]
   pub fn from_json(value: &serde_json::Value, keys: &'static [&'static str]) -> Field {
     use serde_json::Value;
     match value {

@@ -3,7 +3,6 @@
 
 use crate::error::Failure;
 use crate::sandbox::bridge::OutputItem;
-use serde_json::Value;
 
 /// One entry of `pendingToolCalls`.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,8 +28,8 @@ fn push_str(out: &mut String, s: &str) {
   out.push_str(&serde_json::to_string(s).expect("strings always serialise"));
 }
 
-/// The result JSON. `telemetry` is the run's `CodeModeTelemetry`.
-pub fn to_json(status: Status, output: &[OutputItem], telemetry: &Value) -> String {
+/// The result JSON. `telemetry` is the run's `CodeModeTelemetry` as JSON text.
+pub fn to_json(status: Status, output: &[OutputItem], telemetry: &str) -> String {
   let mut out = String::with_capacity(256);
   out.push_str("{\"status\":");
   match status {
@@ -92,7 +91,7 @@ pub fn to_json(status: Status, output: &[OutputItem], telemetry: &Value) -> Stri
     out.push(']');
   }
   out.push_str(",\"telemetry\":");
-  out.push_str(&telemetry.to_string());
+  out.push_str(telemetry);
   out.push('}');
   out
 }
@@ -101,17 +100,18 @@ pub fn to_json(status: Status, output: &[OutputItem], telemetry: &Value) -> Stri
 mod tests {
   use super::*;
   use crate::error::ErrorCode;
-  use serde_json::json;
+  use serde_json::{Value, json};
 
   #[test]
   fn shapes() {
     let t = json!({ "catalogSize": 0 });
+    let t_text = t.to_string();
     let done = to_json(
       Status::Completed {
         value: "{\"a\":[1]}",
       },
       &[OutputItem::Text("hi \"x\"".into())],
-      &t,
+      &t_text,
     );
     let v: Value = serde_json::from_str(&done).unwrap();
     assert_eq!(
@@ -130,7 +130,7 @@ mod tests {
         pending: &pending,
       },
       &[],
-      &t,
+      &t_text,
     );
     let v: Value = serde_json::from_str(&waiting).unwrap();
     assert_eq!(
@@ -142,7 +142,7 @@ mod tests {
     let v: Value = serde_json::from_str(&to_json(
       Status::Failed(&failure),
       &[OutputItem::Json("2".into())],
-      &t,
+      &t_text,
     ))
     .unwrap();
     assert_eq!(

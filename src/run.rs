@@ -184,7 +184,7 @@ impl Run {
       .map_or(&[], |(installed, _)| installed.as_slice())
   }
 
-  pub fn result_telemetry(&self) -> Value {
+  pub fn result_telemetry(&self) -> String {
     self.telemetry.result_json(&self.catalog)
   }
 

@@ -113,11 +113,11 @@ fn lower_priority() {
 /// Warm VMs kept per worker thread.
 const WARM_PER_WORKER: usize = 2;
 
-static WARM: LazyLock<Mutex<Vec<Box<Vm>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+static WARM: LazyLock<Mutex<Vec<Vm>>> = LazyLock::new(|| Mutex::new(Vec::new()));
 
 /// Finished VMs waiting to be freed by an idle worker (freeing one is a few dozen µs that need
 /// not delay a leg's result or the next job).
-static RETIRED: LazyLock<Mutex<Vec<Box<Vm>>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+static RETIRED: LazyLock<Mutex<Vec<Vm>>> = LazyLock::new(|| Mutex::new(Vec::new()));
 /// Past this many, a finished VM is freed at once.
 const MAX_RETIRED: usize = 32;
 
@@ -129,7 +129,7 @@ static HOUSEKEEPING: AtomicUsize = AtomicUsize::new(0);
 fn retire(vm: Box<Vm>) {
   let mut retired = RETIRED.lock();
   if retired.len() < MAX_RETIRED {
-    retired.push(vm);
+    retired.push(*vm);
   } else {
     drop(retired);
     drop(vm);
@@ -153,7 +153,7 @@ fn refill_warm_pool() -> bool {
     }
     None if WARM.lock().len() < workers * WARM_PER_WORKER => match catch_unwind(Vm::warm) {
       Ok(Ok(vm)) => {
-        WARM.lock().push(Box::new(vm));
+        WARM.lock().push(vm);
         true
       }
       _ => false,
@@ -165,7 +165,7 @@ fn refill_warm_pool() -> bool {
 }
 
 fn take_warm() -> Option<Box<Vm>> {
-  WARM.lock().pop()
+  WARM.lock().pop().map(Box::new)
 }
 
 /// Brings the pool to its wanted size (spawning or retiring workers).
@@ -247,6 +247,12 @@ fn scan_watched() {
   }
 }
 
+/// Worker threads currently running.
+#[cfg(test)]
+pub fn worker_count() -> usize {
+  POOL.workers.lock().0
+}
+
 /// Process-wide settings from `configureCodeModeRuntime`.
 pub fn configure(worker_threads: Option<usize>, max_active_cells: Option<usize>) {
   if let Some(n) = worker_threads {
@@ -265,10 +271,6 @@ pub fn configure(worker_threads: Option<usize>, max_active_cells: Option<usize>)
   }
 }
 
-/// Worker threads currently running.
-pub fn worker_count() -> usize {
-  POOL.workers.lock().0
-}
 
 // ---------------------------------------------------------------------------------------------
 // Admission: at most `max` cells in a leg; later legs wait their turn (up to their timeout).
@@ -876,16 +878,16 @@ impl Cell {
     }
     st.vm = Some(vm);
     st.phase = Phase::Idle;
-    if let Some(due) = next_timer {
-      if st.armed_timer.is_none_or(|armed| due < armed) {
-        st.armed_timer = Some(due);
-        let weak = Arc::downgrade(self);
-        clock::at(due, move || {
-          if let Some(cell) = weak.upgrade() {
-            cell.wake_for_timer();
-          }
-        });
-      }
+    if let Some(due) = next_timer
+      && st.armed_timer.is_none_or(|armed| due < armed)
+    {
+      st.armed_timer = Some(due);
+      let weak = Arc::downgrade(self);
+      clock::at(due, move || {
+        if let Some(cell) = weak.upgrade() {
+          cell.wake_for_timer();
+        }
+      });
     }
   }
 

@@ -37,25 +37,26 @@ impl Counters {
       .fetch_max(bytes as u64, Ordering::Relaxed);
   }
 
-  /// `CodeModeTelemetry`: what every result carries (safe to show the model).
-  pub fn result_json(&self, catalog: &Catalog) -> Value {
-    json!({
-      "catalogSize": catalog.len(),
-      "sources": {
-        "openclaw": catalog.count(Source::OpenClaw),
-        "mcp": catalog.count(Source::Mcp),
-        "client": catalog.count(Source::Client),
-      },
-      "searchCount": get(&self.searches),
-      "describeCount": get(&self.describes),
-      "callCount": get(&self.calls),
-      "visibleTools": VISIBLE_TOOLS,
-    })
+  /// `CodeModeTelemetry` as JSON text: what every result carries (safe to show the model).
+  pub fn result_json(&self, catalog: &Catalog) -> String {
+    format!(
+      "{{\"catalogSize\":{},\"sources\":{{\"openclaw\":{},\"mcp\":{},\"client\":{}}},\
+       \"searchCount\":{},\"describeCount\":{},\"callCount\":{},\"visibleTools\":[\"{}\",\"{}\"]}}",
+      catalog.len(),
+      catalog.count(Source::OpenClaw),
+      catalog.count(Source::Mcp),
+      catalog.count(Source::Client),
+      get(&self.searches),
+      get(&self.describes),
+      get(&self.calls),
+      VISIBLE_TOOLS[0],
+      VISIBLE_TOOLS[1],
+    )
   }
 
   /// `CodeModeRunTelemetry`: the result telemetry plus host-only counters.
   pub fn run_json(&self, catalog: &Catalog, extra: Value) -> Value {
-    let mut value = self.result_json(catalog);
+    let mut value: Value = serde_json::from_str(&self.result_json(catalog)).unwrap_or_default();
     let stats = &catalog.stats;
     let more = json!({
       "execCount": get(&self.execs),

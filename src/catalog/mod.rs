@@ -82,6 +82,8 @@ pub struct Catalog {
   pub stats: CatalogStats,
   index: OnceLock<SearchIndex>,
   all_tools_json: OnceLock<String>,
+  /// Entries per source, in `Source` order (every result's telemetry reports them).
+  counts: [usize; 3],
 }
 
 fn text(value: &Value, key: &str) -> Option<String> {
@@ -96,6 +98,7 @@ impl Catalog {
     for tool in tools.as_array().map(Vec::as_slice).unwrap_or_default() {
       match parse_entry(tool) {
         Some(Parsed::Entry(entry)) => {
+          let entry = *entry;
           let group = match (entry.source, entry.source_name.as_str()) {
             (Source::OpenClaw, "core") => 0,
             (Source::OpenClaw, _) => 1,
@@ -145,6 +148,10 @@ impl Catalog {
         });
       }
     }
+    let mut counts = [0; 3];
+    for entry in &entries {
+      counts[entry.source as usize] += 1;
+    }
     Catalog {
       entries,
       by_id,
@@ -153,6 +160,7 @@ impl Catalog {
       stats,
       index: OnceLock::new(),
       all_tools_json: OnceLock::new(),
+      counts,
     }
   }
 
@@ -169,7 +177,7 @@ impl Catalog {
   }
 
   pub fn count(&self, source: Source) -> usize {
-    self.entries.iter().filter(|e| e.source == source).count()
+    self.counts[source as usize]
   }
 
   pub fn get(&self, id: &str) -> Option<&CatalogEntry> {
@@ -248,7 +256,7 @@ pub fn compact_json(entry: &CatalogEntry, with_parameters: bool) -> Value {
 }
 
 enum Parsed {
-  Entry(CatalogEntry),
+  Entry(Box<CatalogEntry>),
   Excluded,
 }
 
@@ -294,7 +302,7 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
       })
       .unwrap_or_else(|| "tool".into()),
   });
-  Some(Parsed::Entry(CatalogEntry {
+  Some(Parsed::Entry(Box::new(CatalogEntry {
     id: names::tool_id(source.as_str(), &source_name, &name),
     label: text(tool, "label").filter(|l| !l.is_empty()),
     description: text(tool, "description").unwrap_or_default(),
@@ -306,7 +314,7 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
     source_name,
     name,
     mcp,
-  }))
+  })))
 }
 
 #[cfg(test)]

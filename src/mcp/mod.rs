@@ -317,11 +317,11 @@ pub fn prepare_input(entry: &CatalogEntry, input: &str) -> Result<String, String
   let mut changed = false;
   if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
     for (key, property) in properties {
-      if let Some(default) = property.get("default") {
-        if !object.contains_key(key) {
-          object.insert(key.clone(), default.clone());
-          changed = true;
-        }
+      if let Some(default) = property.get("default")
+        && !object.contains_key(key)
+      {
+        object.insert(key.clone(), default.clone());
+        changed = true;
       }
     }
   }

@@ -305,10 +305,10 @@ impl Vm {
       let mut parts = rest.splitn(3, |c: char| !c.is_ascii_digit());
       let line = parts.next().and_then(|l| l.parse::<u32>().ok());
       let column = parts.next().and_then(|c| c.parse::<u32>().ok());
-      if let (Some(line), Some(column)) = (line, column) {
-        if let Some((line, column)) = positions.user_position(line, column) {
-          return format!("{head} (line {line}, column {column})");
-        }
+      if let (Some(line), Some(column)) = (line, column)
+        && let Some((line, column)) = positions.user_position(line, column)
+      {
+        return format!("{head} (line {line}, column {column})");
       }
     }
     head.to_string()

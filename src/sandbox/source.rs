@@ -431,8 +431,8 @@ fn skip_html_comments(text: &str, mut lo: usize, hi: usize) -> usize {
     let comment_end =
       if trimmed.starts_with("-->") || trimmed.starts_with("<!--") || trimmed.starts_with("//") {
         trimmed.find('\n').unwrap_or(trimmed.len())
-      } else if trimmed.starts_with("/*") {
-        match trimmed[2..].find("*/") {
+      } else if let Some(body) = trimmed.strip_prefix("/*") {
+        match body.find("*/") {
           Some(end) => end + 4,
           None => return lo,
         }

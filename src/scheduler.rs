@@ -271,7 +271,6 @@ pub fn configure(worker_threads: Option<usize>, max_active_cells: Option<usize>)
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Admission: at most `max` cells in a leg; later legs wait their turn (up to their timeout).
 

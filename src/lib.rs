@@ -115,29 +115,7 @@ pub fn clear_namespaces() {
 /// completion value, and for TypeScript the transform) over `iterations` runs.
 #[napi(catch_unwind)]
 pub fn bench_prepare(code: String, typescript: bool, iterations: u32) -> f64 {
-  let language = if typescript {
-    sandbox::source::Language::TypeScript
-  } else {
-    sandbox::source::Language::JavaScript
-  };
-  // Off Node's thread, on a stack like a worker's (any input may nest deeply).
-  let measure = move || {
-    let mut samples: Vec<f64> = (0..iterations.max(1))
-      .map(|_| {
-        let started = std::time::Instant::now();
-        std::hint::black_box(sandbox::source::prepare(&code, language)).ok();
-        started.elapsed().as_secs_f64() * 1e6
-      })
-      .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[samples.len() / 2]
-  };
-  std::thread::Builder::new()
-    .stack_size(sandbox::source::PREPARE_STACK)
-    .spawn(measure)
-    .ok()
-    .and_then(|thread| thread.join().ok())
-    .unwrap_or(f64::NAN)
+  sandbox::source::median_prepare_micros(code, typescript, iterations)
 }
 
 /// Identity and tools of a run, as the JS layer passes them.
@@ -222,29 +200,14 @@ impl NativeRun {
   /// globalName }]`: the JS layer builds their scopes next.
   #[napi(catch_unwind)]
   pub fn namespace_candidates_json(&self) -> String {
-    let candidates: Vec<serde_json::Value> = self
-      .run
-      .namespace_candidates()
-      .into_iter()
-      .map(
-        |r| serde_json::json!({ "id": r.id, "pluginId": r.plugin_id, "globalName": r.global_name }),
-      )
-      .collect();
-    serde_json::Value::Array(candidates).to_string()
+    self.run.namespace_candidates_json()
   }
 
   /// Takes the serialised scopes (`[{ id, ok, data, callables } | { id, ok: false, reason }]`);
   /// returns the hidden namespaces as JSON `[{ id, reason }]`.
   #[napi(catch_unwind)]
   pub fn install_namespaces(&self, descriptors_json: String) -> String {
-    let descriptors = serde_json::from_str(&descriptors_json).unwrap_or(serde_json::Value::Null);
-    let hidden: Vec<serde_json::Value> = self
-      .run
-      .install_namespaces(&descriptors)
-      .into_iter()
-      .map(|h| serde_json::json!({ "id": h.id, "reason": h.reason }))
-      .collect();
-    serde_json::Value::Array(hidden).to_string()
+    self.run.install_namespaces_json(&descriptors_json)
   }
 
   /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or
@@ -311,20 +274,7 @@ impl NativeRun {
 /// point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
 #[napi(js_name = "__testPanic", catch_unwind)]
 pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
-  use testing::Fault;
-  match kind.as_str() {
-    "slice" => testing::arm(Fault::PanicSlice, run_id),
-    "bridge" => testing::arm(Fault::PanicBridge, run_id),
-    "sync" => panic!("test fault: panic injected in a synchronous entry point"),
-    "off" => testing::disarm(),
-    _ => {
-      return Err(Error::new(
-        Status::InvalidArg,
-        format!("unknown fault {kind:?}"),
-      ));
-    }
-  }
-  Ok(())
+  testing::arm_named(&kind, run_id).map_err(|message| Error::new(Status::InvalidArg, message))
 }
 
 /// TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds

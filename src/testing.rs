@@ -41,6 +41,19 @@ pub fn arm(fault: Fault, run_id: Option<String>) {
   ANY.store(true, Ordering::Release);
 }
 
+/// Arms a fault by the name the `__testPanic` export takes: `slice`, `bridge`, `sync` (panics
+/// right here, in the calling entry point) or `off`.
+pub fn arm_named(kind: &str, run_id: Option<String>) -> Result<(), String> {
+  match kind {
+    "slice" => arm(Fault::PanicSlice, run_id),
+    "bridge" => arm(Fault::PanicBridge, run_id),
+    "sync" => panic!("test fault: panic injected in a synchronous entry point"),
+    "off" => disarm(),
+    _ => return Err(format!("unknown fault {kind:?}")),
+  }
+  Ok(())
+}
+
 /// Disarms every fault.
 pub fn disarm() {
   armed().clear();

@@ -206,6 +206,33 @@ fn too_deep(user: &str, pos: BytePos) -> String {
   format!("SyntaxError: code is nested too deeply ({})", at(user, pos))
 }
 
+/// For `npm run bench`: median microseconds to prepare `code` over `iterations` runs, measured
+/// on a thread with a worker's stack.
+pub fn median_prepare_micros(code: String, typescript: bool, iterations: u32) -> f64 {
+  let language = if typescript {
+    Language::TypeScript
+  } else {
+    Language::JavaScript
+  };
+  let measure = move || {
+    let mut samples: Vec<f64> = (0..iterations.max(1))
+      .map(|_| {
+        let started = std::time::Instant::now();
+        std::hint::black_box(prepare(&code, language)).ok();
+        started.elapsed().as_secs_f64() * 1e6
+      })
+      .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+  };
+  std::thread::Builder::new()
+    .stack_size(PREPARE_STACK)
+    .spawn(measure)
+    .ok()
+    .and_then(|thread| thread.join().ok())
+    .unwrap_or(f64::NAN)
+}
+
 /// Parses the wrapped cell as a script; on failure explains it (module syntax or a syntax error).
 pub(crate) fn parse_wrapped(
   user: &str,

@@ -7,7 +7,16 @@ import { createRequire } from 'node:module'
 import { QuickJS } from 'quickjs-wasi'
 
 const require = createRequire(import.meta.url)
-export const wasmModule = new WebAssembly.Module(readFileSync(require.resolve('quickjs-wasi/quickjs.wasm')))
+let compiled
+/** The compiled quickjs-wasi module, compiled once per thread (or handed in by `useModule`). */
+export function wasmModule() {
+  compiled ??= new WebAssembly.Module(readFileSync(require.resolve('quickjs-wasi/quickjs.wasm')))
+  return compiled
+}
+/** Reuses a module compiled elsewhere (a worker gets it from its parent). */
+export function useModule(module) {
+  compiled = module
+}
 
 const PRELUDE = `
 globalThis.__pending = new Map();
@@ -53,7 +62,7 @@ function installBridge(vm, catalogJson, executor, { hold = false } = {}) {
 
 /** create + bridge + prelude + eval + drain + dispose; resolves to the cell's value. */
 export async function runCell(code, { catalogJson, executor }) {
-  const vm = await QuickJS.create({ wasm: wasmModule })
+  const vm = await QuickJS.create({ wasm: wasmModule() })
   try {
     const bridge = installBridge(vm, catalogJson, executor)
     vm.setProp(vm.global, '__call', vm.newFunction('__call', bridge.call))
@@ -72,7 +81,7 @@ export async function runCell(code, { catalogJson, executor }) {
 
 /** Runs a cell until it awaits a held tool call, then snapshots and serialises the VM. */
 export async function suspendCell(code, { catalogJson, executor }) {
-  const vm = await QuickJS.create({ wasm: wasmModule })
+  const vm = await QuickJS.create({ wasm: wasmModule() })
   const bridge = installBridge(vm, catalogJson, executor, { hold: true })
   vm.setProp(vm.global, '__call', vm.newFunction('__call', bridge.call))
   vm.setProp(vm.global, '__catalogJson', vm.newFunction('__catalogJson', bridge.catalog))
@@ -87,7 +96,7 @@ export async function suspendCell(code, { catalogJson, executor }) {
 
 /** Restores a serialised VM, re-registers callbacks, delivers the held results, reads the value. */
 export async function resumeCell({ bytes, held }, { catalogJson, executor }) {
-  const vm = await QuickJS.restore(QuickJS.deserializeSnapshot(bytes), { wasm: wasmModule })
+  const vm = await QuickJS.restore(QuickJS.deserializeSnapshot(bytes), { wasm: wasmModule() })
   try {
     const bridge = installBridge(vm, catalogJson, executor)
     vm.registerHostCallback('__call', bridge.call)

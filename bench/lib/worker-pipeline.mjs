@@ -6,7 +6,7 @@ const workerUrl = new URL('./wasi-worker.mjs', import.meta.url)
 
 export function runInWorker(code, { catalogJson, executor }) {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl, { workerData: { code, catalogJson, wasmModule } })
+    const worker = new Worker(workerUrl, { workerData: { code, catalogJson, wasmModule: wasmModule() } })
     worker.on('message', async (message) => {
       if (message.type === 'call') {
         const value = await executor(JSON.parse(message.input), message.name)

@@ -10,12 +10,9 @@ pub const CONTROL_TOOLS: [&str; 5] = [
   "tool_call",
 ];
 
-/// Names a convenience function may never take: the catalog helpers, `then` (it would make
-/// `tools` a thenable), and everything `Object.prototype` carries.
-const RESERVED: [&str; 16] = [
-  "search",
-  "describe",
-  "call",
+/// `Object.prototype`'s members, plus `then` (which would make an object a thenable): no
+/// generated property (convenience function, MCP server or tool) may take these names.
+pub const PROTOTYPE_NAMES: [&str; 13] = [
   "then",
   "constructor",
   "__proto__",
@@ -30,6 +27,9 @@ const RESERVED: [&str; 16] = [
   "__lookupGetter__",
   "__lookupSetter__",
 ];
+
+/// The catalog helpers a convenience function may not shadow.
+const HELPERS: [&str; 3] = ["search", "describe", "call"];
 
 /// `<source>:<owner>:<name>`.
 pub fn tool_id(source: &str, owner: &str, name: &str) -> String {
@@ -60,7 +60,7 @@ pub fn safe_name(name: &str) -> String {
 
 /// True when `name` may be installed as `tools.<name>`.
 pub fn is_installable(name: &str) -> bool {
-  !RESERVED.contains(&name)
+  !HELPERS.contains(&name) && !PROTOTYPE_NAMES.contains(&name)
 }
 
 /// True for a JavaScript identifier made of ASCII letters, digits, `_` and `$`.

@@ -7,12 +7,12 @@
 pub mod api;
 pub mod dts;
 
-use crate::catalog::{Catalog, CatalogEntry};
+use crate::catalog::{Catalog, CatalogEntry, names};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
-/// Words a generated identifier may not be: JavaScript reserved words (a `.d.ts` cannot declare
-/// `function delete`), `Object.prototype` members, `then`, and the helpers on every server.
+/// Words a generated identifier may not be, besides `names::PROTOTYPE_NAMES`: JavaScript
+/// reserved words (a `.d.ts` cannot declare `function delete`) and the helpers on every server.
 const RESERVED: &[&str] = &[
   "break",
   "case",
@@ -63,19 +63,6 @@ const RESERVED: &[&str] = &[
   "arguments",
   "eval",
   "undefined",
-  "constructor",
-  "__proto__",
-  "hasOwnProperty",
-  "isPrototypeOf",
-  "propertyIsEnumerable",
-  "toLocaleString",
-  "toString",
-  "valueOf",
-  "__defineGetter__",
-  "__defineSetter__",
-  "__lookupGetter__",
-  "__lookupSetter__",
-  "then",
   "prototype",
   "$api",
   "resources",
@@ -111,7 +98,10 @@ fn unique_ident(name: &str, taken: &mut HashSet<String>) -> String {
   let base = camel_case(name);
   let mut ident = base.clone();
   let mut n = 2;
-  while RESERVED.contains(&ident.as_str()) || taken.contains(&ident) {
+  while RESERVED.contains(&ident.as_str())
+    || names::PROTOTYPE_NAMES.contains(&ident.as_str())
+    || taken.contains(&ident)
+  {
     ident = format!("{base}{n}");
     n += 1;
   }

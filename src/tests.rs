@@ -436,6 +436,8 @@ fn html_like_comments_keep_the_completion_value() {
       json!(4),
     ),
     ("const c = 3;\nc <!-- trailing", json!(3)),
+    // A carriage return ends the comment too (fuzzer-found).
+    ("const P = 8, f = 2;\n-->\rP/\n\nf\n-->\r\n", json!(4)),
   ] {
     let r = h.exec(code);
     assert_eq!(r["value"], value, "{code:?}: {r}");

@@ -457,7 +457,10 @@ fn skip_html_comments(text: &str, mut lo: usize, hi: usize) -> usize {
     let skipped = rest.len() - trimmed.len();
     let comment_end =
       if trimmed.starts_with("-->") || trimmed.starts_with("<!--") || trimmed.starts_with("//") {
-        trimmed.find('\n').unwrap_or(trimmed.len())
+        // A single-line comment ends at any line terminator, not only `\n`.
+        trimmed
+          .find(['\n', '\r', '\u{2028}', '\u{2029}'])
+          .unwrap_or(trimmed.len())
       } else if let Some(body) = trimmed.strip_prefix("/*") {
         match body.find("*/") {
           Some(end) => end + 4,

@@ -4,20 +4,26 @@
 use crate::catalog::Catalog;
 use crate::error::Failure;
 use crate::mcp::{dts, prepare_input};
-use crate::sandbox::source::{Language, PREPARE_STACK, Program, parse_wrapped, prepare};
+use crate::sandbox::source::{Language, PREPARE_STACK, Program, parse_wrapped, prepare_until};
 use serde_json::Value;
 use swc_core::common::BytePos;
 use swc_core::ecma::parser::{Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
 
-/// `prepare` on a thread with the stack the workers have (libFuzzer's own thread has less).
+/// `prepare` as a worker runs it: a worker's stack, a parse deadline like a cell's CPU budget,
+/// and swc's own panics caught (the runtime reports them as a program it cannot read). While
+/// it runs, the panic hook is silenced: libFuzzer's hook would call a caught panic a crash.
 fn prepare_like_a_worker(code: &str, language: Language) -> Result<Program, Failure> {
   let code = code.to_string();
-  std::thread::Builder::new()
+  let hook = std::panic::take_hook();
+  std::panic::set_hook(Box::new(|_| {}));
+  let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+  let prepared = std::thread::Builder::new()
     .stack_size(PREPARE_STACK)
-    .spawn(move || prepare(&code, language))
+    .spawn(move || prepare_until(&code, language, Some(deadline)))
     .expect("a fuzzing thread")
-    .join()
-    .expect("prepare never panics")
+    .join();
+  std::panic::set_hook(hook);
+  prepared.expect("prepare never panics")
 }
 
 /// The module-access check and completion rewrite (as the runtime calls them, so a parser panic

@@ -791,7 +791,9 @@ impl Cell {
       if language == Language::TypeScript {
         Counters::bump(&run.telemetry.typescript_transforms);
       }
-      let program = source::prepare(&code, language)?;
+      // Parsing is not guest JavaScript: the interrupt handler cannot stop it, a deadline can.
+      let deadline = self.signals.deadline();
+      let program = source::prepare_until(&code, language, deadline)?;
       if slot.is_none() {
         *slot = Some(Box::new(Vm::new(run, self.id, self.signals.clone())?));
       }

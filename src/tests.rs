@@ -669,3 +669,22 @@ fn a_killed_cell_starts_no_more_tool_calls() {
   assert_eq!(r["code"], "memory_limit_exceeded", "{r}");
   assert!(h.calls.is_empty(), "{:?}", h.calls);
 }
+
+#[test]
+fn a_slow_typescript_parse_times_out() {
+  // Found by `cargo fuzz run typescript`: `<` after an identifier makes swc's TypeScript parser
+  // try type arguments and backtrack, exponentially in the nesting. Parsing is cut at the
+  // cell's CPU deadline.
+  let mut h = Harness::new(json!({ "enabled": true, "timeoutMs": 300 }));
+  let code = "i< [i<< { [i<< {[ i < {[ i!<{[[{[[ i\u{1c}< {[ i < { [i<< {[ i < {[i!<{[[{[[ \
+              i\u{1c}< {[ i < { [i<< {[ i < {[ i <{[[{[[ i <  i <{[[{[[ i < {[ i <{a";
+  let started = std::time::Instant::now();
+  let input = Field::from_json(
+    &json!({ "code": code, "language": "typescript" }),
+    EXEC_KEYS,
+  );
+  let r = h.leg(|run, leg| run.exec(&input, start(leg, "tc")), &|_| None);
+  assert_eq!(r["code"], "timeout", "{r}");
+  assert!(started.elapsed() < std::time::Duration::from_secs(20));
+  assert_eq!(h.exec("1 + 1")["value"], 2);
+}

@@ -76,6 +76,14 @@ impl Signals {
     self.limit.store(bytes, Ordering::Relaxed);
   }
 
+  /// The current CPU deadline, if any.
+  pub fn deadline(&self) -> Option<Instant> {
+    match self.deadline.load(Ordering::Relaxed) {
+      u64::MAX => None,
+      nanos => Some(epoch() + std::time::Duration::from_nanos(nanos)),
+    }
+  }
+
   pub fn set_deadline(&self, at: Option<Instant>) {
     self
       .deadline

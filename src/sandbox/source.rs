@@ -7,7 +7,7 @@
 //! around the last expression statement, and the map undoes those few columns.
 
 use super::depth;
-use crate::error::Failure;
+use crate::error::{ErrorCode, Failure};
 use swc_core::common::{BytePos, Span, Spanned};
 use swc_core::ecma::ast::{
   Callee, Decl, ExportDecl, Expr, MemberProp, MetaPropExpr, MetaPropKind, Module, ModuleDecl,
@@ -193,13 +193,29 @@ const PARSE_STACK: usize = 32 << 20;
 /// input needs them). The worker threads have it.
 pub const PREPARE_STACK: usize = 256 << 20;
 
-/// Runs `parse` with the stack floor set; true when it was reached.
+/// Runs `parse` with the stack floor set; true when the floor or the parse deadline (set by
+/// `prepare_until`) ended it.
 fn guarded<T>(parse: impl FnOnce() -> T) -> (T, bool) {
   stack_guard::set_budget(Some(PARSE_STACK));
   let out = parse();
   let exhausted = stack_guard::exhausted();
   stack_guard::set_budget(None);
   (out, exhausted)
+}
+
+/// Why a guarded parse ended early, as the cell's failure.
+fn cut_short(user: &str, pos: BytePos) -> Failure {
+  if stack_guard::timed_out() {
+    Failure::new(
+      ErrorCode::Timeout,
+      "code mode cell ran out of time (timeoutMs) before its source finished parsing.",
+    )
+  } else {
+    Failure::invalid(format!(
+      "SyntaxError: code is nested too deeply ({})",
+      at(user, pos)
+    ))
+  }
 }
 
 fn too_deep(user: &str, pos: BytePos) -> String {
@@ -260,7 +276,12 @@ pub(crate) fn parse_wrapped(
       Err(error) => error.span().lo,
       Ok(_) => recovered.first().map_or(BytePos(START), |e| e.span().lo),
     };
-    return Err(failure(too_deep(user, pos)));
+    let cut = cut_short(user, pos);
+    // A TypeScript cell's syntax errors carry the transform's prefix; a timeout stays itself.
+    return Err(match cut.code {
+      ErrorCode::InvalidInput => failure(too_deep(user, pos)),
+      _ => cut,
+    });
   }
   let error = match parsed {
     Ok(mut script) if recovered.is_empty() => {
@@ -305,7 +326,7 @@ fn module_syntax(user: &str, language: Language) -> Option<Failure> {
       .as_ref()
       .err()
       .map_or(BytePos(start), |e| e.span().lo);
-    return Some(Failure::invalid(too_deep(user, pos)));
+    return Some(cut_short(user, pos));
   }
   let mut module: Module = parsed.ok()?;
   if let Err(span) = depth::check(&mut module) {
@@ -477,6 +498,23 @@ fn skip_html_comments(text: &str, mut lo: usize, hi: usize) -> usize {
 /// parser: if it panics on some input (the fuzzer found such inputs), that is a program it
 /// cannot read, reported as such.
 pub fn prepare(code: &str, language: Language) -> Result<Program, Failure> {
+  prepare_until(code, language, None)
+}
+
+/// `prepare`, giving up with `timeout` at `deadline`: the TypeScript grammar backtracks, and
+/// some short hostile inputs would otherwise parse for minutes on a worker.
+pub fn prepare_until(
+  code: &str,
+  language: Language,
+  deadline: Option<std::time::Instant>,
+) -> Result<Program, Failure> {
+  stack_guard::set_deadline(deadline);
+  let prepared = prepare_now(code, language);
+  stack_guard::set_deadline(None);
+  prepared
+}
+
+fn prepare_now(code: &str, language: Language) -> Result<Program, Failure> {
   // QuickJS reads source as a C string.
   if let Some(at) = code.find('\0') {
     let (line, column) = user_line_col(code, at);

@@ -370,25 +370,31 @@ class CodeModeRun {
   }
 
   #startCall(cellId, payload) {
-    const { cell, call, input: received, ...meta } = JSON.parse(payload)
+    const meta = JSON.parse(payload)
+    const { cell, call } = meta
     const controller = new AbortController()
     let calls = this.#calls.get(cell)
     if (!calls) this.#calls.set(cell, (calls = new Map()))
     calls.set(call, controller)
-    const described = {
-      toolCallId: meta.toolCallId,
-      parentToolCallId: meta.parentToolCallId ?? undefined,
-      toolId: meta.id,
-      toolName: meta.name,
-      source: meta.source,
-      sourceName: meta.sourceName,
-      runId: meta.runId,
-    }
-    let input = received
+    // Events cost objects on every call: built only when someone listens.
+    const onEvent = this.#onEvent
+    const described =
+      typeof onEvent === 'function'
+        ? {
+            toolCallId: meta.toolCallId,
+            parentToolCallId: meta.parentToolCallId ?? undefined,
+            toolId: meta.id,
+            toolName: meta.name,
+            source: meta.source,
+            sourceName: meta.sourceName,
+            runId: meta.runId,
+          }
+        : undefined
+    let input = meta.input
     let mapperError
     if (meta.namespace) {
       // A namespace callable sends its argument list; the registration's mapper makes the input.
-      const args = Array.isArray(received) ? received : []
+      const args = Array.isArray(input) ? input : []
       const mapper = this.#mappers.get(meta.namespace.id)?.[meta.namespace.index]
       try {
         input = mapper ? mapper(args) : (args[0] ?? {})
@@ -396,14 +402,13 @@ class CodeModeRun {
         mapperError = `namespace input mapper failed: ${errorMessage(error)}`
       }
     }
+    // No spreads: every call's object takes the same cached V8 map (spreads made a new one).
     const nested = {
       id: meta.id,
       name: meta.name,
       source: meta.source,
       sourceName: meta.sourceName,
       input,
-      ...(meta.mcp ? { mcp: meta.mcp } : {}),
-      ...(meta.namespace ? { namespace: { id: meta.namespace.id, globalName: meta.namespace.globalName, path: meta.namespace.path } } : {}),
       toolCallId: meta.toolCallId,
       parentToolCallId: meta.parentToolCallId ?? undefined,
       runId: meta.runId,
@@ -411,22 +416,30 @@ class CodeModeRun {
       sessionKey: meta.sessionKey ?? undefined,
       agentId: meta.agentId ?? undefined,
       signal: controller.signal,
-      onUpdate: (partial) => emit(this.#onEvent, { type: 'tool_call_update', ...described, partial }),
+      onUpdate: (partial) => {
+        if (described) emit(onEvent, { type: 'tool_call_update', ...described, partial })
+      },
     }
-    emit(this.#onEvent, { type: 'tool_call_start', ...described })
-    const started = performance.now()
+    if (meta.mcp) nested.mcp = meta.mcp
+    if (meta.namespace) {
+      nested.namespace = { id: meta.namespace.id, globalName: meta.namespace.globalName, path: meta.namespace.path }
+    }
+    const started = described ? performance.now() : 0
+    if (described) emit(onEvent, { type: 'tool_call_start', ...described })
     const finish = (ok, text, error) => {
       calls.delete(call)
       if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
-      const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-      emit(this.#onEvent, {
-        type: 'tool_call_end',
-        ...described,
-        durationMs,
-        ok,
-        ...(ok ? {} : { error }),
-        aborted: controller.signal.aborted,
-      })
+      if (described) {
+        const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+        emit(onEvent, {
+          type: 'tool_call_end',
+          ...described,
+          durationMs,
+          ok,
+          ...(ok ? {} : { error }),
+          aborted: controller.signal.aborted,
+        })
+      }
       this.#native.settle(cellId, call, ok, text)
     }
     let pending

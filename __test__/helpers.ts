@@ -68,3 +68,16 @@ export function deferred<T = unknown>() {
   })
   return { promise, resolve, reject }
 }
+
+/** Watches Node's event loop with an interval timer: how often it ticked, its longest gap. */
+export function watchEventLoop(everyMs: number) {
+  const watch = { ticks: 0, longestGap: 0, stop: () => clearInterval(timer) }
+  let last = performance.now()
+  const timer = setInterval(() => {
+    const now = performance.now()
+    watch.longestGap = Math.max(watch.longestGap, now - last)
+    last = now
+    watch.ticks++
+  }, everyMs)
+  return watch
+}

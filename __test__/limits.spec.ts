@@ -1,28 +1,20 @@
 import { describe, expect, it } from 'vitest'
-import { expectStatus, makeRun, sleep } from './helpers.js'
+import { expectStatus, makeRun, sleep, watchEventLoop } from './helpers.js'
 
 describe('limits', () => {
   it('stops while(true){} with timeout near timeoutMs without blocking the event loop', async () => {
     const { run } = makeRun({ config: { enabled: true, timeoutMs: 500 } })
-    let ticks = 0
-    let longestGap = 0
-    let last = performance.now()
-    const interval = setInterval(() => {
-      const now = performance.now()
-      longestGap = Math.max(longestGap, now - last)
-      last = now
-      ticks++
-    }, 10)
+    const loop = watchEventLoop(10)
     const started = performance.now()
     const result = expectStatus(await run.exec({ code: 'while (true) {}' }), 'failed')
     const elapsed = performance.now() - started
-    clearInterval(interval)
+    loop.stop()
     expect(result.code).toBe('timeout')
     expect(result.error).toBe('code mode cell exceeded timeoutMs (500 ms of guest CPU time).')
     expect(elapsed).toBeGreaterThanOrEqual(450)
     expect(elapsed).toBeLessThan(3000)
-    expect(ticks).toBeGreaterThan(10)
-    expect(longestGap).toBeLessThan(250)
+    expect(loop.ticks).toBeGreaterThan(10)
+    expect(loop.longestGap).toBeLessThan(250)
   })
 
   it('stops loops that catch everything, and loops inside promise jobs', async () => {

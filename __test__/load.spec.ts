@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { describe, expect, it } from 'vitest'
-import { expectStatus, makeRun, sleep } from './helpers.js'
+import { expectStatus, makeRun, sleep, watchEventLoop } from './helpers.js'
 
 const threads = () => Number(/Threads:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1])
 
@@ -47,16 +47,10 @@ describe('load', () => {
 
   it('keeps the event loop free while two CPU-bound cells spin', async () => {
     const { run } = makeRun({ config: { enabled: true, timeoutMs: 1500 } })
-    let longestGap = 0
-    let last = performance.now()
-    const ticker = setInterval(() => {
-      const now = performance.now()
-      longestGap = Math.max(longestGap, now - last)
-      last = now
-    }, 5)
+    const loop = watchEventLoop(5)
     const [a, b] = await Promise.all([run.exec({ code: 'for (;;) {}' }), run.exec({ code: 'let x = 0; while (true) x++' })])
-    clearInterval(ticker)
+    loop.stop()
     expect([a.status, b.status]).toEqual(['failed', 'failed'])
-    expect(longestGap).toBeLessThan(100)
+    expect(loop.longestGap).toBeLessThan(100)
   }, 30_000)
 })

@@ -79,9 +79,12 @@ fn spawn_worker(index: usize) -> bool {
         let job = match receiver.try_recv() {
           Ok(job) => job,
           Err(_) if refill_warm_pool() => continue,
-          Err(_) => match receiver.recv() {
-            Ok(job) => job,
-            Err(_) => break,
+          Err(_) => match spin_recv(&receiver) {
+            Some(job) => job,
+            None => match receiver.recv() {
+              Ok(job) => job,
+              Err(_) => break,
+            },
           },
         };
         match job {
@@ -93,6 +96,27 @@ fn spawn_worker(index: usize) -> bool {
       }
     })
     .is_ok()
+}
+
+/// How long an idle worker polls for its next job before it sleeps. A cell waiting on a fast
+/// tool gets its result back within this window; picking it up without a futex wake-up (tens of
+/// µs when the CPU has gone idle, more under a hypervisor) is most of a nested call's cost.
+const SPIN: Duration = Duration::from_micros(50);
+
+/// Polls the queue for up to [`SPIN`]; None when nothing came.
+fn spin_recv(receiver: &Receiver<Job>) -> Option<Job> {
+  let until = Instant::now() + SPIN;
+  loop {
+    for _ in 0..64 {
+      if let Ok(job) = receiver.try_recv() {
+        return Some(job);
+      }
+      std::hint::spin_loop();
+    }
+    if Instant::now() >= until {
+      return None;
+    }
+  }
 }
 
 /// Guest JavaScript yields the CPU to the gateway: with every core busy running cells, Node's

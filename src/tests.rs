@@ -371,6 +371,32 @@ fn profile_costs() {
       t.elapsed().as_secs_f64() * 1e6
     })
     .collect();
+  let bare: Vec<f64> = (0..300)
+    .map(|_| {
+      let t = Instant::now();
+      let rt = rquickjs::Runtime::new().unwrap();
+      let ctx = rquickjs::Context::full(&rt).unwrap();
+      let built = t.elapsed().as_secs_f64() * 1e6;
+      drop(ctx);
+      drop(rt);
+      built
+    })
+    .collect();
+  println!("bare runtime + full context {:.1} µs", median(bare));
+  {
+    let rt = rquickjs::Runtime::new().unwrap();
+    let ctx = rquickjs::Context::full(&rt).unwrap();
+    rt.run_gc();
+    let usage = rt.memory_usage();
+    println!(
+      "a bare full context holds {} bytes in {} blocks",
+      usage.malloc_size, usage.malloc_count
+    );
+    drop(ctx);
+  }
+  let vm = crate::sandbox::Vm::warm().unwrap();
+  println!("a warm VM holds {} bytes", vm.signals.used());
+  drop(vm);
   let mut h = Harness::new(enabled());
   for _ in 0..200 {
     h.exec("1 + 1");
@@ -687,4 +713,25 @@ fn a_slow_typescript_parse_times_out() {
   assert_eq!(r["code"], "timeout", "{r}");
   assert!(started.elapsed() < std::time::Duration::from_secs(20));
   assert_eq!(h.exec("1 + 1")["value"], 2);
+}
+
+/// `valgrind --tool=callgrind <test binary> vm_lifecycle --ignored`: the instructions the warm
+/// pool spends per exec (build a VM, free it), free of the timing noise of a shared machine.
+#[test]
+#[ignore = "profiling aid"]
+fn vm_lifecycle() {
+  for _ in 0..2000 {
+    drop(crate::sandbox::Vm::warm().unwrap());
+  }
+}
+
+/// `valgrind --tool=callgrind <test binary> exec_loop --ignored`: where a trivial exec's CPU
+/// goes, VM lifecycle included (the warm pool builds and frees one VM per exec).
+#[test]
+#[ignore = "profiling aid"]
+fn exec_loop() {
+  let mut h = Harness::new(enabled());
+  for _ in 0..1000 {
+    h.exec("1 + 1");
+  }
 }

@@ -35,7 +35,11 @@ fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
         raw,
         &mut size,
         function.as_raw(),
-        qjs::JS_WRITE_OBJ_BYTECODE as i32,
+        // No line table or source text: a prelude frame in a stack trace has no line, its
+        // functions print like native ones, and a VM start reads a third less.
+        (qjs::JS_WRITE_OBJ_BYTECODE
+          | qjs::JS_WRITE_OBJ_STRIP_DEBUG
+          | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32,
       )
     };
     if buffer.is_null() {

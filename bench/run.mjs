@@ -73,7 +73,7 @@ const paced = {
 record('trivial cell, 1 ms apart (warm pool)', paced, 'quickjs-wasi and worker columns: back to back')
 
 // Nested calls: whole cells side by side, and the per-call cost timed inside the cell (the
-// cell's own clock around 20 sequential calls, or around one Promise.all of 100).
+// cell's own clock around 500 sequential calls, or around five Promise.all of 100 each).
 const inCell = async (fn, code, iterations) => {
   const samples = []
   for (let i = 0; i < iterations; i++) samples.push(Number(await fn(code)))
@@ -83,9 +83,9 @@ const perCallOf = { sequential: cells.sequentialPerCall, parallel: cells.paralle
 const perCall = {}
 for (const [kind, code] of Object.entries(perCallOf)) {
   perCall[kind] = {
-    ours: await inCell((c) => ours(run, c), code, N(300)),
-    wasi: await inCell((c) => runCell(c, wasiEnv), code, N(100)),
-    worker: await inCell((c) => runInWorker(c, wasiEnv), code, N(20)),
+    ours: await inCell((c) => ours(run, c), code, N(40)),
+    wasi: await inCell((c) => runCell(c, wasiEnv), code, N(40)),
+    worker: await inCell((c) => runInWorker(c, wasiEnv), code, N(10)),
   }
 }
 for (const [name, code, kind] of [
@@ -256,7 +256,7 @@ enum E${i} { A = ${i}, B }`).join('\n')
   await sleep(100)
   const growthMB = (process.memoryUsage().rss - before) / 1e6
   results.sequential10kRssGrowthMB = growthMB
-  rows.push([`${N(10_000)} sequential execs`, `+${growthMB.toFixed(1)} MB RSS`, '—', '—', '—', '—', 'after 500 warm-up execs'])
+  rows.push([`${N(10_000)} sequential execs`, `${growthMB < 0 ? "−" : "+"}${Math.abs(growthMB).toFixed(1)} MB RSS`, '—', '—', '—', '—', 'after 500 warm-up execs'])
 }
 {
   // 1,000 concurrent cells each awaiting a slow tool: thread count stays bounded.

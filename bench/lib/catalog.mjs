@@ -21,9 +21,10 @@ export const cells = {
   oneCall: 'const r = await tools.read_file({ n: 1 });\nr.n',
   tenSequential: 'let s = 0;\nfor (let i = 0; i < 10; i++) s += (await tools.read_file({ n: i })).n;\ns',
   hundredParallel: 'const all = await Promise.all(Array.from({ length: 100 }, (_, i) => tools.read_file({ n: i })));\nall.length',
-  // Per-call cost seen from inside the cell (µs per call): no VM start or leg overhead.
-  sequentialPerCall: 'const t0 = performance.now();\nfor (let i = 0; i < 20; i++) await tools.read_file({ n: i });\n((performance.now() - t0) * 1000) / 20',
-  parallelPerCall: 'const t0 = performance.now();\nawait Promise.all(Array.from({ length: 100 }, (_, i) => tools.read_file({ n: i })));\n((performance.now() - t0) * 1000) / 100',
+  // Per-call cost seen from inside the cell (µs per call), free of VM start and leg overhead.
+  // Enough calls that quickjs-wasi's millisecond clock resolves them.
+  sequentialPerCall: 'const t0 = performance.now();\nfor (let i = 0; i < 500; i++) await tools.read_file({ n: i });\n((performance.now() - t0) * 1000) / 500',
+  parallelPerCall: 'const t0 = performance.now();\nfor (let r = 0; r < 5; r++) await Promise.all(Array.from({ length: 100 }, (_, i) => tools.read_file({ n: i })));\n((performance.now() - t0) * 1000) / 500',
   json: `const items = Array.from({ length: 1000 }, (_, i) => ({ id: i, name: "item " + i, tags: ["a", "b"], score: i % 17 }));
 const picked = items.map((x) => ({ ...x, score: x.score * 2 })).filter((x) => x.score > 10);
 JSON.stringify(picked).length`,

@@ -19,6 +19,7 @@ use crate::telemetry::Counters;
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, Weak};
 
@@ -98,13 +99,15 @@ pub enum Via<'a> {
   },
 }
 
-fn push_json(out: &mut String, key: &str, value: Option<&str>) {
-  out.push(',');
-  out.push_str(&serde_json::to_string(key).expect("keys serialise"));
-  out.push(':');
+/// Appends `,"key":value` (a JSON string, or null) to a JSON object being written. `key` is a
+/// plain identifier; the value is escaped straight into the buffer.
+fn push_json(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
+  out.extend_from_slice(b",\"");
+  out.extend_from_slice(key.as_bytes());
+  out.extend_from_slice(b"\":");
   match value {
-    Some(v) => out.push_str(&serde_json::to_string(v).expect("strings serialise")),
-    None => out.push_str("null"),
+    Some(v) => serde_json::to_writer(&mut *out, v).expect("strings serialise"),
+    None => out.extend_from_slice(b"null"),
   }
 }
 
@@ -373,10 +376,10 @@ impl Run {
     let entry = call.entry;
     // The guest's input goes first: should its text ever carry keys of its own (`"name"`,
     // `"runId"`…), the trusted fields after it win (JSON.parse keeps the last duplicate).
-    let mut payload = String::with_capacity(256 + call.input_json.len());
-    payload.push_str("{\"input\":");
-    payload.push_str(call.input_json);
-    payload.push_str(&format!(",\"cell\":{},\"call\":{}", call.cell, call.call));
+    let mut payload = Vec::with_capacity(320 + call.input_json.len());
+    payload.extend_from_slice(b"{\"input\":");
+    payload.extend_from_slice(call.input_json.as_bytes());
+    let _ = write!(payload, ",\"cell\":{},\"call\":{}", call.cell, call.call);
     push_json(&mut payload, "id", Some(&entry.id));
     push_json(&mut payload, "name", Some(&entry.name));
     push_json(&mut payload, "source", Some(entry.source.as_str()));
@@ -396,8 +399,8 @@ impl Run {
       Via::Mcp => {
         if let Some(mcp) = &entry.mcp {
           let via = serde_json::json!({ "serverName": mcp.server, "toolName": mcp.tool, "operation": mcp.operation });
-          payload.push_str(",\"mcp\":");
-          payload.push_str(&via.to_string());
+          payload.extend_from_slice(b",\"mcp\":");
+          payload.extend_from_slice(via.to_string().as_bytes());
         }
       }
       Via::Namespace { namespace, index } => {
@@ -409,14 +412,15 @@ impl Run {
           "path": path,
           "index": index,
         });
-        payload.push_str(",\"namespace\":");
-        payload.push_str(&via.to_string());
+        payload.extend_from_slice(b",\"namespace\":");
+        payload.extend_from_slice(via.to_string().as_bytes());
       }
     }
-    payload.push('}');
+    payload.push(b'}');
     self.port.send(Message::Call {
       cell: call.cell,
-      payload,
+      // Only UTF-8 went in: guest JSON text, serde's output and ASCII.
+      payload: String::from_utf8(payload).expect("the payload is UTF-8"),
     });
   }
 }

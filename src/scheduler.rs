@@ -10,7 +10,7 @@ use crate::error::{ErrorCode, Failure, messages, panic_message};
 use crate::executor::Message;
 use crate::result::{self, PendingEntry, Status};
 use crate::run::Run;
-use crate::sandbox::bridge::{Method, Outcome, VmHost};
+use crate::sandbox::bridge::{Outcome, VmHost};
 use crate::sandbox::limits::{Kill, Signals};
 use crate::sandbox::source::{self, Language};
 use crate::sandbox::{Delivery, SliceEnd, Vm};
@@ -550,12 +550,7 @@ impl Cell {
         host.run = Some(run.clone());
         host.parent_tool_call_id = tool_call_id.clone();
         host.yielded = false;
-        let yields: Vec<u32> = host
-          .pending
-          .iter()
-          .filter(|(_, p)| p.method == Method::Yield)
-          .map(|(id, _)| *id)
-          .collect();
+        let yields = host.yield_entry();
         drop(host);
         st.inbox.extend(yields.into_iter().map(|call| Delivery {
           call,

@@ -735,3 +735,17 @@ fn exec_loop() {
     h.exec("1 + 1");
   }
 }
+
+/// `valgrind --tool=callgrind <test binary> parallel_calls_loop --ignored`: the Rust and QuickJS
+/// side of nested calls (the channel port answers them at once).
+#[test]
+#[ignore = "profiling aid"]
+fn parallel_calls_loop() {
+  let mut h = Harness::new(json!({ "enabled": true, "maxPendingToolCalls": 128 }));
+  for _ in 0..20 {
+    let r = h.exec(
+      "const all = await Promise.all(Array.from({ length: 100 }, (_, i) => tools.read_file({ n: i })));\nall.length",
+    );
+    assert_eq!(r["value"], 100, "{r}");
+  }
+}

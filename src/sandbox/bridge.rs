@@ -73,6 +73,8 @@ pub struct VmHost {
   pub parent_tool_call_id: Option<String>,
   next_id: u32,
   pub pending: BTreeMap<u32, Pending>,
+  /// The leg's shared `yield_control()` entry in `pending`, if any.
+  yield_entry: Option<u32>,
   /// Timer id → due instant.
   pub timers: BTreeMap<u32, Instant>,
   pub output: Vec<OutputItem>,
@@ -90,6 +92,7 @@ impl VmHost {
       parent_tool_call_id: None,
       next_id: 0,
       pending: BTreeMap::new(),
+      yield_entry: None,
       timers: BTreeMap::new(),
       output: Vec::new(),
       output_bytes: 0,
@@ -105,11 +108,20 @@ impl VmHost {
   }
 
   pub fn calls_in_flight(&self) -> usize {
-    self
-      .pending
-      .values()
-      .filter(|p| p.method != Method::Yield)
-      .count()
+    self.pending.len() - usize::from(self.yield_entry.is_some())
+  }
+
+  /// The shared yield entry, if the leg has one.
+  pub fn yield_entry(&self) -> Option<u32> {
+    self.yield_entry
+  }
+
+  /// Settles pending entry `id`: false if there is none (already settled or never made).
+  pub fn take_pending(&mut self, id: u32) -> bool {
+    if self.yield_entry == Some(id) {
+      self.yield_entry = None;
+    }
+    self.pending.remove(&id).is_some()
   }
 
   /// The bound run. Bridge functions only run after `Vm::bind`, so it is always there.
@@ -370,15 +382,11 @@ pub fn host_object<'js>(
         host.yielded = true;
         // Every yield of a leg shares one entry: they all resume together on `wait`, and a
         // loop of yields must not grow `pendingToolCalls` past the output cap.
-        let shared = host
-          .pending
-          .iter()
-          .find(|(_, p)| p.method == Method::Yield)
-          .map(|(id, _)| *id);
-        if let Some(id) = shared {
+        if let Some(id) = host.yield_entry {
           return Ok(id);
         }
         let id = host.next_id();
+        host.yield_entry = Some(id);
         host.pending.insert(
           id,
           Pending {

@@ -228,7 +228,7 @@ impl Vm {
     self.ctx.with(|ctx| {
       let hooks = Self::hooks(&ctx);
       for delivery in deliveries {
-        if host.lock().pending.remove(&delivery.call).is_none() {
+        if !host.lock().take_pending(delivery.call) {
           continue;
         }
         let _ = hooks

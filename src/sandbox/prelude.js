@@ -145,7 +145,9 @@
     );
   }
 
-  const pending = new MapCtor(); // bridge id -> [resolve, reject]
+  // bridge id -> [resolve, reject]. A prototype-less object: no builtin method to call (or for a
+  // cell to replace) on the path of every nested call.
+  const pending = { __proto__: null };
   const timers = new MapCtor(); // timer id -> [callback, args]
 
   function deepFreeze(value) {
@@ -229,7 +231,9 @@
   }
 
   function waitFor(id) {
-    return new P((ok, fail) => apply(mapSet, pending, [id, [ok, fail]]));
+    return new P((ok, fail) => {
+      pending[id] = [ok, fail];
+    });
   }
 
   // One nested call through the host bridge; kind 0 = catalog tool, 1 = MCP, 2 = namespace.
@@ -378,13 +382,13 @@
   }
 
   // The host hands every yield of a leg the same id; each caller still gets its own promise.
-  const yields = new MapCtor(); // yield id -> the promise its settle resolves
+  const yields = { __proto__: null }; // yield id -> the promise its settle resolves
   function yield_control(reason) {
     const id = host.yield(reason === undefined ? '' : show(reason));
-    let shared = apply(mapGet, yields, [id]);
+    let shared = yields[id];
     if (shared === undefined) {
       shared = waitFor(id);
-      apply(mapSet, yields, [id, shared]);
+      yields[id] = shared;
     }
     return apply(then, shared, []);
   }
@@ -444,10 +448,10 @@
       apply(then, main(), [done, (error) => host.done(false, errorInfo(error))]);
     },
     settle(id, ok, text) {
-      apply(mapDelete, yields, [id]);
-      const entry = apply(mapGet, pending, [id]);
+      delete yields[id];
+      const entry = pending[id];
       if (entry === undefined) return;
-      apply(mapDelete, pending, [id]);
+      delete pending[id];
       if (!ok) return entry[1](new ErrorCtor(text));
       let value;
       try {

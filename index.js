@@ -415,7 +415,10 @@ class CodeModeRun {
       sessionId: meta.sessionId ?? undefined,
       sessionKey: meta.sessionKey ?? undefined,
       agentId: meta.agentId ?? undefined,
-      signal: controller.signal,
+      // Node builds an AbortSignal on first read (~3 µs): only for executors that use it.
+      get signal() {
+        return controller.signal
+      },
       onUpdate: (partial) => {
         if (described) emit(onEvent, { type: 'tool_call_update', ...described, partial })
       },

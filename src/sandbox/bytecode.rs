@@ -36,7 +36,8 @@ fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
         &mut size,
         function.as_raw(),
         // No line table or source text: a prelude frame in a stack trace has no line, its
-        // functions print like native ones, and a VM start reads a third less.
+        // functions print like native ones, and building plus freeing a VM takes 6.5% fewer
+        // instructions (callgrind).
         (qjs::JS_WRITE_OBJ_BYTECODE
           | qjs::JS_WRITE_OBJ_STRIP_DEBUG
           | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32,

@@ -5,7 +5,8 @@
 //! terminal, so the allocator also raises a kill flag that the interrupt handler turns into
 //! QuickJS's uncatchable interrupt at the guest's next poll.
 
-use rquickjs::allocator::{Allocator, RustAllocator};
+use libmimalloc_sys as mi;
+use rquickjs::allocator::Allocator;
 use std::sync::Arc;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
@@ -135,44 +136,49 @@ impl Signals {
   }
 }
 
-/// Rust's allocator with a byte count and a hard cap.
+/// mimalloc with a byte count and a hard cap. QuickJS allocates every object, string and
+/// shape here (its own small-block arenas are off, see vendor/rquickjs-sys): mimalloc pools small
+/// blocks across VMs without a per-block header, and frees blocks allocated on another worker
+/// thread (a parked cell resumes anywhere).
 pub struct CountingAllocator {
   signals: Arc<Signals>,
+  /// Bytes this VM holds. Only the allocator (one VM, one thread at a time) changes it; the
+  /// shared copy in `signals` is a plain store, not a locked add per allocation.
+  used: usize,
 }
 
 impl CountingAllocator {
   pub fn new(signals: Arc<Signals>) -> Self {
-    CountingAllocator { signals }
+    CountingAllocator { signals, used: 0 }
   }
 
   fn admit(&self, size: usize) -> bool {
-    if self.signals.used() + size > self.signals.limit.load(Ordering::Relaxed) {
+    if self.used.saturating_add(size) > self.signals.limit.load(Ordering::Relaxed) {
       self.signals.kill(Kill::Memory);
       return false;
     }
     true
   }
 
-  fn add(&self, bytes: usize) {
-    self.signals.used.fetch_add(bytes, Ordering::Relaxed);
-  }
-
-  fn sub(&self, bytes: usize) {
-    self.signals.used.fetch_sub(bytes, Ordering::Relaxed);
+  fn set_used(&mut self, used: usize) {
+    self.used = used;
+    self.signals.used.store(used, Ordering::Relaxed);
   }
 }
 
-// SAFETY: every call forwards to `RustAllocator`, which upholds the trait's contract; this
+// SAFETY: every call forwards to mimalloc's malloc/calloc/realloc/free, which return blocks
+// aligned for any C type (as QuickJS needs) or null, and accept null in free/realloc; this
 // wrapper only counts bytes and refuses allocations past the cap by returning null.
 unsafe impl Allocator for CountingAllocator {
   fn alloc(&mut self, size: usize) -> *mut u8 {
     if !self.admit(size) {
       return std::ptr::null_mut();
     }
-    let ptr = RustAllocator.alloc(size);
+    // SAFETY: plain allocation.
+    let ptr = unsafe { mi::mi_malloc(size) }.cast::<u8>();
     if !ptr.is_null() {
-      // SAFETY: `ptr` was just returned by RustAllocator.
-      self.add(unsafe { RustAllocator::usable_size(ptr) });
+      // SAFETY: `ptr` was just returned by mimalloc.
+      self.set_used(self.used + unsafe { Self::usable_size(ptr) });
     }
     ptr
   }
@@ -184,40 +190,41 @@ unsafe impl Allocator for CountingAllocator {
     if !self.admit(total) {
       return std::ptr::null_mut();
     }
-    let ptr = RustAllocator.calloc(count, size);
+    // SAFETY: plain allocation.
+    let ptr = unsafe { mi::mi_calloc(count, size) }.cast::<u8>();
     if !ptr.is_null() {
-      // SAFETY: `ptr` was just returned by RustAllocator.
-      self.add(unsafe { RustAllocator::usable_size(ptr) });
+      // SAFETY: `ptr` was just returned by mimalloc.
+      self.set_used(self.used + unsafe { Self::usable_size(ptr) });
     }
     ptr
   }
 
   unsafe fn dealloc(&mut self, ptr: *mut u8) {
-    // SAFETY: the caller guarantees `ptr` came from this allocator.
+    // SAFETY: the caller guarantees `ptr` came from this allocator, i.e. from mimalloc.
     unsafe {
-      self.sub(RustAllocator::usable_size(ptr));
-      RustAllocator.dealloc(ptr);
+      self.set_used(self.used.saturating_sub(Self::usable_size(ptr)));
+      mi::mi_free(ptr.cast());
     }
   }
 
   unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
     // SAFETY: the caller guarantees `ptr` came from this allocator.
-    let old = unsafe { RustAllocator::usable_size(ptr) };
+    let old = unsafe { Self::usable_size(ptr) };
     if new_size > old && !self.admit(new_size - old) {
       return std::ptr::null_mut();
     }
     // SAFETY: as above; on failure the old block is left untouched and still counted.
-    let new = unsafe { RustAllocator.realloc(ptr, new_size) };
+    let new = unsafe { mi::mi_realloc(ptr.cast(), new_size) }.cast::<u8>();
     if !new.is_null() {
-      self.sub(old);
-      // SAFETY: `new` was just returned by RustAllocator.
-      self.add(unsafe { RustAllocator::usable_size(new) });
+      // SAFETY: `new` was just returned by mimalloc.
+      let now = unsafe { Self::usable_size(new) };
+      self.set_used(self.used.saturating_sub(old) + now);
     }
     new
   }
 
   unsafe fn usable_size(ptr: *mut u8) -> usize {
-    // SAFETY: forwarded contract.
-    unsafe { RustAllocator::usable_size(ptr) }
+    // SAFETY: forwarded contract; mimalloc answers 0 for null.
+    unsafe { mi::mi_usable_size(ptr.cast()) }
   }
 }

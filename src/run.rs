@@ -400,7 +400,7 @@ impl Run {
         if let Some(mcp) = &entry.mcp {
           let via = serde_json::json!({ "serverName": mcp.server, "toolName": mcp.tool, "operation": mcp.operation });
           payload.extend_from_slice(b",\"mcp\":");
-          payload.extend_from_slice(via.to_string().as_bytes());
+          serde_json::to_writer(&mut payload, &via).expect("JSON values serialise");
         }
       }
       Via::Namespace { namespace, index } => {
@@ -413,7 +413,7 @@ impl Run {
           "index": index,
         });
         payload.extend_from_slice(b",\"namespace\":");
-        payload.extend_from_slice(via.to_string().as_bytes());
+        serde_json::to_writer(&mut payload, &via).expect("JSON values serialise");
       }
     }
     payload.push(b'}');

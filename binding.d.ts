@@ -39,7 +39,12 @@ export declare class NativeRun {
   /** Starts a wait leg keyed `leg` (same contract as `exec`). */
   wait(input: unknown | undefined | null, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
   /** Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message. */
-  settle(cell: number, call: number, ok: boolean, payload?: string | undefined | null): void
+  settle(cell: number, call: number, ok: boolean, payload: string): void
+  /**
+   * Delivers many outcomes at once: `settled` is `[cell, call, ok, payload]` repeated, each as
+   * `settle` takes them. A malformed entry ends the list there.
+   */
+  settleMany(settled: unknown[]): void
   /** The exec/wait signal of leg `leg` aborted. */
   abortLeg(leg: number): void
   /** Drops every cell of this run and cancels their nested calls. */

@@ -203,6 +203,8 @@ class CodeModeRun {
   #catalog
   /** namespace id -> input mappers by callable index */
   #mappers = new Map()
+  /** `[cell, call, ok, payload]` × n: outcomes not yet handed to the native side */
+  #settled = []
   #lifetime = new AbortController()
 
   /**
@@ -350,8 +352,17 @@ class CodeModeRun {
   // Every native message arrives here; nothing may throw out of it.
   #port(kind, id, payload) {
     try {
-      if (kind === CALL) this.#startCall(id, payload)
-      else if (kind === LEG_DONE) {
+      if (kind === CALL) {
+        // Every call the cell started since its previous batch.
+        const batch = JSON.parse(payload)
+        for (let i = 0; i < batch.length; i++) {
+          try {
+            this.#startCall(id, batch[i])
+          } catch {
+            // Only a bug can get here; the batch's other calls still start.
+          }
+        }
+      } else if (kind === LEG_DONE) {
         const done = this.#legs.get(id)
         if (done) {
           this.#legs.delete(id)
@@ -369,8 +380,26 @@ class CodeModeRun {
     }
   }
 
-  #startCall(cellId, payload) {
-    const meta = JSON.parse(payload)
+  // Outcomes that arrive in the same microtask checkpoint (a batch of calls answered at once)
+  // reach the native side in one call, and wake their cell once.
+  #settle(cellId, call, ok, text) {
+    const settled = this.#settled
+    settled.push(cellId, call, ok, text)
+    if (settled.length === 4) queueMicrotask(this.#flushSettled)
+  }
+
+  #flushSettled = () => {
+    const settled = this.#settled
+    this.#settled = []
+    try {
+      if (settled.length === 4) this.#native.settle(settled[0], settled[1], settled[2], settled[3])
+      else this.#native.settleMany(settled)
+    } catch {
+      // Only a bug can get here (a throw in a microtask would end the process).
+    }
+  }
+
+  #startCall(cellId, meta) {
     const { cell, call } = meta
     const controller = new AbortController()
     let calls = this.#calls.get(cell)
@@ -443,7 +472,7 @@ class CodeModeRun {
           aborted: controller.signal.aborted,
         })
       }
-      this.#native.settle(cellId, call, ok, text)
+      this.#settle(cellId, call, ok, text)
     }
     let pending
     try {

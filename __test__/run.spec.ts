@@ -242,6 +242,45 @@ describe('the tool bridge', () => {
     expect(new Set(calls.map((c) => c.toolCallId)).size).toBe(10)
   })
 
+  it('gives each of many parallel calls its own outcome, across batches', async () => {
+    const { run, calls } = makeRun({
+      config: { enabled: true, maxPendingToolCalls: 128 },
+      executor: (call) => {
+        const { n } = call.input as { n: number }
+        if (n % 3 === 0) throw new Error(`no ${n}`)
+        return n % 3 === 1 ? { n } : Promise.resolve(`ok ${n}`)
+      },
+    })
+    const result = await run.exec({
+      code: `const all = await Promise.allSettled(Array.from({ length: 100 }, (_, n) => tools.message({ n })));
+             all.map((r) => (r.status === "fulfilled" ? r.value : r.reason.message))`,
+    })
+    const expected = Array.from({ length: 100 }, (_, n) => (n % 3 === 0 ? `no ${n}` : n % 3 === 1 ? { n } : `ok ${n}`))
+    expect(expectStatus(result, 'completed').value).toEqual(expected)
+    expect(new Set(calls.map((c) => c.toolCallId)).size).toBe(100)
+  })
+
+  it('starts calls while the cell is still computing, not when it next awaits', async () => {
+    const startedAt: number[] = []
+    const { run } = makeRun({
+      executor: () => {
+        startedAt.push(Date.now())
+        return 'ok'
+      },
+    })
+    // The first call goes alone; the next two are batched and must not wait for the loop.
+    const result = await run.exec({
+      code: `const calls = [tools.message({}), tools.message({}), tools.message({})];
+             const until = Date.now() + 400;
+             while (Date.now() < until) {}
+             await Promise.all(calls)`,
+    })
+    const endedAt = Date.now()
+    expect(expectStatus(result, 'completed').value).toEqual(['ok', 'ok', 'ok'])
+    expect(startedAt).toHaveLength(3)
+    for (const at of startedAt) expect(endedAt - at).toBeGreaterThan(250)
+  })
+
   it('installs convenience functions only for unambiguous safe names', async () => {
     const { run, calls } = makeRun()
     const result = await run.exec({

@@ -1,6 +1,6 @@
 //! The one channel from Rust to the run's JavaScript layer (`index.js`).
 //!
-//! Every message a run sends (start a nested call, abort a cell's calls, deliver a leg's
+//! Every message a run sends (start nested calls, abort a cell's calls, deliver a leg's
 //! result, report an event) goes through one ThreadsafeFunction, so the JavaScript side sees
 //! them in the order they were sent: a leg's events always arrive before its result.
 
@@ -13,8 +13,9 @@ use napi::threadsafe_function::{
 /// A message for the JS layer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-  /// Start a nested tool call: `NestedToolCall` fields as JSON (input spliced in raw).
-  Call { cell: u64, payload: String },
+  /// Start nested tool calls: a JSON array of `NestedToolCall` fields (inputs spliced in raw),
+  /// every call the cell started since its previous batch.
+  Calls { cell: u64, payload: String },
   /// The result of the exec/wait leg the JS layer registered under `leg`.
   LegDone { leg: u32, result: String },
   /// Abort the signals of every nested call the cell still has in flight.
@@ -27,7 +28,7 @@ impl Message {
   /// `(kind, id, payload)` as the JS port function receives them.
   fn into_args(self) -> (u32, f64, String) {
     match self {
-      Message::Call { cell, payload } => (0, cell as f64, payload),
+      Message::Calls { cell, payload } => (0, cell as f64, payload),
       Message::LegDone { leg, result } => (1, leg as f64, result),
       Message::AbortCell { cell } => (2, cell as f64, String::new()),
       Message::Event { payload } => (3, 0.0, payload),

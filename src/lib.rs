@@ -256,8 +256,40 @@ impl NativeRun {
 
   /// Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message.
   #[napi(catch_unwind)]
-  pub fn settle(&self, cell: f64, call: u32, ok: bool, payload: Option<String>) {
-    self.run.settle(cell as u64, call, ok, payload);
+  pub fn settle(&self, cell: f64, call: u32, ok: bool, payload: String) {
+    self
+      .run
+      .settle_many(cell as u64, std::iter::once((call, ok, Some(payload))));
+  }
+
+  /// Delivers many outcomes at once: `settled` is `[cell, call, ok, payload]` repeated, each as
+  /// `settle` takes them. A malformed entry ends the list there.
+  #[napi(catch_unwind)]
+  pub fn settle_many(&self, settled: Array) -> Result<()> {
+    let mut batch: Vec<(u32, bool, Option<String>)> = Vec::new();
+    let mut batch_cell = None;
+    for at in (0..settled.len().saturating_sub(3)).step_by(4) {
+      let (Some(cell), Some(call), Some(ok), Some(payload)) = (
+        settled.get::<f64>(at)?,
+        settled.get::<u32>(at + 1)?,
+        settled.get::<bool>(at + 2)?,
+        settled.get::<String>(at + 3)?,
+      ) else {
+        break;
+      };
+      let cell = cell as u64;
+      if batch_cell != Some(cell) {
+        if let Some(previous) = batch_cell {
+          self.run.settle_many(previous, batch.drain(..));
+        }
+        batch_cell = Some(cell);
+      }
+      batch.push((call, ok, Some(payload)));
+    }
+    if let Some(cell) = batch_cell {
+      self.run.settle_many(cell, batch);
+    }
+    Ok(())
   }
 
   /// The exec/wait signal of leg `leg` aborted.

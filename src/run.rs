@@ -298,12 +298,23 @@ impl Run {
   }
 
   /// A nested call settled in the JS layer.
+  #[cfg(test)]
   pub fn settle(&self, cell: u64, call: u32, ok: bool, payload: Option<String>) {
+    self.settle_many(cell, std::iter::once((call, ok, payload)));
+  }
+
+  /// Nested calls of one cell settled in the JS layer: delivered together, so a cell waiting
+  /// on many of them runs once for all that arrived at the same time.
+  pub fn settle_many(
+    &self,
+    cell: u64,
+    settled: impl IntoIterator<Item = (u32, bool, Option<String>)>,
+  ) {
     let Some(cell) = crate::scheduler::find_cell(cell) else {
       return;
     };
     let cap = (self.config.memory_limit_bytes / 4) as usize;
-    let delivery = match payload {
+    cell.deliver(settled.into_iter().map(|(call, ok, payload)| match payload {
       Some(p) if p.len() > cap => Delivery {
         call,
         ok: false,
@@ -313,8 +324,7 @@ impl Run {
         )),
       },
       payload => Delivery { call, ok, payload },
-    };
-    cell.deliver(delivery);
+    }));
   }
 
   /// The exec/wait signal for `leg` fired.
@@ -370,37 +380,38 @@ impl Run {
     format!("cm_{}_{cell}_{call}", *NONCE)
   }
 
-  /// Sends a nested call to the executor (through the JS layer).
-  pub(crate) fn start_call(&self, call: NestedCall) {
+  /// Appends one nested call's `NestedToolCall` envelope to `out`, a JSON array being built
+  /// (the cell's outbox: see [`Run::send_calls`]). Refuses an input that is not exactly one
+  /// JSON value: spliced raw, it could end its call's object and start another.
+  pub(crate) fn write_call(&self, call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static str> {
+    if serde_json::from_str::<serde::de::IgnoredAny>(call.input_json).is_err() {
+      return Err("tool input must be JSON-serialisable");
+    }
     Counters::bump(&self.telemetry.calls);
     let entry = call.entry;
+    out.push(if out.is_empty() { b'[' } else { b',' });
     // The guest's input goes first: should its text ever carry keys of its own (`"name"`,
     // `"runId"`…), the trusted fields after it win (JSON.parse keeps the last duplicate).
-    let mut payload = Vec::with_capacity(320 + call.input_json.len());
-    payload.extend_from_slice(b"{\"input\":");
-    payload.extend_from_slice(call.input_json.as_bytes());
-    let _ = write!(payload, ",\"cell\":{},\"call\":{}", call.cell, call.call);
-    push_json(&mut payload, "id", Some(&entry.id));
-    push_json(&mut payload, "name", Some(&entry.name));
-    push_json(&mut payload, "source", Some(entry.source.as_str()));
-    push_json(&mut payload, "sourceName", Some(&entry.source_name));
-    push_json(&mut payload, "toolCallId", Some(call.tool_call_id));
-    push_json(&mut payload, "parentToolCallId", call.parent_tool_call_id);
-    push_json(&mut payload, "runId", Some(&self.scope.run_id));
-    push_json(&mut payload, "sessionId", self.scope.session_id.as_deref());
-    push_json(
-      &mut payload,
-      "sessionKey",
-      self.scope.session_key.as_deref(),
-    );
-    push_json(&mut payload, "agentId", self.scope.agent_id.as_deref());
+    out.extend_from_slice(b"{\"input\":");
+    out.extend_from_slice(call.input_json.as_bytes());
+    let _ = write!(out, ",\"cell\":{},\"call\":{}", call.cell, call.call);
+    push_json(out, "id", Some(&entry.id));
+    push_json(out, "name", Some(&entry.name));
+    push_json(out, "source", Some(entry.source.as_str()));
+    push_json(out, "sourceName", Some(&entry.source_name));
+    push_json(out, "toolCallId", Some(call.tool_call_id));
+    push_json(out, "parentToolCallId", call.parent_tool_call_id);
+    push_json(out, "runId", Some(&self.scope.run_id));
+    push_json(out, "sessionId", self.scope.session_id.as_deref());
+    push_json(out, "sessionKey", self.scope.session_key.as_deref());
+    push_json(out, "agentId", self.scope.agent_id.as_deref());
     match call.via {
       Via::Catalog => {}
       Via::Mcp => {
         if let Some(mcp) = &entry.mcp {
           let via = serde_json::json!({ "serverName": mcp.server, "toolName": mcp.tool, "operation": mcp.operation });
-          payload.extend_from_slice(b",\"mcp\":");
-          serde_json::to_writer(&mut payload, &via).expect("JSON values serialise");
+          out.extend_from_slice(b",\"mcp\":");
+          serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
         }
       }
       Via::Namespace { namespace, index } => {
@@ -412,16 +423,36 @@ impl Run {
           "path": path,
           "index": index,
         });
-        payload.extend_from_slice(b",\"namespace\":");
-        serde_json::to_writer(&mut payload, &via).expect("JSON values serialise");
+        out.extend_from_slice(b",\"namespace\":");
+        serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
       }
     }
-    payload.push(b'}');
-    self.port.send(Message::Call {
-      cell: call.cell,
+    out.push(b'}');
+    Ok(())
+  }
+
+  /// Sends a batch of nested calls written by [`Run::write_call`] to the executor, through
+  /// the JS layer: one message for every call a cell started since its previous batch.
+  pub(crate) fn send_calls(&self, cell: u64, mut batch: Vec<u8>) {
+    if batch.is_empty() {
+      return;
+    }
+    batch.push(b']');
+    self.port.send(Message::Calls {
+      cell,
       // Only UTF-8 went in: guest JSON text, serde's output and ASCII.
-      payload: String::from_utf8(payload).expect("the payload is UTF-8"),
+      payload: String::from_utf8(batch).expect("the payload is UTF-8"),
     });
+  }
+
+  /// Sends one nested call at once (a batch of one).
+  #[cfg(test)]
+  pub(crate) fn start_call(&self, call: NestedCall) -> Result<(), &'static str> {
+    let cell = call.cell;
+    let mut batch = Vec::new();
+    self.write_call(call, &mut batch)?;
+    self.send_calls(cell, batch);
+    Ok(())
   }
 }
 

@@ -619,13 +619,13 @@ impl Cell {
     }
   }
 
-  /// A host result for one of this cell's pending bridge entries.
-  pub fn deliver(self: &Arc<Self>, delivery: Delivery) {
+  /// Host results for this cell's pending bridge entries.
+  pub fn deliver(self: &Arc<Self>, deliveries: impl IntoIterator<Item = Delivery>) {
     let mut st = self.state.lock();
     if st.phase == Phase::Done {
       return;
     }
-    st.inbox.push(delivery);
+    st.inbox.extend(deliveries);
     self.requeue_if_idle(&mut st, false);
   }
 
@@ -736,6 +736,15 @@ impl Cell {
       self.slice(&mut slot, source, deliveries, host_work)
     }));
     unwatch(self.id);
+    // The calls the slice started reach the executor before anything else the cell sends; a
+    // cell the watchdog already ended never starts them.
+    if let Some(host) = self.host.lock().clone() {
+      if self.state.lock().phase == Phase::Done {
+        host.lock().take_outbox();
+      } else {
+        crate::sandbox::bridge::flush_calls(&host);
+      }
+    }
     self.signals.set_deadline(None);
     if let Some(leg) = self.state.lock().leg.as_mut() {
       leg.cpu_used += started.elapsed();

@@ -22,6 +22,8 @@ struct Harness {
   next_leg: u32,
   /// Calls seen so far: the parsed `NestedToolCall` payloads.
   calls: Vec<Value>,
+  /// How many call messages (batches) brought them.
+  batches: usize,
   events: Vec<Value>,
 }
 
@@ -61,6 +63,7 @@ impl Harness {
       messages: rx,
       next_leg: 0,
       calls: Vec::new(),
+      batches: 0,
       events: Vec::new(),
     }
   }
@@ -87,17 +90,20 @@ impl Harness {
           return serde_json::from_str(&result).unwrap();
         }
         Message::LegDone { .. } => {}
-        Message::Call { payload, .. } => {
-          let call: Value = serde_json::from_str(&payload).unwrap();
-          if let Some((ok, payload)) = answer(&call) {
-            self.run.settle(
-              call["cell"].as_u64().unwrap(),
-              call["call"].as_u64().unwrap() as u32,
-              ok,
-              Some(payload),
-            );
+        Message::Calls { payload, .. } => {
+          let batch: Vec<Value> = serde_json::from_str(&payload).unwrap();
+          self.batches += 1;
+          for call in batch {
+            if let Some((ok, payload)) = answer(&call) {
+              self.run.settle(
+                call["cell"].as_u64().unwrap(),
+                call["call"].as_u64().unwrap() as u32,
+                ok,
+                Some(payload),
+              );
+            }
+            self.calls.push(call);
           }
-          self.calls.push(call);
         }
         Message::Event { payload } => self.events.push(serde_json::from_str(&payload).unwrap()),
         Message::AbortCell { .. } => {}
@@ -648,22 +654,41 @@ fn keys_smuggled_in_a_call_input_never_override_the_call_identity() {
   let h = Harness::new(enabled());
   let run = h.run.clone();
   let entry = run.catalog.guest_entry("openclaw:core:read_file").unwrap();
-  // Input text as a broken bridge would splice it: balanced, with keys of its own.
-  run.start_call(NestedCall {
+  let call = |input_json| NestedCall {
     cell: 7,
     call: 3,
     entry,
-    input_json: r#"{"path":"a"},"name":"rm_rf","id":"openclaw:core:rm_rf","runId":"run-2","sessionId":"other","cell":99,"call":99,"x":{"y":1}"#,
+    input_json,
     tool_call_id: "tc",
     parent_tool_call_id: None,
     via: Via::Catalog,
-  });
+  };
+  // Input text as a broken bridge would splice it: it would close its call's object and start
+  // another call in the batch. Refused, and nothing is sent.
+  for spliced in [
+    r#"{"path":"a"}},{"name":"rm_rf","id":"openclaw:core:rm_rf","cell":7,"call":4"#,
+    r#"{"path":"a"},"name":"rm_rf""#,
+    "",
+  ] {
+    assert_eq!(
+      run.start_call(call(spliced)),
+      Err("tool input must be JSON-serialisable")
+    );
+  }
+  assert!(h.messages.try_recv().is_err());
+  // Well-formed input with keys of its own: the trusted fields after it win.
+  run
+    .start_call(call(
+      r#"{"path":"a","name":"rm_rf","id":"openclaw:core:rm_rf","runId":"run-2","sessionId":"other","cell":99,"call":99,"x":{"y":1}}"#,
+    ))
+    .unwrap();
   let message = h.messages.recv_timeout(Duration::from_secs(5)).unwrap();
-  let crate::executor::Message::Call { payload, .. } = message else {
+  let crate::executor::Message::Calls { payload, .. } = message else {
     panic!("expected a call, got {message:?}");
   };
   // serde_json, like JSON.parse, keeps the last of duplicate keys.
-  let call: Value = serde_json::from_str(&payload).unwrap();
+  let batch: Vec<Value> = serde_json::from_str(&payload).unwrap();
+  let call = &batch[0];
   assert_eq!(
     (
       &call["name"],
@@ -680,7 +705,30 @@ fn keys_smuggled_in_a_call_input_never_override_the_call_identity() {
     "{payload}"
   );
   assert_eq!((&call["cell"], &call["call"]), (&json!(7), &json!(3)));
-  assert_eq!(call["input"], json!({ "path": "a" }));
+  assert_eq!(batch.len(), 1, "{payload}");
+  assert_eq!(
+    call["input"]["name"], "rm_rf",
+    "the input's own keys stay inside it"
+  );
+}
+
+#[test]
+fn calls_started_together_reach_the_executor_in_batches() {
+  let mut h = Harness::new(json!({ "enabled": true, "maxPendingToolCalls": 128 }));
+  let r = h.exec(
+    "const all = await Promise.all(Array.from({ length: 70 }, (_, n) => tools.read_file({ n })));\n\
+     all.map((r) => r.echo.n).join()",
+  );
+  let expected: Vec<String> = (0..70).map(|n| n.to_string()).collect();
+  assert_eq!(r["value"], expected.join(","), "{r}");
+  assert_eq!(h.calls.len(), 70);
+  // The first goes alone (nothing else in flight), the rest at most 32 to a message, sooner
+  // if the oldest has waited 100 µs (a debug build is slow enough for that).
+  assert!(h.batches >= 3 && h.batches < 35, "{} batches", h.batches);
+  // A lone call each time: sequential awaits are never held back.
+  let mut h = Harness::new(enabled());
+  h.exec("for (let i = 0; i < 3; i++) await tools.read_file({ i })");
+  assert_eq!((h.calls.len(), h.batches), (3, 3));
 }
 
 #[test]
@@ -742,10 +790,11 @@ fn exec_loop() {
 #[ignore = "profiling aid"]
 fn parallel_calls_loop() {
   let mut h = Harness::new(json!({ "enabled": true, "maxPendingToolCalls": 128 }));
-  for _ in 0..20 {
-    let r = h.exec(
-      "const all = await Promise.all(Array.from({ length: 100 }, (_, i) => tools.read_file({ n: i })));\nall.length",
-    );
-    assert_eq!(r["value"], 100, "{r}");
-  }
+  // One cell, 40 rounds of 100: per-call cost dominates the VM's start and teardown.
+  let r = h.exec(
+    "const t0 = performance.now();\nlet n = 0;\nfor (let r = 0; r < 40; r++) n += (await Promise.all(Array.from({ length: 100 }, (_, i) => tools.read_file({ n: i })))).length;\nn === 4000 ? (performance.now() - t0) * 1000 / n : -1",
+  );
+  let per_call = r["value"].as_f64().unwrap_or(-1.0);
+  assert!(per_call > 0.0, "{r}");
+  eprintln!("{per_call:.2} µs per call");
 }

@@ -81,8 +81,22 @@ pub struct VmHost {
   pub output_bytes: usize,
   pub outcome: Option<Outcome>,
   pub yielded: bool,
+  /// Calls started but not yet sent to the JS layer: a JSON array in the making, sent as one
+  /// message when it is full, when the slice ends, or when the oldest has waited
+  /// [`OUTBOX_WAIT`] (checked as calls start and at the guest's interrupt polls). A call
+  /// started with nothing else in flight is sent at once.
+  outbox: Vec<u8>,
+  outbox_calls: usize,
+  outbox_since: Option<Instant>,
   signals: Arc<Signals>,
 }
+
+/// Calls sent in one message at most: a `Promise.all` over many tools reaches the executor in
+/// a few batches while the guest is still starting the rest, and their outcomes come back
+/// together (a cell woken once per batch, not once per call).
+const OUTBOX_MAX_CALLS: usize = 32;
+/// How long a started call may wait in the outbox while the guest keeps running.
+pub const OUTBOX_WAIT: Duration = Duration::from_micros(100);
 
 impl VmHost {
   pub fn new(signals: Arc<Signals>) -> Self {
@@ -98,7 +112,29 @@ impl VmHost {
       output_bytes: 0,
       outcome: None,
       yielded: false,
+      outbox: Vec::new(),
+      outbox_calls: 0,
+      outbox_since: None,
       signals,
+    }
+  }
+
+  /// The batch of calls not yet sent, with the run to send it through.
+  pub fn take_outbox(&mut self) -> Option<(Arc<Run>, u64, Vec<u8>)> {
+    if self.outbox_calls == 0 {
+      return None;
+    }
+    self.outbox_calls = 0;
+    self.outbox_since = None;
+    let run = self.run.clone()?;
+    Some((run, self.cell_id, std::mem::take(&mut self.outbox)))
+  }
+
+  /// The outbox if its oldest call has waited [`OUTBOX_WAIT`] by `now`.
+  pub fn take_overdue_outbox(&mut self, now: Instant) -> Option<(Arc<Run>, u64, Vec<u8>)> {
+    match self.outbox_since {
+      Some(since) if now.duration_since(since) >= OUTBOX_WAIT => self.take_outbox(),
+      _ => None,
     }
   }
 
@@ -551,35 +587,74 @@ fn start_call(
     _ => return Err(unknown_tool(ctx, &target)),
   };
   let max = run.config.max_pending_tool_calls as usize;
-  let mut host = state.lock();
-  if host.calls_in_flight() >= max {
-    drop(host);
+  let mut guard = state.lock();
+  if guard.calls_in_flight() >= max {
+    drop(guard);
     return Err(error(
       ctx,
       &format!("Too many pending tool calls: at most {max} may run at once (maxPendingToolCalls)."),
     ));
   }
+  let host = &mut *guard;
   let id = host.next_id();
   let tool_call_id = run.nested_tool_call_id(host.cell_id, id);
+  let written = run.write_call(
+    NestedCall {
+      cell: host.cell_id,
+      call: id,
+      entry,
+      input_json: &input,
+      tool_call_id: &tool_call_id,
+      parent_tool_call_id: host.parent_tool_call_id.as_deref(),
+      via,
+    },
+    &mut host.outbox,
+  );
+  if let Err(message) = written {
+    drop(guard);
+    return Err(type_error(ctx, message));
+  }
   host.pending.insert(
     id,
     Pending {
       method,
       tool_id: Some(entry.id.clone()),
-      id: tool_call_id.clone(),
+      id: tool_call_id,
     },
   );
-  let parent = host.parent_tool_call_id.clone();
-  let cell = host.cell_id;
-  drop(host);
-  run.start_call(NestedCall {
-    cell,
-    call: id,
-    entry,
-    input_json: &input,
-    tool_call_id: &tool_call_id,
-    parent_tool_call_id: parent.as_deref(),
-    via,
-  });
+  host.outbox_calls += 1;
+  host.outbox_since.get_or_insert_with(Instant::now);
+  // A lone call (nothing else in flight: the sequential `await` pattern) goes at once; calls
+  // started together go in batches.
+  let send = host.calls_in_flight() == 1
+    || host.outbox_calls >= OUTBOX_MAX_CALLS
+    || host
+      .outbox_since
+      .is_some_and(|since| since.elapsed() >= OUTBOX_WAIT);
+  let full = if send { host.take_outbox() } else { None };
+  drop(guard);
+  if let Some((run, cell, batch)) = full {
+    run.send_calls(cell, batch);
+  }
   Ok(id)
+}
+
+/// Sends the calls a VM has started but not yet sent (at the end of every slice).
+pub fn flush_calls(state: &Mutex<VmHost>) {
+  let batch = state.lock().take_outbox();
+  if let Some((run, cell, batch)) = batch {
+    run.send_calls(cell, batch);
+  }
+}
+
+/// At an interrupt poll: sends the started calls if the oldest has waited [`OUTBOX_WAIT`], so a
+/// guest that starts a call and then computes for a while does not hold it back. Never waits
+/// for the lock (the poll can come while a bridge function holds it).
+pub fn flush_overdue_calls(state: &Mutex<VmHost>) {
+  let batch = state
+    .try_lock()
+    .and_then(|mut host| host.take_overdue_outbox(Instant::now()));
+  if let Some((run, cell, batch)) = batch {
+    run.send_calls(cell, batch);
+  }
 }

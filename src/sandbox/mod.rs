@@ -124,7 +124,16 @@ impl Vm {
     let rt = Runtime::new_with_alloc(CountingAllocator::new(signals.clone()))
       .map_err(|e| runtime_failure(&signals, "start", e))?;
     rt.set_max_stack_size(MAX_STACK);
-    rt.set_interrupt_handler(Some(signals.interrupt_handler()));
+    let mut limits = signals.interrupt_handler();
+    let outbox = host.clone();
+    rt.set_interrupt_handler(Some(Box::new(move || {
+      // A cell that must stop sends its started calls when the slice ends, if still alive.
+      let stop = limits();
+      if !stop {
+        bridge::flush_overdue_calls(&outbox);
+      }
+      stop
+    })));
     rt.set_host_promise_rejection_tracker(Some(Box::new(track_rejection)));
     let ctx = Context::full(&rt).map_err(|e| runtime_failure(&signals, "start", e))?;
     ctx

@@ -583,11 +583,19 @@ fn natively_looping_builtins_refuse_huge_lengths_instead_of_hanging() {
        () => String.raw({ raw: huge }), () => Array.prototype.toLocaleString.call(huge),\n\
      ];\n\
      const names = attempts.map((f) => { try { f(); return 'ran' } catch (e) { return e.name } });\n\
-     [names.every((n) => n === 'RangeError'), names.length, [[1, [2]]].flat(2), [3, 1, 2].sort().join(), Array.prototype.join.name]",
+     const message = (() => { try { [1].flatMap(() => new Array(2 ** 32 - 1)) } catch (e) { return e.message } })();\n\
+     [names.every((n) => n === 'RangeError'), names.length, [[1, [2]]].flat(2), [3, 1, 2].sort().join(), Array.prototype.join.name, message]",
   );
   assert_eq!(
     r["value"],
-    json!([true, 15, [1, 2], "1,2,3", "join"]),
+    json!([
+      true,
+      15,
+      [1, 2],
+      "1,2,3",
+      "join",
+      "Array.prototype.flatMap: length 4294967295 is over the code mode limit of 16777216 elements."
+    ]),
     "{r}"
   );
   assert!(started.elapsed() < Duration::from_secs(5));

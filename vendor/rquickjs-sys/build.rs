@@ -117,6 +117,9 @@ fn main() {
         println!("cargo:rerun-if-env-changed={}", feature_to_cargo(feature));
     }
     println!("cargo:rerun-if-env-changed=CARGO_CFG_SANITIZE");
+    // openclaw code mode: the C sources carry local patches; rebuild when they change.
+    println!("cargo:rerun-if-changed=quickjs");
+    println!("cargo:rerun-if-changed=quickjs.bind.h");
 
     let src_dir = Path::new("quickjs");
 

@@ -43377,6 +43377,21 @@ exception:
     return ret;
 }
 
+/* openclaw code mode: these builtins loop natively over a `length` without polling the
+   interrupt handler, so on a huge sparse array or array-like one call would outlive the cell's
+   CPU deadline by hours. No array that fits a cell's memory cap comes near this many
+   elements: such lengths fail fast with a RangeError instead. */
+#define CM_MAX_LENGTH 16777216
+
+static int cm_check_length(JSContext *ctx, int64_t len, const char *what)
+{
+    if (likely(len <= CM_MAX_LENGTH))
+        return 0;
+    JS_ThrowRangeError(ctx, "%s: length %" PRId64 " is over the code mode limit of %d elements.",
+                       what, len, CM_MAX_LENGTH);
+    return -1;
+}
+
 static JSValue js_array_concat(JSContext *ctx, JSValueConst this_val,
                                int argc, JSValueConst *argv)
 {
@@ -43405,6 +43420,8 @@ static JSValue js_array_concat(JSContext *ctx, JSValueConst this_val,
             goto exception;
         if (res) {
             if (js_get_length64(ctx, &len, e))
+                goto exception;
+            if (cm_check_length(ctx, len, "Array.prototype.concat"))
                 goto exception;
             if (n + len > MAX_SAFE_INTEGER) {
                 JS_ThrowTypeError(ctx, "Array loo long");
@@ -44043,6 +44060,9 @@ static JSValue js_array_join(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &n, obj))
         goto exception;
+    if (cm_check_length(ctx, n, toLocaleString ? "Array.prototype.toLocaleString"
+                                               : "Array.prototype.join"))
+        goto exception;
 
     c = ',';    /* default separator */
     if (!toLocaleString && argc > 0 && !JS_IsUndefined(argv[0])) {
@@ -44098,6 +44118,8 @@ static JSValue js_array_pop(JSContext *ctx, JSValueConst this_val,
 
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
+        goto exception;
+    if (shift && cm_check_length(ctx, len, "Array.prototype.shift"))
         goto exception;
     newLen = 0;
     if (len > 0) {
@@ -44181,6 +44203,8 @@ static JSValue js_array_push(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
+    if (unshift && cm_check_length(ctx, len, "Array.prototype.unshift"))
+        goto exception;
     newLen = len + argc;
     if (newLen > MAX_SAFE_INTEGER) {
         JS_ThrowTypeError(ctx, "Array loo long");
@@ -44219,6 +44243,8 @@ static JSValue js_array_reverse(JSContext *ctx, JSValueConst this_val,
     lval = JS_UNDEFINED;
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
+        goto exception;
+    if (cm_check_length(ctx, len, "Array.prototype.reverse"))
         goto exception;
 
     /* Special case fast arrays */
@@ -44336,6 +44362,8 @@ static JSValue js_array_slice(JSContext *ctx, JSValueConst this_val,
     arr = JS_UNDEFINED;
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
+        goto exception;
+    if (cm_check_length(ctx, len, splice ? "Array.prototype.splice" : "Array.prototype.slice"))
         goto exception;
 
     if (JS_ToInt64Clamp(ctx, &start, argv[0], 0, len, len))
@@ -44517,6 +44545,8 @@ static JSValue js_array_copyWithin(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
+    if (cm_check_length(ctx, len, "Array.prototype.copyWithin"))
+        goto exception;
 
     if (JS_ToInt64Clamp(ctx, &to, argv[0], 0, len, len))
         goto exception;
@@ -44547,7 +44577,7 @@ static int64_t JS_FlattenIntoArray(JSContext *ctx, JSValueConst target,
                                    JSValueConst source, int64_t sourceLen,
                                    int64_t targetIndex, int depth,
                                    JSValueConst mapperFunction,
-                                   JSValueConst thisArg)
+                                   JSValueConst thisArg, const char *what)
 {
     JSValue element;
     int64_t sourceIndex, elementLen;
@@ -44581,10 +44611,12 @@ static int64_t JS_FlattenIntoArray(JSContext *ctx, JSValueConst target,
             if (is_array) {
                 if (js_get_length64(ctx, &elementLen, element) < 0)
                     goto fail;
+                if (cm_check_length(ctx, elementLen, what))
+                    goto fail;
                 targetIndex = JS_FlattenIntoArray(ctx, target, element,
                                                   elementLen, targetIndex,
                                                   depth - 1,
-                                                  JS_UNDEFINED, JS_UNDEFINED);
+                                                  JS_UNDEFINED, JS_UNDEFINED, what);
                 if (targetIndex < 0)
                     goto fail;
                 JS_FreeValue(ctx, element);
@@ -44619,6 +44651,8 @@ static JSValue js_array_flatten(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &sourceLen, obj))
         goto exception;
+    if (cm_check_length(ctx, sourceLen, map ? "Array.prototype.flatMap" : "Array.prototype.flat"))
+        goto exception;
 
     depthNum = 1;
     mapperFunction = JS_UNDEFINED;
@@ -44640,7 +44674,8 @@ static JSValue js_array_flatten(JSContext *ctx, JSValueConst this_val,
     if (JS_IsException(arr))
         goto exception;
     if (JS_FlattenIntoArray(ctx, arr, obj, sourceLen, 0, depthNum,
-                            mapperFunction, thisArg) < 0)
+                            mapperFunction, thisArg,
+                            map ? "Array.prototype.flatMap" : "Array.prototype.flat") < 0)
         goto exception;
     JS_FreeValue(ctx, obj);
     return arr;
@@ -44738,6 +44773,8 @@ static JSValue js_array_sort(JSContext *ctx, JSValueConst this_val,
     }
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
+        goto exception;
+    if (cm_check_length(ctx, len, "Array.prototype.sort"))
         goto exception;
 
     /* XXX: should special case fast arrays */
@@ -47017,6 +47054,8 @@ static JSValue js_string_raw(JSContext *ctx, JSValueConst this_val,
     if (JS_IsException(raw))
         goto exception;
     if (js_get_length64(ctx, &n, raw) < 0)
+        goto exception;
+    if (cm_check_length(ctx, n, "String.raw"))
         goto exception;
 
     for (i = 0; i < n; i++) {
@@ -51728,6 +51767,8 @@ JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,
             if (JS_IsException(jsc->property_list))
                 goto exception;
             if (js_get_length64(ctx, &n, replacer))
+                goto exception;
+            if (cm_check_length(ctx, n, "JSON.stringify"))
                 goto exception;
             for (i = j = 0; i < n; i++) {
                 JSValue present;

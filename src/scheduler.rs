@@ -473,7 +473,7 @@ impl Cell {
         vm.bind(run.clone(), id);
         vm.signals.clone()
       }
-      None => Signals::new(run.config.memory_limit_bytes as usize),
+      None => Signals::new(),
     };
     Arc::new(Cell {
       id,
@@ -924,7 +924,7 @@ impl Cell {
   fn suspend(self: &Arc<Self>, vm: Box<Vm>, reason: &'static str) {
     vm.collect_garbage();
     let run = self.run();
-    let bytes = vm.signals.used();
+    let bytes = vm.memory_used();
     let max = run.config.max_snapshot_bytes as usize;
     if bytes > max {
       let failure = Failure::new(

@@ -401,7 +401,7 @@ fn profile_costs() {
     drop(ctx);
   }
   let vm = crate::sandbox::Vm::warm().unwrap();
-  println!("a warm VM holds {} bytes", vm.signals.used());
+  println!("a warm VM holds {} bytes", vm.memory_used());
   drop(vm);
   let mut h = Harness::new(enabled());
   for _ in 0..200 {

@@ -1,15 +1,15 @@
-//! Per-VM limits: the counting allocator (memory cap, snapshot bytes) and the interrupt
+//! Per-VM limits: the allocator (where the memory cap becomes terminal) and the interrupt
 //! handler (CPU deadline, terminal kills).
 //!
 //! QuickJS reports an allocation failure as a catchable `InternalError`. The cap must be
-//! terminal, so the allocator also raises a kill flag that the interrupt handler turns into
-//! QuickJS's uncatchable interrupt at the guest's next poll.
+//! terminal, so a refusal at the runtime's memory limit also raises a kill flag that the
+//! interrupt handler turns into QuickJS's uncatchable interrupt at the guest's next poll.
 
 use libmimalloc_sys as mi;
 use rquickjs::allocator::Allocator;
 use std::sync::Arc;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Why a VM must stop now. Stored in [`Signals::kill`].
@@ -43,9 +43,6 @@ pub struct Signals {
   /// CPU deadline of the current slice, in nanoseconds since [`epoch`]; `u64::MAX` = none.
   deadline: AtomicU64,
   kill: AtomicU8,
-  /// Bytes currently allocated by the VM (its snapshot size while parked).
-  used: AtomicUsize,
-  limit: AtomicUsize,
   /// What the first panic under this VM said.
   panic: parking_lot::Mutex<Option<String>>,
 }
@@ -62,19 +59,12 @@ fn nanos(at: Instant) -> u64 {
 }
 
 impl Signals {
-  pub fn new(memory_limit: usize) -> Arc<Signals> {
+  pub fn new() -> Arc<Signals> {
     Arc::new(Signals {
       deadline: AtomicU64::new(u64::MAX),
       kill: AtomicU8::new(Kill::None as u8),
-      used: AtomicUsize::new(0),
-      limit: AtomicUsize::new(memory_limit),
       panic: parking_lot::Mutex::new(None),
     })
-  }
-
-  /// The memory cap; a warm VM gets its cell's cap when it is claimed.
-  pub fn set_limit(&self, bytes: usize) {
-    self.limit.store(bytes, Ordering::Relaxed);
   }
 
   /// The current CPU deadline, if any.
@@ -115,10 +105,6 @@ impl Signals {
     Kill::from_u8(self.kill.load(Ordering::Acquire))
   }
 
-  pub fn used(&self) -> usize {
-    self.used.load(Ordering::Relaxed)
-  }
-
   /// The interrupt handler: true stops the guest with an uncatchable error.
   pub fn interrupt_handler(self: &Arc<Self>) -> Box<dyn FnMut() -> bool + Send> {
     let signals = self.clone();
@@ -136,91 +122,62 @@ impl Signals {
   }
 }
 
-/// mimalloc with a byte count and a hard cap. QuickJS allocates every object, string and
-/// shape here (its own small-block arenas are off, see vendor/rquickjs-sys): mimalloc pools small
-/// blocks across VMs without a per-block header, and frees blocks allocated on another worker
-/// thread (a parked cell resumes anywhere).
-pub struct CountingAllocator {
-  signals: Arc<Signals>,
-  /// Bytes this VM holds. Only the allocator (one VM, one thread at a time) changes it; the
-  /// shared copy in `signals` is a plain store, not a locked add per allocation.
-  used: usize,
+unsafe extern "C" {
+  /// Vendored QuickJS patch: the runtime's `malloc_state.malloc_size`.
+  fn JS_GetMallocSize(rt: *mut rquickjs::qjs::JSRuntime) -> usize;
 }
 
-impl CountingAllocator {
+/// Bytes the runtime of `ctx` holds, as its memory limit counts them.
+pub fn bytes_held(ctx: &rquickjs::Ctx<'_>) -> usize {
+  // SAFETY: `ctx` is a live context, so its runtime is live; the accessor only reads a counter.
+  unsafe { JS_GetMallocSize(rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr())) }
+}
+
+/// The VMs' allocator: mimalloc, called directly. QuickJS allocates every object, string and
+/// shape here (its own small-block arenas are off, see vendor/rquickjs-sys): mimalloc pools small
+/// blocks across VMs without a per-block header, and frees blocks allocated on another worker
+/// thread (a parked cell resumes anywhere). The runtime counts the bytes and enforces the cap
+/// itself (`Runtime::set_memory_limit`); a refusal reaches this allocator as
+/// `realloc(null, usize::MAX)` (vendored patch), which raises the terminal memory kill.
+pub struct VmAllocator {
+  signals: Arc<Signals>,
+}
+
+impl VmAllocator {
   pub fn new(signals: Arc<Signals>) -> Self {
-    CountingAllocator { signals, used: 0 }
-  }
-
-  fn admit(&self, size: usize) -> bool {
-    if self.used.saturating_add(size) > self.signals.limit.load(Ordering::Relaxed) {
-      self.signals.kill(Kill::Memory);
-      return false;
-    }
-    true
-  }
-
-  fn set_used(&mut self, used: usize) {
-    self.used = used;
-    self.signals.used.store(used, Ordering::Relaxed);
+    VmAllocator { signals }
   }
 }
 
 // SAFETY: every call forwards to mimalloc's malloc/calloc/realloc/free, which return blocks
-// aligned for any C type (as QuickJS needs) or null, and accept null in free/realloc; this
-// wrapper only counts bytes and refuses allocations past the cap by returning null.
-unsafe impl Allocator for CountingAllocator {
+// aligned for any C type (as QuickJS needs) or null, and accept null in free/realloc. The one
+// request this wrapper answers itself, `realloc(null, usize::MAX)`, gets null, as mimalloc
+// would answer it.
+unsafe impl Allocator for VmAllocator {
   fn alloc(&mut self, size: usize) -> *mut u8 {
-    if !self.admit(size) {
-      return std::ptr::null_mut();
-    }
     // SAFETY: plain allocation.
-    let ptr = unsafe { mi::mi_malloc(size) }.cast::<u8>();
-    if !ptr.is_null() {
-      // SAFETY: `ptr` was just returned by mimalloc.
-      self.set_used(self.used + unsafe { Self::usable_size(ptr) });
-    }
-    ptr
+    unsafe { mi::mi_malloc(size) }.cast()
   }
 
   fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
-    let Some(total) = count.checked_mul(size) else {
-      return std::ptr::null_mut();
-    };
-    if !self.admit(total) {
-      return std::ptr::null_mut();
-    }
-    // SAFETY: plain allocation.
-    let ptr = unsafe { mi::mi_calloc(count, size) }.cast::<u8>();
-    if !ptr.is_null() {
-      // SAFETY: `ptr` was just returned by mimalloc.
-      self.set_used(self.used + unsafe { Self::usable_size(ptr) });
-    }
-    ptr
+    // SAFETY: plain allocation; mimalloc checks `count * size` for overflow.
+    unsafe { mi::mi_calloc(count, size) }.cast()
   }
 
   unsafe fn dealloc(&mut self, ptr: *mut u8) {
     // SAFETY: the caller guarantees `ptr` came from this allocator, i.e. from mimalloc.
-    unsafe {
-      self.set_used(self.used.saturating_sub(Self::usable_size(ptr)));
-      mi::mi_free(ptr.cast());
-    }
+    unsafe { mi::mi_free(ptr.cast()) }
   }
 
   unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
-    // SAFETY: the caller guarantees `ptr` came from this allocator.
-    let old = unsafe { Self::usable_size(ptr) };
-    if new_size > old && !self.admit(new_size - old) {
+    if ptr.is_null() && new_size == usize::MAX {
+      // The runtime refused an allocation at its memory limit.
+      self.signals.kill(Kill::Memory);
       return std::ptr::null_mut();
     }
-    // SAFETY: as above; on failure the old block is left untouched and still counted.
-    let new = unsafe { mi::mi_realloc(ptr.cast(), new_size) }.cast::<u8>();
-    if !new.is_null() {
-      // SAFETY: `new` was just returned by mimalloc.
-      let now = unsafe { Self::usable_size(new) };
-      self.set_used(self.used.saturating_sub(old) + now);
-    }
-    new
+    // SAFETY: the caller guarantees `ptr` came from this allocator; on failure the old block
+    // is left untouched.
+    unsafe { mi::mi_realloc(ptr.cast(), new_size) }.cast()
   }
 
   unsafe fn usable_size(ptr: *mut u8) -> usize {

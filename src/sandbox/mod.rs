@@ -12,7 +12,7 @@ pub mod source;
 use crate::error::{ErrorCode, Failure};
 use crate::run::Run;
 use bridge::{Outcome, VmHost};
-use limits::{CountingAllocator, Kill, Signals};
+use limits::{Kill, Signals, VmAllocator};
 use parking_lot::Mutex;
 use rquickjs::context::EvalOptions;
 use rquickjs::{CatchResultExt, Context, Ctx, Function, JsLifetime, Object, Runtime, Value};
@@ -98,31 +98,31 @@ impl Vm {
   /// A VM bound to a cell: a warm one from `warm()`, then `bind()`.
   pub fn new(run: Arc<Run>, cell_id: u64, signals: Arc<Signals>) -> Result<Vm, Failure> {
     let limit = run.config.memory_limit_bytes as usize;
-    signals.set_limit(WARM_LIMIT.max(limit));
-    let vm = Vm::build(signals)?;
+    let vm = Vm::build(signals, WARM_LIMIT.max(limit))?;
     vm.bind(run, cell_id);
     Ok(vm)
   }
 
   /// A VM with limits, prelude and bridge, not yet bound to a run (for the warm pool).
   pub fn warm() -> Result<Vm, Failure> {
-    Vm::build(Signals::new(WARM_LIMIT))
+    Vm::build(Signals::new(), WARM_LIMIT)
   }
 
   /// Gives a warm VM its cell: run, id and memory cap. No JavaScript runs here.
   pub fn bind(&self, run: Arc<Run>, cell_id: u64) {
     self
-      .signals
-      .set_limit(run.config.memory_limit_bytes as usize);
+      ._rt
+      .set_memory_limit(run.config.memory_limit_bytes as usize);
     let mut host = self.host.lock();
     host.run = Some(run);
     host.cell_id = cell_id;
   }
 
-  fn build(signals: Arc<Signals>) -> Result<Vm, Failure> {
+  fn build(signals: Arc<Signals>, memory_limit: usize) -> Result<Vm, Failure> {
     let host = Arc::new(Mutex::new(VmHost::new(signals.clone())));
-    let rt = Runtime::new_with_alloc(CountingAllocator::new(signals.clone()))
+    let rt = Runtime::new_with_alloc(VmAllocator::new(signals.clone()))
       .map_err(|e| runtime_failure(&signals, "start", e))?;
+    rt.set_memory_limit(memory_limit);
     rt.set_max_stack_size(MAX_STACK);
     let mut limits = signals.interrupt_handler();
     let outbox = host.clone();
@@ -282,6 +282,11 @@ impl Vm {
   /// Collects garbage so a parked VM holds (and reports) only live memory.
   pub fn collect_garbage(&self) {
     self.ctx.with(|ctx| ctx.run_gc());
+  }
+
+  /// Bytes the VM holds, as its memory limit counts them (its snapshot size while parked).
+  pub fn memory_used(&self) -> usize {
+    self.ctx.with(|ctx| limits::bytes_held(&ctx))
   }
 
   /// Formats an uncaught guest error (`{name, message, stack}` JSON) with its user position.

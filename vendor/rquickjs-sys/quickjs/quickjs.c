@@ -1982,6 +1982,21 @@ static void js_arena_free_all(JSRuntime *rt)
     }
 }
 
+/* openclaw code mode: the runtime's memory limit is the cell's cap, and reaching it must end
+   the cell rather than throw a catchable error. The embedder's allocator hears of every
+   refusal as a `realloc(NULL, SIZE_MAX)`, a request it can never grant, and raises its kill
+   flag there. */
+static no_inline void *js_malloc_refused(JSRuntime *rt)
+{
+    return rt->mf.js_realloc(rt->malloc_state.opaque, NULL, SIZE_MAX);
+}
+
+/* openclaw code mode: the bytes the runtime holds, as its memory limit counts them. */
+size_t JS_GetMallocSize(JSRuntime *rt)
+{
+    return rt->malloc_state.malloc_size;
+}
+
 void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
 {
     void *ptr;
@@ -1997,7 +2012,7 @@ void *js_calloc_rt(JSRuntime *rt, size_t count, size_t size)
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
     if (unlikely(s->malloc_size + (count * size) > s->malloc_limit - 1))
-        return NULL;
+        return js_malloc_refused(rt);
 
     ptr = js_arena_calloc(rt, count, size);
     if (!ptr)
@@ -2020,7 +2035,7 @@ void *js_malloc_rt(JSRuntime *rt, size_t size)
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
     if (unlikely(s->malloc_size + size > s->malloc_limit - 1))
-        return NULL;
+        return js_malloc_refused(rt);
 
     ptr = js_arena_malloc(rt, size);
     if (!ptr)
@@ -2067,7 +2082,7 @@ void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)
     s = &rt->malloc_state;
     /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
     if (s->malloc_size + size - old_size > s->malloc_limit - 1)
-        return NULL;
+        return js_malloc_refused(rt);
 
     ptr = js_arena_realloc(rt, ptr, size);
     if (!ptr)

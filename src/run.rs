@@ -51,6 +51,8 @@ pub struct Run {
   pub active: bool,
   pub catalog: Catalog,
   model_tools: OnceLock<Value>,
+  /// The run's part of every nested call's envelope, built on the first call.
+  call_fields: OnceLock<Box<[u8]>>,
   mcp: OnceLock<McpSurface>,
   /// Namespaces visible to this run (set once, by `install_namespaces`).
   namespaces: OnceLock<(Vec<Installed>, Vec<Hidden>)>,
@@ -101,7 +103,7 @@ pub enum Via<'a> {
 
 /// Appends `,"key":value` (a JSON string, or null) to a JSON object being written. `key` is a
 /// plain identifier; the value is escaped straight into the buffer.
-fn push_json(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
+pub(crate) fn push_json(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
   out.extend_from_slice(b",\"");
   out.extend_from_slice(key.as_bytes());
   out.extend_from_slice(b"\":");
@@ -123,6 +125,7 @@ impl Run {
       active,
       catalog,
       model_tools: OnceLock::new(),
+      call_fields: OnceLock::new(),
       mcp: OnceLock::new(),
       namespaces: OnceLock::new(),
       port,
@@ -376,8 +379,29 @@ impl Run {
     });
   }
 
+  /// `cm_<nonce>_<cell>_<call>` (written by hand: this runs on every nested call).
   pub(crate) fn nested_tool_call_id(&self, cell: u64, call: u32) -> String {
-    format!("cm_{}_{cell}_{call}", *NONCE)
+    fn push_number(out: &mut String, mut n: u64) {
+      let mut digits = [0u8; 20];
+      let mut at = digits.len();
+      loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+          break;
+        }
+      }
+      out.extend(digits[at..].iter().map(|&d| d as char));
+    }
+    let mut id = String::with_capacity(40);
+    id.push_str("cm_");
+    id.push_str(&NONCE);
+    id.push('_');
+    push_number(&mut id, cell);
+    id.push('_');
+    push_number(&mut id, call.into());
+    id
   }
 
   /// Appends one nested call's `NestedToolCall` envelope to `out`, a JSON array being built
@@ -395,16 +419,17 @@ impl Run {
     out.extend_from_slice(b"{\"input\":");
     out.extend_from_slice(call.input_json.as_bytes());
     let _ = write!(out, ",\"cell\":{},\"call\":{}", call.cell, call.call);
-    push_json(out, "id", Some(&entry.id));
-    push_json(out, "name", Some(&entry.name));
-    push_json(out, "source", Some(entry.source.as_str()));
-    push_json(out, "sourceName", Some(&entry.source_name));
+    out.extend_from_slice(entry.call_fields());
     push_json(out, "toolCallId", Some(call.tool_call_id));
     push_json(out, "parentToolCallId", call.parent_tool_call_id);
-    push_json(out, "runId", Some(&self.scope.run_id));
-    push_json(out, "sessionId", self.scope.session_id.as_deref());
-    push_json(out, "sessionKey", self.scope.session_key.as_deref());
-    push_json(out, "agentId", self.scope.agent_id.as_deref());
+    out.extend_from_slice(self.call_fields.get_or_init(|| {
+      let mut fields = Vec::new();
+      push_json(&mut fields, "runId", Some(&self.scope.run_id));
+      push_json(&mut fields, "sessionId", self.scope.session_id.as_deref());
+      push_json(&mut fields, "sessionKey", self.scope.session_key.as_deref());
+      push_json(&mut fields, "agentId", self.scope.agent_id.as_deref());
+      fields.into_boxed_slice()
+    }));
     match call.via {
       Via::Catalog => {}
       Via::Mcp => {

@@ -733,10 +733,51 @@ fn calls_started_together_reach_the_executor_in_batches() {
   // The first goes alone (nothing else in flight), the rest at most 32 to a message, sooner
   // if the oldest has waited 100 µs (a debug build is slow enough for that).
   assert!(h.batches >= 3 && h.batches < 35, "{} batches", h.batches);
+  // Nested ids: `cm_<nonce>_<cell>_<call>`, calls numbered from 1 in each cell.
+  let ids: Vec<&str> = h
+    .calls
+    .iter()
+    .map(|c| c["toolCallId"].as_str().unwrap())
+    .collect();
+  let cell = h.calls[0]["cell"].as_u64().unwrap();
+  for (n, id) in ids.iter().enumerate() {
+    let parts: Vec<&str> = id.split('_').collect();
+    assert_eq!(parts.len(), 4, "{id}");
+    assert_eq!((parts[0], parts[1].len()), ("cm", 8), "{id}");
+    assert_eq!(parts[2], cell.to_string(), "{id}");
+    assert_eq!(parts[3], (n + 1).to_string(), "{id}");
+  }
   // A lone call each time: sequential awaits are never held back.
   let mut h = Harness::new(enabled());
   h.exec("for (let i = 0; i < 3; i++) await tools.read_file({ i })");
   assert_eq!((h.calls.len(), h.batches), (3, 3));
+}
+
+#[test]
+fn a_call_result_settles_its_promise_with_the_value_or_an_error() {
+  let mut h = Harness::new(enabled());
+  let r = h.exec_with(
+    "const out = [];\n\
+     for (const n of [1, 2, 3]) {\n\
+       try { out.push(await tools.read_file({ n })) }\n\
+       catch (e) { out.push([e instanceof Error, e.name, e.message, typeof e.stack]) }\n\
+     }\n\
+     out",
+    &|call| match call["input"]["n"].as_u64() {
+      Some(1) => Some((true, r#"{"text":"a","list":[1,null]}"#.into())),
+      Some(2) => Some((true, "{not json".into())),
+      _ => Some((false, "policy denied read_file".into())),
+    },
+  );
+  assert_eq!(
+    r["value"],
+    json!([
+      { "text": "a", "list": [1, null] },
+      [true, "Error", "tool result is not valid JSON", "string"],
+      [true, "Error", "policy denied read_file", "string"]
+    ]),
+    "{r}"
+  );
 }
 
 #[test]

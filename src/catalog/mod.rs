@@ -51,6 +51,23 @@ pub struct CatalogEntry {
   /// JSON text of the input schema, if the gateway gave one.
   pub parameters: Option<String>,
   pub mcp: Option<McpBinding>,
+  /// The entry's part of every nested call's envelope (see `Run::write_call`), built on its
+  /// first call.
+  call_fields: OnceLock<Box<[u8]>>,
+}
+
+impl CatalogEntry {
+  /// `,"id":…,"name":…,"source":…,"sourceName":…`: JSON object members, built once.
+  pub fn call_fields(&self) -> &[u8] {
+    self.call_fields.get_or_init(|| {
+      let mut out = Vec::with_capacity(96 + self.id.len() + self.name.len());
+      crate::run::push_json(&mut out, "id", Some(&self.id));
+      crate::run::push_json(&mut out, "name", Some(&self.name));
+      crate::run::push_json(&mut out, "source", Some(self.source.as_str()));
+      crate::run::push_json(&mut out, "sourceName", Some(&self.source_name));
+      out.into_boxed_slice()
+    })
+  }
 }
 
 /// A convenience name that two or more tools normalise to: none of them gets it.
@@ -314,6 +331,7 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
     source_name,
     name,
     mcp,
+    call_fields: OnceLock::new(),
   })))
 }
 

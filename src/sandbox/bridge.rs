@@ -11,9 +11,11 @@ use crate::error::panic_message;
 use crate::mcp;
 use crate::run::{NestedCall, Run, Via};
 use parking_lot::Mutex;
-use rquickjs::{Ctx, Exception, Function, Object, Value};
+use rquickjs::{Ctx, Exception, Function, JsLifetime, Object, Promise, Value};
 use serde_json::Value as Json;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,6 +64,23 @@ pub enum Outcome {
   Value(String),
   /// JSON `{name, message, stack}` of the uncaught guest error.
   Error(String),
+}
+
+/// The resolving functions of every nested call's promise, by bridge id: a result settles its
+/// promise from Rust, with no guest-visible table and no JavaScript in between.
+#[derive(Default)]
+pub struct CallPromises<'js>(RefCell<HashMap<u32, (Function<'js>, Function<'js>)>>);
+
+// SAFETY: `Changed` is the same struct with the `'js` lifetime swapped, as the trait requires.
+unsafe impl<'js> JsLifetime<'js> for CallPromises<'js> {
+  type Changed<'to> = CallPromises<'to>;
+}
+
+impl<'js> CallPromises<'js> {
+  /// The resolve and reject functions of call `id`'s promise, if it has one.
+  pub fn take(&self, id: u32) -> Option<(Function<'js>, Function<'js>)> {
+    self.0.borrow_mut().remove(&id)
+  }
 }
 
 /// One cell's host-side state, shared by its bridge functions and its driver.
@@ -273,7 +292,15 @@ pub fn host_object<'js>(
     Function::new(
       ctx.clone(),
       move |ctx: Ctx<'js>, kind: u32, target: String, input: String| {
-        guarded(&ctx, &g, || start_call(&ctx, &s, kind, target, input))
+        guarded(&ctx, &g, || {
+          let id = start_call(&ctx, &s, kind, target, input)?;
+          let (promise, resolve, reject) = ctx.promise()?;
+          let table = ctx
+            .userdata::<CallPromises>()
+            .expect("the call table is installed with the VM");
+          table.0.borrow_mut().insert(id, (resolve, reject));
+          Ok::<Promise<'js>, rquickjs::Error>(promise)
+        })
       },
     )?,
   )?;
@@ -529,7 +556,8 @@ pub fn host_object<'js>(
   Ok(host)
 }
 
-/// `host.call(kind, target, inputJson)`: checks, records and dispatches one nested call.
+/// `host.call(kind, target, inputJson)`: checks, records and dispatches one nested call; the
+/// caller gives it its promise.
 /// Kind 0 is a catalog id (`tools.*`), 1 an MCP catalog id (`MCP.*`, input checked against
 /// its schema), 2 a namespace callable `"<namespace>:<callable>"` (input = the argument list).
 ///

@@ -31,6 +31,7 @@ struct Hooks<'js> {
   bind: Function<'js>,
   start: Function<'js>,
   settle: Function<'js>,
+  fail: Function<'js>,
   fire: Function<'js>,
   describe_rejection: Function<'js>,
 }
@@ -139,12 +140,14 @@ impl Vm {
     ctx
       .with(|ctx| -> rquickjs::Result<()> {
         let _ = ctx.store_userdata(Rejections::default());
+        let _ = ctx.store_userdata(bridge::CallPromises::default());
         let prelude: Function = bytecode::prelude(&ctx, PRELUDE)?.get()?;
         let hooks: Object = prelude.call((bridge::host_object(&ctx, &host)?,))?;
         let _ = ctx.store_userdata(Hooks {
           bind: hooks.get("bind")?,
           start: hooks.get("start")?,
           settle: hooks.get("settle")?,
+          fail: hooks.get("fail")?,
           fire: hooks.get("fire")?,
           describe_rejection: hooks.get("describeRejection")?,
         });
@@ -169,6 +172,7 @@ impl Vm {
       bind: hooks.bind.clone(),
       start: hooks.start.clone(),
       settle: hooks.settle.clone(),
+      fail: hooks.fail.clone(),
       fire: hooks.fire.clone(),
       describe_rejection: hooks.describe_rejection.clone(),
     }
@@ -236,14 +240,23 @@ impl Vm {
     let signals = self.signals.clone();
     self.ctx.with(|ctx| {
       let hooks = Self::hooks(&ctx);
+      let calls = ctx
+        .userdata::<bridge::CallPromises>()
+        .expect("the call table is installed with the VM");
       for delivery in deliveries {
         if !host.lock().take_pending(delivery.call) {
           continue;
         }
-        let _ = hooks
-          .settle
-          .call::<_, ()>((delivery.call, delivery.ok, delivery.payload))
-          .catch(&ctx);
+        match calls.take(delivery.call) {
+          Some((resolve, reject)) => settle_call(&ctx, &hooks, resolve, reject, delivery),
+          // A `yield_control()` entry: its promises live in the prelude.
+          None => {
+            let _ = hooks
+              .settle
+              .call::<_, ()>((delivery.call, delivery.ok, delivery.payload))
+              .catch(&ctx);
+          }
+        }
         if signals.killed() != Kill::None {
           return SliceEnd::Killed(signals.killed());
         }
@@ -327,6 +340,36 @@ impl Vm {
     }
     head.to_string()
   }
+}
+
+/// Settles a nested call's promise: with the parsed JSON value, or with an `Error` carrying the
+/// executor's message.
+fn settle_call<'js>(
+  ctx: &Ctx<'js>,
+  hooks: &Hooks<'js>,
+  resolve: Function<'js>,
+  reject: Function<'js>,
+  delivery: Delivery,
+) {
+  let failure = match (delivery.ok, delivery.payload) {
+    (true, None) => {
+      let _ = resolve.call::<_, ()>((Value::new_undefined(ctx.clone()),));
+      return;
+    }
+    (true, Some(text)) => match ctx.json_parse(text) {
+      Ok(value) => {
+        let _ = resolve.call::<_, ()>((value,));
+        return;
+      }
+      Err(_) => {
+        // Clear the parse error; the guest sees the reason below.
+        let _ = ctx.catch();
+        "tool result is not valid JSON".to_string()
+      }
+    },
+    (false, text) => text.unwrap_or_default(),
+  };
+  let _ = hooks.fail.call::<_, ()>((reject, failure)).catch(ctx);
 }
 
 /// QuickJS calls this when a promise is rejected with no handler, and again if one is added.

@@ -43,8 +43,8 @@
   // Builtins that loop natively over a huge `length` (Array.prototype.join, sort, flat…) refuse
   // it with a RangeError inside QuickJS itself: see `cm_check_length` in the vendored quickjs.c.
 
-  // bridge id -> [resolve, reject]. A prototype-less object: no builtin method to call (or for a
-  // cell to replace) on the path of every nested call.
+  // yield id -> [resolve, reject] (nested calls' promises are settled by the host). A
+  // prototype-less object: no builtin method to call, or for a cell to replace.
   const pending = { __proto__: null };
   const timers = new MapCtor(); // timer id -> [callback, args]
 
@@ -134,15 +134,14 @@
     });
   }
 
-  // One nested call through the host bridge; kind 0 = catalog tool, 1 = MCP, 2 = namespace.
+  // One nested call through the host bridge; kind 0 = catalog tool, 1 = MCP, 2 = namespace. The
+  // host returns the call's promise and settles it itself.
   function bridge(kind, target, input) {
-    let id;
     try {
-      id = host.call(kind, target, inputJson(input));
+      return host.call(kind, target, inputJson(input));
     } catch (error) {
       return reject(error);
     }
-    return waitFor(id);
   }
 
   function attempt(fn) {
@@ -345,6 +344,11 @@
       };
       apply(then, main(), [done, (error) => host.done(false, errorInfo(error))]);
     },
+    // A failed nested call: its promise rejects with an Error built here, like any guest error.
+    fail(rejectCall, text) {
+      rejectCall(new ErrorCtor(text));
+    },
+    // A `yield_control()` entry resumed.
     settle(id, ok, text) {
       delete yields[id];
       const entry = pending[id];

@@ -41,10 +41,11 @@ export declare class NativeRun {
   /** Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message. */
   settle(cell: number, call: number, ok: boolean, payload: string): void
   /**
-   * Delivers many outcomes at once: `settled` is `[cell, call, ok, payload]` repeated, each as
-   * `settle` takes them. A malformed entry ends the list there.
+   * Delivers many outcomes at once. `numbers` holds `[cell, call, ok (0 or 1), length]` for
+   * each, in order; `payloads` is their payloads (as `settle` takes them) joined, each
+   * `length` UTF-16 code units long. A malformed entry ends the list there.
    */
-  settleMany(settled: unknown[]): void
+  settleMany(numbers: Float64Array, payloads: string): void
   /** The exec/wait signal of leg `leg` aborted. */
   abortLeg(leg: number): void
   /** Drops every cell of this run and cancels their nested calls. */

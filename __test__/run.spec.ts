@@ -247,15 +247,18 @@ describe('the tool bridge', () => {
       config: { enabled: true, maxPendingToolCalls: 128 },
       executor: (call) => {
         const { n } = call.input as { n: number }
-        if (n % 3 === 0) throw new Error(`no ${n}`)
-        return n % 3 === 1 ? { n } : Promise.resolve(`ok ${n}`)
+        // Texts of every width in one batch: the outcomes travel joined, cut by UTF-16 length.
+        if (n % 3 === 0) throw new Error(`no ${n} é \ud800`)
+        return n % 3 === 1 ? { n, s: 'ü😀'.repeat(n % 4) } : Promise.resolve(`ok ${n} ✓`)
       },
     })
     const result = await run.exec({
       code: `const all = await Promise.allSettled(Array.from({ length: 100 }, (_, n) => tools.message({ n })));
              all.map((r) => (r.status === "fulfilled" ? r.value : r.reason.message))`,
     })
-    const expected = Array.from({ length: 100 }, (_, n) => (n % 3 === 0 ? `no ${n}` : n % 3 === 1 ? { n } : `ok ${n}`))
+    const expected = Array.from({ length: 100 }, (_, n) =>
+      n % 3 === 0 ? `no ${n} é \ufffd` : n % 3 === 1 ? { n, s: 'ü😀'.repeat(n % 4) } : `ok ${n} ✓`,
+    )
     expect(expectStatus(result, 'completed').value).toEqual(expected)
     expect(new Set(calls.map((c) => c.toolCallId)).size).toBe(100)
   })

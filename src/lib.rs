@@ -262,34 +262,33 @@ impl NativeRun {
       .settle_many(cell as u64, std::iter::once((call, ok, Some(payload))));
   }
 
-  /// Delivers many outcomes at once: `settled` is `[cell, call, ok, payload]` repeated, each as
-  /// `settle` takes them. A malformed entry ends the list there.
+  /// Delivers many outcomes at once. `numbers` holds `[cell, call, ok (0 or 1), length]` for
+  /// each, in order; `payloads` is their payloads (as `settle` takes them) joined, each
+  /// `length` UTF-16 code units long. A malformed entry ends the list there.
   #[napi(catch_unwind)]
-  pub fn settle_many(&self, settled: Array) -> Result<()> {
+  pub fn settle_many(&self, numbers: Float64ArraySlice, payloads: Utf16String) {
+    let units: &[u16] = &payloads;
+    let mut at = 0usize;
     let mut batch: Vec<(u32, bool, Option<String>)> = Vec::new();
     let mut batch_cell = None;
-    for at in (0..settled.len().saturating_sub(3)).step_by(4) {
-      let (Some(cell), Some(call), Some(ok), Some(payload)) = (
-        settled.get::<f64>(at)?,
-        settled.get::<u32>(at + 1)?,
-        settled.get::<bool>(at + 2)?,
-        settled.get::<String>(at + 3)?,
-      ) else {
+    for entry in numbers.chunks_exact(4) {
+      let (cell, call, ok, len) = (entry[0] as u64, entry[1] as u32, entry[2] != 0.0, entry[3]);
+      let Some(text) = units.get(at..at.saturating_add(len as usize)) else {
         break;
       };
-      let cell = cell as u64;
+      at += text.len();
       if batch_cell != Some(cell) {
         if let Some(previous) = batch_cell {
           self.run.settle_many(previous, batch.drain(..));
         }
         batch_cell = Some(cell);
       }
-      batch.push((call, ok, Some(payload)));
+      // Lone surrogates become U+FFFD, as in any string the JS layer hands over.
+      batch.push((call, ok, Some(String::from_utf16_lossy(text))));
     }
     if let Some(cell) = batch_cell {
       self.run.settle_many(cell, batch);
     }
-    Ok(())
   }
 
   /// The exec/wait signal of leg `leg` aborted.

@@ -19,6 +19,10 @@ export declare class NativeRun {
   get modelToolsJson(): string
   /** The guest's `ALL_TOOLS` as JSON text. */
   get catalogJson(): string
+  /** The tools nested calls name by index: `[[id, name, source, sourceName, mcp | null], …]`. */
+  get callToolsJson(): string
+  /** What every nested `toolCallId` starts with (then `<cell>_<call>`). */
+  get nestedIdPrefix(): string
   /** `CodeModeRunTelemetry` as JSON text. */
   get telemetryJson(): string
   /**

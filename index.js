@@ -198,19 +198,19 @@ function optionalString(value) {
  */
 class NestedCall {
   #controller
-  constructor(meta, input, controller, onUpdate) {
+  constructor(tool, input, toolCallId, parentToolCallId, scope, controller, onUpdate) {
     this.#controller = controller
-    this.id = meta.id
-    this.name = meta.name
-    this.source = meta.source
-    this.sourceName = meta.sourceName
+    this.id = tool[0]
+    this.name = tool[1]
+    this.source = tool[2]
+    this.sourceName = tool[3]
     this.input = input
-    this.toolCallId = meta.toolCallId
-    this.parentToolCallId = meta.parentToolCallId ?? undefined
-    this.runId = meta.runId
-    this.sessionId = meta.sessionId ?? undefined
-    this.sessionKey = meta.sessionKey ?? undefined
-    this.agentId = meta.agentId ?? undefined
+    this.toolCallId = toolCallId
+    this.parentToolCallId = parentToolCallId
+    this.runId = scope.runId
+    this.sessionId = scope.sessionId
+    this.sessionKey = scope.sessionKey
+    this.agentId = scope.agentId
     // A per-call closure: an executor may pass it around detached.
     this.onUpdate = onUpdate
   }
@@ -233,6 +233,11 @@ class CodeModeRun {
   #catalog
   /** namespace id -> input mappers by callable index */
   #mappers = new Map()
+  /** runId, sessionId, sessionKey, agentId: every nested call's scope */
+  #scope
+  /** The catalog as nested calls name it: `[id, name, source, sourceName, mcp | null]` by index */
+  #callTools
+  #nestedIdPrefix
   /** Outcomes not yet handed to the native side: `[cell, call, ok, length]` × n, and texts */
   #settledNumbers = []
   #settledTexts = []
@@ -261,6 +266,12 @@ class CodeModeRun {
   constructor(options) {
     this.#executor = options.executor
     this.#onEvent = options.onEvent
+    this.#scope = {
+      runId: options.runId,
+      sessionId: optionalString(options.sessionId),
+      sessionKey: optionalString(options.sessionKey),
+      agentId: optionalString(options.agentId),
+    }
     const tools = options.tools.map((tool) => {
       try {
         return JSON.parse(JSON.stringify(tool))
@@ -384,11 +395,13 @@ class CodeModeRun {
   #port(kind, id, payload) {
     try {
       if (kind === CALL) {
-        // Every call the cell started since its previous batch.
+        // Every call the cell started since its previous batch:
+        // [parentToolCallId | null, (call, tool index, input, namespace | 0)…].
         const batch = JSON.parse(payload)
-        for (let i = 0; i < batch.length; i++) {
+        const parent = batch[0] ?? undefined
+        for (let i = 1; i + 3 < batch.length; i += 4) {
           try {
-            this.#startCall(id, batch[i])
+            this.#startCall(id, batch[i], batch[i + 1], batch[i + 2], batch[i + 3] || undefined, parent)
           } catch {
             // Only a bug can get here; the batch's other calls still start.
           }
@@ -433,45 +446,47 @@ class CodeModeRun {
     }
   }
 
-  #startCall(cellId, meta) {
-    const { cell, call } = meta
+  // One nested call of a batch (see `Run::write_call` in src/run.rs): the tool by catalog
+  // index, the rest from this run's scope.
+  #startCall(cell, call, toolIndex, rawInput, namespace, parentToolCallId) {
+    const tool = (this.#callTools ??= JSON.parse(this.#native.callToolsJson))[toolIndex]
+    const toolCallId = (this.#nestedIdPrefix ??= this.#native.nestedIdPrefix) + cell + '_' + call
     const controller = new AbortController()
     let calls = this.#calls.get(cell)
     if (!calls) this.#calls.set(cell, (calls = new Map()))
     calls.set(call, controller)
+    const scope = this.#scope
     // Events cost objects on every call: built only when someone listens.
     const onEvent = this.#onEvent
     const described =
       typeof onEvent === 'function'
         ? {
-            toolCallId: meta.toolCallId,
-            parentToolCallId: meta.parentToolCallId ?? undefined,
-            toolId: meta.id,
-            toolName: meta.name,
-            source: meta.source,
-            sourceName: meta.sourceName,
-            runId: meta.runId,
+            toolCallId,
+            parentToolCallId,
+            toolId: tool[0],
+            toolName: tool[1],
+            source: tool[2],
+            sourceName: tool[3],
+            runId: scope.runId,
           }
         : undefined
-    let input = meta.input
+    let input = rawInput
     let mapperError
-    if (meta.namespace) {
+    if (namespace) {
       // A namespace callable sends its argument list; the registration's mapper makes the input.
       const args = Array.isArray(input) ? input : []
-      const mapper = this.#mappers.get(meta.namespace.id)?.[meta.namespace.index]
+      const mapper = this.#mappers.get(namespace.id)?.[namespace.index]
       try {
         input = mapper ? mapper(args) : (args[0] ?? {})
       } catch (error) {
         mapperError = `namespace input mapper failed: ${errorMessage(error)}`
       }
     }
-    const nested = new NestedCall(meta, input, controller, (partial) => {
+    const nested = new NestedCall(tool, input, toolCallId, parentToolCallId, scope, controller, (partial) => {
       if (described) emit(onEvent, { type: 'tool_call_update', ...described, partial })
     })
-    if (meta.mcp) nested.mcp = meta.mcp
-    if (meta.namespace) {
-      nested.namespace = { id: meta.namespace.id, globalName: meta.namespace.globalName, path: meta.namespace.path }
-    }
+    if (tool[4]) nested.mcp = { ...tool[4] }
+    if (namespace) nested.namespace = { id: namespace.id, globalName: namespace.globalName, path: namespace.path }
     const started = described ? performance.now() : 0
     if (described) emit(onEvent, { type: 'tool_call_start', ...described })
     const finish = (ok, text, error) => {
@@ -488,7 +503,7 @@ class CodeModeRun {
           aborted: controller.signal.aborted,
         })
       }
-      this.#settle(cellId, call, ok, text)
+      this.#settle(cell, call, ok, text)
     }
     let pending
     try {

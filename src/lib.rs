@@ -195,6 +195,18 @@ impl NativeRun {
     self.run.catalog.all_tools_json().to_string()
   }
 
+  /// The tools nested calls name by index: `[[id, name, source, sourceName, mcp | null], …]`.
+  #[napi(getter, catch_unwind)]
+  pub fn call_tools_json(&self) -> String {
+    self.run.catalog.call_tools_json()
+  }
+
+  /// What every nested `toolCallId` starts with (then `<cell>_<call>`).
+  #[napi(getter)]
+  pub fn nested_id_prefix(&self) -> String {
+    run::Run::nested_id_prefix()
+  }
+
   /// `CodeModeRunTelemetry` as JSON text.
   #[napi(getter, catch_unwind)]
   pub fn telemetry_json(&self) -> String {

@@ -51,8 +51,6 @@ pub struct Run {
   pub active: bool,
   pub catalog: Catalog,
   model_tools: OnceLock<Value>,
-  /// The run's part of every nested call's envelope, built on the first call.
-  call_fields: OnceLock<Box<[u8]>>,
   mcp: OnceLock<McpSurface>,
   /// Namespaces visible to this run (set once, by `install_namespaces`).
   namespaces: OnceLock<(Vec<Installed>, Vec<Hidden>)>,
@@ -78,11 +76,9 @@ pub struct LegStart {
 
 /// One nested call as the bridge starts it.
 pub struct NestedCall<'a> {
-  pub cell: u64,
   pub call: u32,
   pub entry: &'a CatalogEntry,
   pub input_json: &'a str,
-  pub tool_call_id: &'a str,
   pub parent_tool_call_id: Option<&'a str>,
   pub via: Via<'a>,
 }
@@ -101,18 +97,6 @@ pub enum Via<'a> {
   },
 }
 
-/// Appends `,"key":value` (a JSON string, or null) to a JSON object being written. `key` is a
-/// plain identifier; the value is escaped straight into the buffer.
-pub(crate) fn push_json(out: &mut Vec<u8>, key: &str, value: Option<&str>) {
-  out.extend_from_slice(b",\"");
-  out.extend_from_slice(key.as_bytes());
-  out.extend_from_slice(b"\":");
-  match value {
-    Some(v) => serde_json::to_writer(&mut *out, v).expect("strings serialise"),
-    None => out.extend_from_slice(b"null"),
-  }
-}
-
 impl Run {
   pub fn new(options: RunOptions, port: Arc<dyn Port>) -> Arc<Run> {
     let config = config::resolve(&options.config);
@@ -125,7 +109,6 @@ impl Run {
       active,
       catalog,
       model_tools: OnceLock::new(),
-      call_fields: OnceLock::new(),
       mcp: OnceLock::new(),
       namespaces: OnceLock::new(),
       port,
@@ -379,6 +362,11 @@ impl Run {
     });
   }
 
+  /// What every nested `toolCallId` starts with: `cm_<nonce>_`.
+  pub fn nested_id_prefix() -> String {
+    format!("cm_{}_", *NONCE)
+  }
+
   /// `cm_<nonce>_<cell>_<call>` (written by hand: this runs on every nested call).
   pub(crate) fn nested_tool_call_id(&self, cell: u64, call: u32) -> String {
     fn push_number(out: &mut String, mut n: u64) {
@@ -404,41 +392,28 @@ impl Run {
     id
   }
 
-  /// Appends one nested call's `NestedToolCall` envelope to `out`, a JSON array being built
-  /// (the cell's outbox: see [`Run::send_calls`]). Refuses an input that is not exactly one
-  /// JSON value: spliced raw, it could end its call's object and start another.
+  /// Appends one nested call to `out`, the cell's batch being built (see [`Run::send_calls`]).
+  /// A batch is a JSON array: `[parentToolCallId | null, (call, tool, input, namespace | 0)…]`,
+  /// where `tool` indexes [`Catalog::call_tools_json`] and the nested `toolCallId` is
+  /// `<NESTED_ID_PREFIX><cell>_<call>`: the JS layer rebuilds each `NestedToolCall` from that and
+  /// its own run scope. Refuses an input that is not exactly one JSON value: spliced raw, it
+  /// could end its call early and forge another.
   pub(crate) fn write_call(&self, call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static str> {
     if serde_json::from_str::<serde::de::IgnoredAny>(call.input_json).is_err() {
       return Err("tool input must be JSON-serialisable");
     }
     Counters::bump(&self.telemetry.calls);
-    let entry = call.entry;
-    out.push(if out.is_empty() { b'[' } else { b',' });
-    // The guest's input goes first: should its text ever carry keys of its own (`"name"`,
-    // `"runId"`…), the trusted fields after it win (JSON.parse keeps the last duplicate).
-    out.extend_from_slice(b"{\"input\":");
-    out.extend_from_slice(call.input_json.as_bytes());
-    let _ = write!(out, ",\"cell\":{},\"call\":{}", call.cell, call.call);
-    out.extend_from_slice(entry.call_fields());
-    push_json(out, "toolCallId", Some(call.tool_call_id));
-    push_json(out, "parentToolCallId", call.parent_tool_call_id);
-    out.extend_from_slice(self.call_fields.get_or_init(|| {
-      let mut fields = Vec::new();
-      push_json(&mut fields, "runId", Some(&self.scope.run_id));
-      push_json(&mut fields, "sessionId", self.scope.session_id.as_deref());
-      push_json(&mut fields, "sessionKey", self.scope.session_key.as_deref());
-      push_json(&mut fields, "agentId", self.scope.agent_id.as_deref());
-      fields.into_boxed_slice()
-    }));
-    match call.via {
-      Via::Catalog => {}
-      Via::Mcp => {
-        if let Some(mcp) = &entry.mcp {
-          let via = serde_json::json!({ "serverName": mcp.server, "toolName": mcp.tool, "operation": mcp.operation });
-          out.extend_from_slice(b",\"mcp\":");
-          serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
-        }
+    if out.is_empty() {
+      out.push(b'[');
+      match call.parent_tool_call_id {
+        Some(parent) => serde_json::to_writer(&mut *out, parent).expect("strings serialise"),
+        None => out.extend_from_slice(b"null"),
       }
+    }
+    let _ = write!(out, ",{},{},", call.call, call.entry.index);
+    out.extend_from_slice(call.input_json.as_bytes());
+    match call.via {
+      Via::Catalog | Via::Mcp => out.extend_from_slice(b",0"),
       Via::Namespace { namespace, index } => {
         let registration = &namespace.registration;
         let path = namespace.callables[index].0.join(".");
@@ -448,11 +423,10 @@ impl Run {
           "path": path,
           "index": index,
         });
-        out.extend_from_slice(b",\"namespace\":");
+        out.push(b',');
         serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
       }
     }
-    out.push(b'}');
     Ok(())
   }
 
@@ -470,10 +444,9 @@ impl Run {
     });
   }
 
-  /// Sends one nested call at once (a batch of one).
+  /// Sends one nested call of cell `cell` at once (a batch of one).
   #[cfg(test)]
-  pub(crate) fn start_call(&self, call: NestedCall) -> Result<(), &'static str> {
-    let cell = call.cell;
+  pub(crate) fn start_call(&self, cell: u64, call: NestedCall) -> Result<(), &'static str> {
     let mut batch = Vec::new();
     self.write_call(call, &mut batch)?;
     self.send_calls(cell, batch);

@@ -90,8 +90,8 @@ impl Harness {
           return serde_json::from_str(&result).unwrap();
         }
         Message::LegDone { .. } => {}
-        Message::Calls { payload, .. } => {
-          let batch: Vec<Value> = serde_json::from_str(&payload).unwrap();
+        Message::Calls { cell, payload } => {
+          let batch = expand_batch(&self.run, cell, &payload);
           self.batches += 1;
           for call in batch {
             if let Some((ok, payload)) = answer(&call) {
@@ -129,6 +129,33 @@ impl Harness {
     let input = Field::from_json(&json!({ "runId": run_id }), WAIT_KEYS);
     self.leg(|run, leg| run.wait(&input, start(leg, "tc-wait")), answer)
   }
+}
+
+/// A batch of calls as the JS layer reads it (`index.js`), expanded into `NestedToolCall`
+/// fields (and `cell`, `call`).
+fn expand_batch(run: &Run, cell: u64, payload: &str) -> Vec<Value> {
+  let batch: Vec<Value> = serde_json::from_str(payload).unwrap();
+  let tools: Vec<Value> = serde_json::from_str(&run.catalog.call_tools_json()).unwrap();
+  assert_eq!((batch.len() - 1) % 4, 0, "{payload}");
+  batch[1..]
+    .chunks(4)
+    .map(|c| {
+      let tool = &tools[c[1].as_u64().unwrap() as usize];
+      let mut call = json!({
+        "input": c[2], "cell": cell, "call": c[0],
+        "id": tool[0], "name": tool[1], "source": tool[2], "sourceName": tool[3],
+        "toolCallId": format!("{}{cell}_{}", Run::nested_id_prefix(), c[0]),
+        "parentToolCallId": batch[0], "runId": run.scope.run_id, "sessionId": run.scope.session_id,
+      });
+      if !tool[4].is_null() {
+        call["mcp"] = tool[4].clone();
+      }
+      if c[3] != 0 {
+        call["namespace"] = c[3].clone();
+      }
+      call
+    })
+    .collect()
 }
 
 fn start(id: u32, tool_call_id: &str) -> LegStart {
@@ -657,67 +684,59 @@ fn lone_surrogates_cross_as_replacement_characters() {
 }
 
 #[test]
-fn keys_smuggled_in_a_call_input_never_override_the_call_identity() {
+fn a_call_input_can_never_forge_another_call_in_its_batch() {
   use crate::run::{NestedCall, Via};
   let h = Harness::new(enabled());
   let run = h.run.clone();
   let entry = run.catalog.guest_entry("openclaw:core:read_file").unwrap();
   let call = |input_json| NestedCall {
-    cell: 7,
     call: 3,
     entry,
     input_json,
-    tool_call_id: "tc",
     parent_tool_call_id: None,
     via: Via::Catalog,
   };
-  // Input text as a broken bridge would splice it: it would close its call's object and start
-  // another call in the batch. Refused, and nothing is sent.
-  for spliced in [
-    r#"{"path":"a"}},{"name":"rm_rf","id":"openclaw:core:rm_rf","cell":7,"call":4"#,
-    r#"{"path":"a"},"name":"rm_rf""#,
-    "",
-  ] {
+  // Input text as a broken bridge would splice it: it would end its call and start another
+  // in the batch. Refused, and nothing is sent.
+  for spliced in [r#"{"path":"a"},0,4,0,{"path":"/"}"#, r#"{"path":"a"}]"#, ""] {
     assert_eq!(
-      run.start_call(call(spliced)),
+      run.start_call(7, call(spliced)),
       Err("tool input must be JSON-serialisable")
     );
   }
   assert!(h.messages.try_recv().is_err());
-  // Well-formed input with keys of its own: the trusted fields after it win.
+  // Well-formed input with keys of its own: they stay inside the input.
   run
-    .start_call(call(
-      r#"{"path":"a","name":"rm_rf","id":"openclaw:core:rm_rf","runId":"run-2","sessionId":"other","cell":99,"call":99,"x":{"y":1}}"#,
-    ))
+    .start_call(
+      7,
+      call(r#"{"path":"a","name":"rm_rf","id":"openclaw:core:rm_rf","runId":"run-2","call":99}"#),
+    )
     .unwrap();
   let message = h.messages.recv_timeout(Duration::from_secs(5)).unwrap();
-  let crate::executor::Message::Calls { payload, .. } = message else {
+  let crate::executor::Message::Calls { cell, payload } = message else {
     panic!("expected a call, got {message:?}");
   };
-  // serde_json, like JSON.parse, keeps the last of duplicate keys.
-  let batch: Vec<Value> = serde_json::from_str(&payload).unwrap();
+  let batch = expand_batch(&run, cell, &payload);
+  assert_eq!(batch.len(), 1, "{payload}");
   let call = &batch[0];
   assert_eq!(
     (
       &call["name"],
       &call["id"],
       &call["runId"],
-      &call["sessionId"]
+      &call["cell"],
+      &call["call"]
     ),
     (
       &json!("read_file"),
       &json!("openclaw:core:read_file"),
       &json!("run-1"),
-      &json!("s")
+      &json!(7),
+      &json!(3)
     ),
     "{payload}"
   );
-  assert_eq!((&call["cell"], &call["call"]), (&json!(7), &json!(3)));
-  assert_eq!(batch.len(), 1, "{payload}");
-  assert_eq!(
-    call["input"]["name"], "rm_rf",
-    "the input's own keys stay inside it"
-  );
+  assert_eq!(call["input"]["name"], "rm_rf", "{payload}");
 }
 
 #[test]

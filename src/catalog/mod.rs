@@ -51,23 +51,8 @@ pub struct CatalogEntry {
   /// JSON text of the input schema, if the gateway gave one.
   pub parameters: Option<String>,
   pub mcp: Option<McpBinding>,
-  /// The entry's part of every nested call's envelope (see `Run::write_call`), built on its
-  /// first call.
-  call_fields: OnceLock<Box<[u8]>>,
-}
-
-impl CatalogEntry {
-  /// `,"id":…,"name":…,"source":…,"sourceName":…`: JSON object members, built once.
-  pub fn call_fields(&self) -> &[u8] {
-    self.call_fields.get_or_init(|| {
-      let mut out = Vec::with_capacity(96 + self.id.len() + self.name.len());
-      crate::run::push_json(&mut out, "id", Some(&self.id));
-      crate::run::push_json(&mut out, "name", Some(&self.name));
-      crate::run::push_json(&mut out, "source", Some(self.source.as_str()));
-      crate::run::push_json(&mut out, "sourceName", Some(&self.source_name));
-      out.into_boxed_slice()
-    })
-  }
+  /// Position in `Catalog::entries()`: how a nested call names its tool to the JS layer.
+  pub index: usize,
 }
 
 /// A convenience name that two or more tools normalise to: none of them gets it.
@@ -130,11 +115,12 @@ impl Catalog {
     }
     let mut entries = Vec::new();
     let mut by_id = HashMap::new();
-    for entry in groups.into_iter().flatten() {
+    for mut entry in groups.into_iter().flatten() {
       if by_id.contains_key(&entry.id) {
         stats.duplicate_tools += 1;
         continue;
       }
+      entry.index = entries.len();
       by_id.insert(entry.id.clone(), entries.len());
       entries.push(entry);
     }
@@ -179,6 +165,22 @@ impl Catalog {
       all_tools_json: OnceLock::new(),
       counts,
     }
+  }
+
+  /// `[[id, name, source, sourceName, mcp | null], …]` by entry index: what the JS layer needs
+  /// to describe a nested call that names its tool by index.
+  pub fn call_tools_json(&self) -> String {
+    let tools: Vec<Value> = self
+      .entries
+      .iter()
+      .map(|e| {
+        let mcp = e.mcp.as_ref().map(|m| {
+          serde_json::json!({ "serverName": m.server, "toolName": m.tool, "operation": m.operation })
+        });
+        serde_json::json!([e.id, e.name, e.source.as_str(), e.source_name, mcp])
+      })
+      .collect();
+    Value::Array(tools).to_string()
   }
 
   pub fn entries(&self) -> &[CatalogEntry] {
@@ -331,7 +333,7 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
     source_name,
     name,
     mcp,
-    call_fields: OnceLock::new(),
+    index: 0,
   })))
 }
 

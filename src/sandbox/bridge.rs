@@ -628,11 +628,9 @@ fn start_call(
   let tool_call_id = run.nested_tool_call_id(host.cell_id, id);
   let written = run.write_call(
     NestedCall {
-      cell: host.cell_id,
       call: id,
       entry,
       input_json: &input,
-      tool_call_id: &tool_call_id,
       parent_tool_call_id: host.parent_tool_call_id.as_deref(),
       via,
     },

@@ -489,21 +489,27 @@ class CodeModeRun {
     if (namespace) nested.namespace = { id: namespace.id, globalName: namespace.globalName, path: namespace.path }
     const started = described ? performance.now() : 0
     if (described) emit(onEvent, { type: 'tool_call_start', ...described })
+    // Runs inside promise callbacks: a throw here would be an unhandled rejection, which ends
+    // the process. Nothing may escape.
     const finish = (ok, text, error) => {
-      calls.delete(call)
-      if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
-      if (described) {
-        const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-        emit(onEvent, {
-          type: 'tool_call_end',
-          ...described,
-          durationMs,
-          ok,
-          ...(ok ? {} : { error }),
-          aborted: controller.signal.aborted,
-        })
+      try {
+        calls.delete(call)
+        if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
+        if (described) {
+          const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+          emit(onEvent, {
+            type: 'tool_call_end',
+            ...described,
+            durationMs,
+            ok,
+            ...(ok ? {} : { error }),
+            aborted: controller.signal.aborted,
+          })
+        }
+        this.#settle(cell, call, ok, text)
+      } catch {
+        // Only a bug can get here; the call stays pending and the leg's clock ends it.
       }
-      this.#settle(cell, call, ok, text)
     }
     let pending
     try {

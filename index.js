@@ -11,6 +11,9 @@ const LEG_DONE = 1
 const ABORT_CELL = 2
 const EVENT = 3
 
+// Characters of results handed to the native side in one call at most.
+const SETTLE_JOIN_LIMIT = 1 << 24
+
 // A pending exec/wait keeps Node alive like any pending I/O; parked cells do not (the native
 // port is weak). One idle timer, referenced only while legs are in flight.
 let pendingLegs = 0
@@ -438,11 +441,22 @@ class CodeModeRun {
     const texts = this.#settledTexts
     this.#settledNumbers = []
     this.#settledTexts = []
-    try {
-      if (texts.length === 1) this.#native.settle(numbers[0], numbers[1], numbers[2] === 1, texts[0])
-      else this.#native.settleMany(new Float64Array(numbers), texts.join(''))
-    } catch {
-      // Only a bug can get here (a throw in a microtask would end the process).
+    // Joined texts stay far below V8's string limit: large results go in several calls.
+    let from = 0
+    while (from < texts.length) {
+      let to = from + 1
+      let length = texts[from].length
+      while (to < texts.length && length + texts[to].length <= SETTLE_JOIN_LIMIT) length += texts[to++].length
+      try {
+        if (to - from === 1) {
+          this.#native.settle(numbers[4 * from], numbers[4 * from + 1], numbers[4 * from + 2] === 1, texts[from])
+        } else {
+          this.#native.settleMany(new Float64Array(numbers.slice(4 * from, 4 * to)), texts.slice(from, to).join(''))
+        }
+      } catch {
+        // Only a bug can get here (a throw in a microtask would end the process).
+      }
+      from = to
     }
   }
 

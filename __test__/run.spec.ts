@@ -263,6 +263,20 @@ describe('the tool bridge', () => {
     expect(new Set(calls.map((c) => c.toolCallId)).size).toBe(100)
   })
 
+  it('delivers large results of one batch in several native calls', async () => {
+    const big = 'x'.repeat(6_000_000)
+    const { run } = makeRun({
+      config: { enabled: true, memoryLimitBytes: 128 * 1024 * 1024 },
+      executor: (call) => `${(call.input as { n: number }).n}${big}`,
+    })
+    // The first call goes alone; the next three come back together, 18 M characters: over the
+    // 16 M one native call takes, so two go in one call and the last in another.
+    const result = await run.exec({
+      code: 'const all = await Promise.all([1, 2, 3, 4].map((n) => tools.message({ n }))); all.map((s) => [s[0], s.length])',
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([1, 2, 3, 4].map((n) => [String(n), 6_000_001]))
+  })
+
   it('starts calls while the cell is still computing, not when it next awaits', async () => {
     const startedAt: number[] = []
     const { run } = makeRun({

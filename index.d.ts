@@ -56,8 +56,11 @@ export interface NestedToolCall {
   sessionId?: string
   sessionKey?: string
   agentId?: string
-  /** Aborted on `run.abort()`, an exec/wait signal abort, the cell failing, or expiry of the suspended cell. */
-  signal: AbortSignal
+  /**
+   * Aborted on `run.abort()`, an exec/wait signal abort, the cell failing, or expiry of the suspended cell.
+   * Built on first read (a getter on the call's prototype: `{ ...call }` does not copy it).
+   */
+  readonly signal: AbortSignal
   /** Streams partial results; forwarded to `onEvent` as `tool_call_update`. */
   onUpdate: (partial: unknown) => void
   /** Set for `MCP.<server>.<tool>()` calls: what to call on the server. */

@@ -13,8 +13,8 @@ use napi::threadsafe_function::{
 /// A message for the JS layer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-  /// Start nested tool calls: a JSON array of `NestedToolCall` fields (inputs spliced in raw),
-  /// every call the cell started since its previous batch.
+  /// Start nested tool calls: every call the cell started since its previous batch, as the
+  /// JSON array `Run::write_call` describes (inputs spliced in raw).
   Calls { cell: u64, payload: String },
   /// The result of the exec/wait leg the JS layer registered under `leg`.
   LegDone { leg: u32, result: String },

@@ -62,8 +62,10 @@ pub struct Run {
   aborted: AtomicBool,
 }
 
-/// Random prefix of nested `toolCallId`s, so ids stay unique across gateway restarts.
-static NONCE: LazyLock<String> = LazyLock::new(|| crate::store::new_token()[3..11].to_string());
+/// What every nested `toolCallId` starts with, `cm_<nonce>_`: a random part, so ids stay unique
+/// across gateway restarts. The rest is `<cell>_<call>`.
+static NESTED_ID_PREFIX: LazyLock<String> =
+  LazyLock::new(|| format!("cm_{}_", &crate::store::new_token()[3..11]));
 
 /// An exec or wait call as the JS layer starts it.
 pub struct LegStart {
@@ -364,7 +366,7 @@ impl Run {
 
   /// What every nested `toolCallId` starts with: `cm_<nonce>_`.
   pub fn nested_id_prefix() -> String {
-    format!("cm_{}_", *NONCE)
+    NESTED_ID_PREFIX.clone()
   }
 
   /// `cm_<nonce>_<cell>_<call>` (written by hand: this runs on every nested call).
@@ -383,9 +385,7 @@ impl Run {
       out.extend(digits[at..].iter().map(|&d| d as char));
     }
     let mut id = String::with_capacity(40);
-    id.push_str("cm_");
-    id.push_str(&NONCE);
-    id.push('_');
+    id.push_str(&NESTED_ID_PREFIX);
     push_number(&mut id, cell);
     id.push('_');
     push_number(&mut id, call.into());

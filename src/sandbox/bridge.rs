@@ -110,6 +110,19 @@ pub struct VmHost {
   signals: Arc<Signals>,
 }
 
+/// Calls taken out of a cell's outbox, sent once the host lock is released.
+pub struct CallBatch {
+  run: Arc<Run>,
+  cell: u64,
+  bytes: Vec<u8>,
+}
+
+impl CallBatch {
+  pub fn send(self) {
+    self.run.send_calls(self.cell, self.bytes);
+  }
+}
+
 /// Calls sent in one message at most: a `Promise.all` over many tools reaches the executor in
 /// a few batches while the guest is still starting the rest, and their outcomes come back
 /// together (a cell woken once per batch, not once per call).
@@ -139,18 +152,21 @@ impl VmHost {
   }
 
   /// The batch of calls not yet sent, with the run to send it through.
-  pub fn take_outbox(&mut self) -> Option<(Arc<Run>, u64, Vec<u8>)> {
+  pub fn take_outbox(&mut self) -> Option<CallBatch> {
     if self.outbox_calls == 0 {
       return None;
     }
     self.outbox_calls = 0;
     self.outbox_since = None;
-    let run = self.run.clone()?;
-    Some((run, self.cell_id, std::mem::take(&mut self.outbox)))
+    Some(CallBatch {
+      run: self.run.clone()?,
+      cell: self.cell_id,
+      bytes: std::mem::take(&mut self.outbox),
+    })
   }
 
   /// The outbox if its oldest call has waited [`OUTBOX_WAIT`] by `now`.
-  pub fn take_overdue_outbox(&mut self, now: Instant) -> Option<(Arc<Run>, u64, Vec<u8>)> {
+  pub fn take_overdue_outbox(&mut self, now: Instant) -> Option<CallBatch> {
     match self.outbox_since {
       Some(since) if now.duration_since(since) >= OUTBOX_WAIT => self.take_outbox(),
       _ => None,
@@ -649,18 +665,18 @@ fn start_call(
     },
   );
   host.outbox_calls += 1;
-  host.outbox_since.get_or_insert_with(Instant::now);
+  let now = Instant::now();
+  host.outbox_since.get_or_insert(now);
   // A lone call (nothing else in flight: the sequential `await` pattern) goes at once; calls
   // started together go in batches.
-  let send = host.calls_in_flight() == 1
-    || host.outbox_calls >= OUTBOX_MAX_CALLS
-    || host
-      .outbox_since
-      .is_some_and(|since| since.elapsed() >= OUTBOX_WAIT);
-  let full = if send { host.take_outbox() } else { None };
+  let batch = if host.calls_in_flight() == 1 || host.outbox_calls >= OUTBOX_MAX_CALLS {
+    host.take_outbox()
+  } else {
+    host.take_overdue_outbox(now)
+  };
   drop(guard);
-  if let Some((run, cell, batch)) = full {
-    run.send_calls(cell, batch);
+  if let Some(batch) = batch {
+    batch.send();
   }
   Ok(id)
 }
@@ -668,8 +684,8 @@ fn start_call(
 /// Sends the calls a VM has started but not yet sent (at the end of every slice).
 pub fn flush_calls(state: &Mutex<VmHost>) {
   let batch = state.lock().take_outbox();
-  if let Some((run, cell, batch)) = batch {
-    run.send_calls(cell, batch);
+  if let Some(batch) = batch {
+    batch.send();
   }
 }
 
@@ -680,7 +696,7 @@ pub fn flush_overdue_calls(state: &Mutex<VmHost>) {
   let batch = state
     .try_lock()
     .and_then(|mut host| host.take_overdue_outbox(Instant::now()));
-  if let Some((run, cell, batch)) = batch {
-    run.send_calls(cell, batch);
+  if let Some(batch) = batch {
+    batch.send();
   }
 }

@@ -30,7 +30,7 @@ const MAX_STACK: usize = 1 << 20;
 struct Hooks<'js> {
   bind: Function<'js>,
   start: Function<'js>,
-  settle: Function<'js>,
+  resume: Function<'js>,
   fail: Function<'js>,
   fire: Function<'js>,
   describe_rejection: Function<'js>,
@@ -146,7 +146,7 @@ impl Vm {
         let _ = ctx.store_userdata(Hooks {
           bind: hooks.get("bind")?,
           start: hooks.get("start")?,
-          settle: hooks.get("settle")?,
+          resume: hooks.get("resume")?,
           fail: hooks.get("fail")?,
           fire: hooks.get("fire")?,
           describe_rejection: hooks.get("describeRejection")?,
@@ -171,7 +171,7 @@ impl Vm {
     Hooks {
       bind: hooks.bind.clone(),
       start: hooks.start.clone(),
-      settle: hooks.settle.clone(),
+      resume: hooks.resume.clone(),
       fail: hooks.fail.clone(),
       fire: hooks.fire.clone(),
       describe_rejection: hooks.describe_rejection.clone(),
@@ -251,10 +251,7 @@ impl Vm {
           Some((resolve, reject)) => settle_call(&ctx, &hooks, resolve, reject, delivery),
           // A `yield_control()` entry: its promises live in the prelude.
           None => {
-            let _ = hooks
-              .settle
-              .call::<_, ()>((delivery.call, delivery.ok, delivery.payload))
-              .catch(&ctx);
+            let _ = hooks.resume.call::<_, ()>((delivery.call,)).catch(&ctx);
           }
         }
         if signals.killed() != Kill::None {

@@ -43,9 +43,6 @@
   // Builtins that loop natively over a huge `length` (Array.prototype.join, sort, flat…) refuse
   // it with a RangeError inside QuickJS itself: see `cm_check_length` in the vendored quickjs.c.
 
-  // yield id -> [resolve, reject] (nested calls' promises are settled by the host). A
-  // prototype-less object: no builtin method to call, or for a cell to replace.
-  const pending = { __proto__: null };
   const timers = new MapCtor(); // timer id -> [callback, args]
 
   function deepFreeze(value) {
@@ -126,12 +123,6 @@
     } catch (again) {
       return '{"name":"Error","message":"unprintable exception","stack":""}';
     }
-  }
-
-  function waitFor(id) {
-    return new P((ok, fail) => {
-      pending[id] = [ok, fail];
-    });
   }
 
   // One nested call through the host bridge; kind 0 = catalog tool, 1 = MCP, 2 = namespace. The
@@ -279,15 +270,20 @@
   }
 
   // The host hands every yield of a leg the same id; each caller still gets its own promise.
-  const yields = { __proto__: null }; // yield id -> the promise its settle resolves
+  // yield id -> [the shared promise, its resolve]. A prototype-less object: no builtin method to
+  // call, or for a cell to replace. (Nested calls' promises are settled by the host.)
+  const yields = { __proto__: null };
   function yield_control(reason) {
     const id = host.yield(reason === undefined ? '' : show(reason));
-    let shared = yields[id];
-    if (shared === undefined) {
-      shared = waitFor(id);
-      yields[id] = shared;
+    let entry = yields[id];
+    if (entry === undefined) {
+      let resume;
+      const shared = new P((ok) => {
+        resume = ok;
+      });
+      entry = yields[id] = [shared, resume];
     }
-    return apply(then, shared, []);
+    return apply(then, entry[0], []);
   }
 
   function lazy(name, build) {
@@ -348,20 +344,12 @@
     fail(rejectCall, text) {
       rejectCall(new ErrorCtor(text));
     },
-    // A `yield_control()` entry resumed.
-    settle(id, ok, text) {
-      delete yields[id];
-      const entry = pending[id];
+    // A `yield_control()` entry resumed (on `wait`).
+    resume(id) {
+      const entry = yields[id];
       if (entry === undefined) return;
-      delete pending[id];
-      if (!ok) return entry[1](new ErrorCtor(text));
-      let value;
-      try {
-        value = text === undefined ? undefined : JSONparse(text);
-      } catch (error) {
-        return entry[1](new ErrorCtor('tool result is not valid JSON'));
-      }
-      entry[0](value);
+      delete yields[id];
+      entry[1](undefined);
     },
     fire(id) {
       const timer = apply(mapGet, timers, [id]);

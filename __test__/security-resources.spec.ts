@@ -199,6 +199,12 @@ describe('memory and size bombs', () => {
     await failsWith('const m = new Map(); try { for (let i = 0; ; i++) m.set(i, [i]) } catch (e) {} "survived"', 'memory_limit_exceeded', SMALL)
   })
 
+  it('typed arrays first touched at the memory cap end the cell terminally', async () => {
+    // Building the typed-array builtins on first use needs memory too (vendored QuickJS patch).
+    await failsWith('const a = []; try { for (;;) a.push([a.length]) } catch (e) {} [typeof Uint8Array, new Uint8Array(4).length]', 'memory_limit_exceeded', SMALL)
+    await failsWith('const a = []; try { for (;;) a.push([a.length]) } catch (e) {} try { atob("%") } catch (e) { e.name }', 'memory_limit_exceeded', SMALL)
+  })
+
   it('a cell over the memory cap cannot reach the gateway from its catch block', async () => {
     const { run: r, calls } = makeRun({ config: SMALL })
     const result = expectStatus(

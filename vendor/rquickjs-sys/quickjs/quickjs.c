@@ -199,6 +199,22 @@ enum {
 
 /* number of typed array types */
 #define JS_TYPED_ARRAY_COUNT  (JS_CLASS_FLOAT64_ARRAY - JS_CLASS_UINT8C_ARRAY + 1)
+
+/* openclaw code mode: globals whose objects are built on first use, and the groups built
+   together. A code-mode VM is created per cell and most cells never touch typed arrays or
+   DOMException: building them eagerly was a fifth of a VM's creation and teardown. */
+enum {
+    JS_LAZY_ARRAY_BUFFER,
+    JS_LAZY_SHARED_ARRAY_BUFFER,
+    JS_LAZY_TYPED_ARRAY, /* JS_TYPED_ARRAY_COUNT slots, in class order */
+    JS_LAZY_DATAVIEW = JS_LAZY_TYPED_ARRAY + JS_TYPED_ARRAY_COUNT,
+    JS_LAZY_DOM_EXCEPTION,
+    JS_LAZY_COUNT,
+};
+#define JS_LAZY_GROUP_TYPED_ARRAYS   (1 << 0)
+#define JS_LAZY_GROUP_DOM_EXCEPTION  (1 << 1)
+/* a JSCFunctionListEntry type: a global whose value is lazy_values[magic] */
+#define JS_DEF_LAZY_INTRINSIC 100
 static uint8_t const typed_array_size_log2[JS_TYPED_ARRAY_COUNT];
 #define typed_array_size_log2(classid)  (typed_array_size_log2[(classid)- JS_CLASS_UINT8C_ARRAY])
 
@@ -621,6 +637,11 @@ struct JSContext {
                              const char *input, size_t input_len,
                              const char *filename, int line, int flags, int scope_idx);
     void *user_opaque;
+
+    /* openclaw code mode: intrinsics built on first use (see js_lazy_intrinsic). */
+    uint8_t lazy_pending; /* JS_LAZY_GROUP_x not built yet */
+    JSValue lazy_array_to_string; /* Array.prototype.toString as the context created it */
+    JSValue lazy_values[JS_LAZY_COUNT]; /* the globals a built group defines */
 };
 
 typedef union JSFloat64Union {
@@ -1557,6 +1578,9 @@ static JSValue js_module_ns_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
                                  void *opaque);
 static JSValue JS_InstantiateFunctionListItem2(JSContext *ctx, JSObject *p,
                                                JSAtom atom, void *opaque);
+static int js_defer_typed_arrays(JSContext *ctx);
+static int js_defer_atob(JSContext *ctx);
+static int js_lazy_build(JSContext *ctx, int group);
 static JSValue JS_NewObjectProtoList(JSContext *ctx, JSValueConst proto,
                                      const JSCFunctionListEntry *fields, int n_fields);
 
@@ -2879,6 +2903,9 @@ JSContext *JS_NewContextRaw(JSRuntime *rt)
     JS_REF_COUNT(ctx) = 1;
     add_gc_object(rt, &ctx->header, JS_GC_OBJ_TYPE_JS_CONTEXT);
 
+    ctx->lazy_array_to_string = JS_UNDEFINED;
+    for(i = 0; i < JS_LAZY_COUNT; i++)
+        ctx->lazy_values[i] = JS_UNDEFINED;
     ctx->class_proto = js_malloc_rt(rt, sizeof(ctx->class_proto[0]) *
                                     rt->class_count);
     if (!ctx->class_proto) {
@@ -2927,10 +2954,10 @@ JSContext *JS_NewContext(JSRuntime *rt)
         JS_AddIntrinsicJSON(ctx) ||
         JS_AddIntrinsicProxy(ctx) ||
         JS_AddIntrinsicMapSet(ctx) ||
-        JS_AddIntrinsicTypedArrays(ctx) ||
+        js_defer_typed_arrays(ctx) || /* openclaw code mode */
         JS_AddIntrinsicPromise(ctx) ||
         JS_AddIntrinsicWeakRef(ctx) ||
-        JS_AddIntrinsicAToB(ctx) ||
+        js_defer_atob(ctx) || /* openclaw code mode */
         JS_AddPerformance(ctx)) {
         JS_FreeContext(ctx);
         return NULL;
@@ -3039,6 +3066,9 @@ static void JS_MarkContext(JSRuntime *rt, JSContext *ctx,
     JS_MarkValue(rt, ctx->regexp_ctor, mark_func);
     JS_MarkValue(rt, ctx->function_ctor, mark_func);
     JS_MarkValue(rt, ctx->function_proto, mark_func);
+    JS_MarkValue(rt, ctx->lazy_array_to_string, mark_func);
+    for(i = 0; i < JS_LAZY_COUNT; i++)
+        JS_MarkValue(rt, ctx->lazy_values[i], mark_func);
 
     if (ctx->array_shape)
         mark_func(rt, &ctx->array_shape->header);
@@ -3122,6 +3152,9 @@ void JS_FreeContext(JSContext *ctx)
     JS_FreeValue(ctx, ctx->regexp_ctor);
     JS_FreeValue(ctx, ctx->function_ctor);
     JS_FreeValue(ctx, ctx->function_proto);
+    JS_FreeValue(ctx, ctx->lazy_array_to_string);
+    for(i = 0; i < JS_LAZY_COUNT; i++)
+        JS_FreeValue(ctx, ctx->lazy_values[i]);
 
     js_free_shape_null(ctx->rt, ctx->array_shape);
     js_free_shape_null(ctx->rt, ctx->arguments_shape);
@@ -21033,6 +21066,18 @@ static JSValue js_create_from_ctor(JSContext *ctx, JSValueConst ctor,
 {
     JSValue proto, obj;
     JSContext *realm;
+
+    /* openclaw code mode: an instance made without its global (an engine path) builds the
+       intrinsics its prototype comes from. */
+    if (unlikely(ctx->lazy_pending)) {
+        if (class_id >= JS_CLASS_ARRAY_BUFFER && class_id <= JS_CLASS_DATAVIEW) {
+            if (js_lazy_build(ctx, JS_LAZY_GROUP_TYPED_ARRAYS))
+                return JS_EXCEPTION;
+        } else if (class_id == JS_CLASS_DOM_EXCEPTION) {
+            if (js_lazy_build(ctx, JS_LAZY_GROUP_DOM_EXCEPTION))
+                return JS_EXCEPTION;
+        }
+    }
 
     if (JS_IsUndefined(ctor)) {
         proto = js_dup(ctx->class_proto[class_id]);
@@ -40685,10 +40730,28 @@ static JSValue JS_InstantiateFunctionListItem2(JSContext *ctx, JSObject *p,
         val = JS_NewObjectProtoList(ctx, proto,
                                     e->u.prop_list.tab, e->u.prop_list.len);
         break;
+    case JS_DEF_LAZY_INTRINSIC: /* openclaw code mode */
+        if (js_lazy_build(ctx, e->magic == JS_LAZY_DOM_EXCEPTION ?
+                          JS_LAZY_GROUP_DOM_EXCEPTION : JS_LAZY_GROUP_TYPED_ARRAYS))
+            return JS_EXCEPTION;
+        val = js_dup(ctx->lazy_values[e->magic]);
+        break;
     default:
         abort();
     }
     return val;
+}
+
+/* openclaw code mode: "get " + name, as snprintf wrote it (truncated to the buffer); every
+   context builds a few dozen accessors and snprintf was 2% of creating one. */
+static void js_accessor_name(char *buf, size_t size, const char *prefix, const char *name)
+{
+    size_t len = strlen(name);
+    if (len > size - 5)
+        len = size - 5;
+    memcpy(buf, prefix, 4);
+    memcpy(buf + 4, name, len);
+    buf[4 + len] = '\0';
 }
 
 static int JS_InstantiateFunctionListItem(JSContext *ctx, JSValueConst obj,
@@ -40744,14 +40807,14 @@ static int JS_InstantiateFunctionListItem(JSContext *ctx, JSValueConst obj,
 
             getter = JS_UNDEFINED;
             if (e->u.getset.get.generic) {
-                snprintf(buf, sizeof(buf), "get %s", e->name);
+                js_accessor_name(buf, sizeof(buf), "get ", e->name);
                 getter = JS_NewCFunction2(ctx, e->u.getset.get.generic,
                                           buf, 0, e->def_type == JS_DEF_CGETSET_MAGIC ? JS_CFUNC_getter_magic : JS_CFUNC_getter,
                                           e->magic);
             }
             setter = JS_UNDEFINED;
             if (e->u.getset.set.generic) {
-                snprintf(buf, sizeof(buf), "set %s", e->name);
+                js_accessor_name(buf, sizeof(buf), "set ", e->name);
                 setter = JS_NewCFunction2(ctx, e->u.getset.set.generic,
                                           buf, 1, e->def_type == JS_DEF_CGETSET_MAGIC ? JS_CFUNC_setter_magic : JS_CFUNC_setter,
                                           e->magic);
@@ -40780,6 +40843,7 @@ static int JS_InstantiateFunctionListItem(JSContext *ctx, JSValueConst obj,
         break;
     case JS_DEF_PROP_STRING:
     case JS_DEF_OBJECT:
+    case JS_DEF_LAZY_INTRINSIC: /* openclaw code mode */
         JS_DefineAutoInitProperty(ctx, obj, atom, JS_AUTOINIT_ID_PROP,
                                   (void *)e, prop_flags);
         return 0;
@@ -62910,32 +62974,47 @@ static int JS_AddIntrinsicAtomics(JSContext *ctx)
 
 #endif /* CONFIG_ATOMICS */
 
-static int js_uint8array_funcs_init(JSContext *ctx);
+static int js_uint8array_funcs_init(JSContext *ctx, JSValueConst ctor);
 
-int JS_AddIntrinsicTypedArrays(JSContext *ctx)
+/* openclaw code mode: a constructor the typed-array group made: a global binding (eager) or a
+   lazy slot, which owns it. */
+static void js_typed_arrays_keep(JSContext *ctx, bool lazy, int slot, JSValue ctor)
+{
+    if (lazy)
+        set_value(ctx, &ctx->lazy_values[slot], ctor);
+    else
+        JS_FreeValue(ctx, ctor);
+}
+
+/* Builds the typed-array intrinsics. Eager (`lazy` false): as upstream, each constructor is a
+   global. Lazy (openclaw code mode, called from js_lazy_build): the constructors go to their
+   `lazy_values` slots and nothing reads or writes the global object, which may be the object
+   whose autoinit property is being instantiated, or already changed by the guest. */
+static int js_add_typed_arrays(JSContext *ctx, bool lazy)
 {
     JSValue typed_array_base_func, typed_array_base_proto, obj;
-    int i, ret;
+    int i, ret, global_flag;
 
+    global_flag = lazy ? JS_NEW_CTOR_NO_GLOBAL : 0;
     obj = JS_NewCConstructor(ctx, JS_CLASS_ARRAY_BUFFER, "ArrayBuffer",
                              js_array_buffer_constructor, 1, JS_CFUNC_constructor, 0,
                              JS_UNDEFINED,
                              js_array_buffer_funcs, countof(js_array_buffer_funcs),
                              js_array_buffer_proto_funcs, countof(js_array_buffer_proto_funcs),
-                             0);
+                             global_flag);
     if (JS_IsException(obj))
         return -1;
-    JS_FreeValue(ctx, obj);
+    js_typed_arrays_keep(ctx, lazy, JS_LAZY_ARRAY_BUFFER, obj);
 
     obj = JS_NewCConstructor(ctx, JS_CLASS_SHARED_ARRAY_BUFFER, "SharedArrayBuffer",
                              js_shared_array_buffer_constructor, 1, JS_CFUNC_constructor, 0,
                              JS_UNDEFINED,
                              js_shared_array_buffer_funcs, countof(js_shared_array_buffer_funcs),
                              js_shared_array_buffer_proto_funcs, countof(js_shared_array_buffer_proto_funcs),
-                             0);
+                             global_flag);
     if (JS_IsException(obj))
         return -1;
-    JS_FreeValue(ctx, obj);
+    js_typed_arrays_keep(ctx, lazy, JS_LAZY_SHARED_ARRAY_BUFFER, obj);
 
     typed_array_base_func =
         JS_NewCConstructor(ctx, -1, "TypedArray",
@@ -62947,14 +63026,20 @@ int JS_AddIntrinsicTypedArrays(JSContext *ctx)
     if (JS_IsException(typed_array_base_func))
         return -1;
 
-    /* TypedArray.prototype.toString must be the same object as Array.prototype.toString */
-    obj = JS_GetProperty(ctx, ctx->class_proto[JS_CLASS_ARRAY], JS_ATOM_toString);
+    /* TypedArray.prototype.toString must be the same object as Array.prototype.toString
+       (lazy: the one the context was created with, whatever the guest did since) */
+    if (lazy)
+        obj = js_dup(ctx->lazy_array_to_string);
+    else
+        obj = JS_GetProperty(ctx, ctx->class_proto[JS_CLASS_ARRAY], JS_ATOM_toString);
     if (JS_IsException(obj))
         goto fail;
     /* XXX: should use alias method in JSCFunctionListEntry */ //@@@
     typed_array_base_proto = JS_GetProperty(ctx, typed_array_base_func, JS_ATOM_prototype);
-    if (JS_IsException(typed_array_base_proto))
+    if (JS_IsException(typed_array_base_proto)) {
+        JS_FreeValue(ctx, obj);
         goto fail;
+    }
     ret = JS_DefinePropertyValue(ctx, typed_array_base_proto, JS_ATOM_toString, obj,
                                  JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
     JS_FreeValue(ctx, typed_array_base_proto);
@@ -62976,19 +63061,20 @@ int JS_AddIntrinsicTypedArrays(JSContext *ctx)
                                  typed_array_base_func,
                                  bpe, 1,
                                  bpe, 1,
-                                 0);
+                                 global_flag);
         if (JS_IsException(obj)) {
         fail:
             JS_FreeValue(ctx, typed_array_base_func);
             return -1;
         }
-        JS_FreeValue(ctx, obj);
+        /* Uint8Array base64/hex methods */
+        if (i == JS_CLASS_UINT8_ARRAY && js_uint8array_funcs_init(ctx, obj)) {
+            JS_FreeValue(ctx, obj);
+            goto fail;
+        }
+        js_typed_arrays_keep(ctx, lazy, JS_LAZY_TYPED_ARRAY + i - JS_CLASS_UINT8C_ARRAY, obj);
     }
     JS_FreeValue(ctx, typed_array_base_func);
-
-    /* Uint8Array base64/hex methods */
-    if (js_uint8array_funcs_init(ctx))
-        return -1;
 
     /* DataView */
     obj = JS_NewCConstructor(ctx, JS_CLASS_DATAVIEW, "DataView",
@@ -62996,17 +63082,87 @@ int JS_AddIntrinsicTypedArrays(JSContext *ctx)
                              JS_UNDEFINED,
                              NULL, 0,
                              js_dataview_proto_funcs, countof(js_dataview_proto_funcs),
-                             0);
+                             global_flag);
     if (JS_IsException(obj))
         return -1;
-    JS_FreeValue(ctx, obj);
+    js_typed_arrays_keep(ctx, lazy, JS_LAZY_DATAVIEW, obj);
 
-    /* Atomics */
+    /* Atomics (an autoinit object already; the lazy path defines it with the placeholders) */
+#ifdef CONFIG_ATOMICS
+    if (!lazy && JS_AddIntrinsicAtomics(ctx))
+        return -1;
+#endif
+    return 0;
+}
+
+int JS_AddIntrinsicTypedArrays(JSContext *ctx)
+{
+    return js_add_typed_arrays(ctx, false);
+}
+
+/* openclaw code mode: the typed-array globals, as placeholders built on first use. */
+#define JS_LAZY_DEF(name, slot) \
+    { name, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE, JS_DEF_LAZY_INTRINSIC, slot, { .i32 = 0 } }
+
+static const JSCFunctionListEntry js_lazy_typed_array_globals[] = {
+    JS_LAZY_DEF("ArrayBuffer", JS_LAZY_ARRAY_BUFFER),
+    JS_LAZY_DEF("SharedArrayBuffer", JS_LAZY_SHARED_ARRAY_BUFFER),
+    /* class order, as js_add_typed_arrays fills the slots */
+    JS_LAZY_DEF("Uint8ClampedArray", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT8C_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Int8Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT8_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Uint8Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT8_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Int16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Uint16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Int32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Uint32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("BigInt64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_BIG_INT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("BigUint64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_BIG_UINT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Float16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Float32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Float64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("DataView", JS_LAZY_DATAVIEW),
+};
+
+static const JSCFunctionListEntry js_lazy_dom_exception_global[] = {
+    JS_LAZY_DEF("DOMException", JS_LAZY_DOM_EXCEPTION),
+};
+
+/* In place of JS_AddIntrinsicTypedArrays: the same globals in the same order, built by
+   js_lazy_build when one of them (or an engine path making an instance) is first used. */
+static int js_defer_typed_arrays(JSContext *ctx)
+{
+    ctx->lazy_array_to_string =
+        JS_GetProperty(ctx, ctx->class_proto[JS_CLASS_ARRAY], JS_ATOM_toString);
+    if (JS_IsException(ctx->lazy_array_to_string))
+        return -1;
+    ctx->lazy_pending |= JS_LAZY_GROUP_TYPED_ARRAYS;
+    if (JS_SetPropertyFunctionList(ctx, ctx->global_obj, js_lazy_typed_array_globals,
+                                   countof(js_lazy_typed_array_globals)))
+        return -1;
 #ifdef CONFIG_ATOMICS
     if (JS_AddIntrinsicAtomics(ctx))
         return -1;
 #endif
     return 0;
+}
+
+static int js_add_dom_exception(JSContext *ctx, bool lazy);
+
+/* Builds a pending group once. A group that fails (out of memory) stays pending. */
+static int js_lazy_build(JSContext *ctx, int group)
+{
+    int ret;
+
+    if (!(ctx->lazy_pending & group))
+        return 0;
+    ctx->lazy_pending &= ~group;
+    if (group == JS_LAZY_GROUP_TYPED_ARRAYS)
+        ret = js_add_typed_arrays(ctx, true);
+    else
+        ret = js_add_dom_exception(ctx, true);
+    if (ret)
+        ctx->lazy_pending |= group;
+    return ret;
 }
 
 /* Performance */
@@ -63826,6 +63982,9 @@ JSValue JS_PRINTF_FORMAT_ATTR(3, 4) JS_ThrowDOMException(JSContext *ctx, const c
     va_list ap;
     char buf[256];
 
+    /* openclaw code mode: DOMException may not be built yet */
+    if (js_lazy_build(ctx, JS_LAZY_GROUP_DOM_EXCEPTION))
+        return JS_EXCEPTION;
     assert(JS_IsRegisteredClass(ctx->rt, JS_CLASS_DOM_EXCEPTION));
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -63849,6 +64008,12 @@ JSValue JS_PRINTF_FORMAT_ATTR(3, 4) JS_ThrowDOMException(JSContext *ctx, const c
 }
 
 int JS_AddIntrinsicDOMException(JSContext *ctx)
+{
+    return js_add_dom_exception(ctx, false);
+}
+
+/* Lazy (openclaw code mode): the constructor goes to its slot, not to the global object. */
+static int js_add_dom_exception(JSContext *ctx, bool lazy)
 {
     JSRuntime *rt = ctx->rt;
     int i;
@@ -63875,8 +64040,11 @@ int JS_AddIntrinsicDOMException(JSContext *ctx)
                                JS_PROP_ENUMERABLE);
         JS_FreeAtom(ctx, name);
     }
-    JS_DefinePropertyValue(ctx, ctx->global_obj, JS_ATOM_DOMException, ctor,
-                           JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+    if (lazy)
+        set_value(ctx, &ctx->lazy_values[JS_LAZY_DOM_EXCEPTION], ctor);
+    else
+        JS_DefinePropertyValue(ctx, ctx->global_obj, JS_ATOM_DOMException, ctor,
+                               JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
     set_value(ctx, &ctx->class_proto[JS_CLASS_DOM_EXCEPTION], proto);
     return 0;
 }
@@ -64840,18 +65008,14 @@ static const JSCFunctionListEntry js_uint8array_funcs[] = {
     JS_CFUNC_DEF("fromHex", 1, js_uint8array_from_hex),
 };
 
-static int js_uint8array_funcs_init(JSContext *ctx)
+/* openclaw code mode: given the constructor just made (it was read back from the global) */
+static int js_uint8array_funcs_init(JSContext *ctx, JSValueConst ctor)
 {
-    JSValue ctor, proto;
+    JSValue proto;
 
-    ctor = JS_GetProperty(ctx, ctx->global_obj, JS_ATOM_Uint8Array);
-    if (JS_IsException(ctor))
-        return -1;
     proto = JS_GetProperty(ctx, ctor, JS_ATOM_prototype);
-    if (JS_IsException(proto)) {
-        JS_FreeValue(ctx, ctor);
+    if (JS_IsException(proto))
         return -1;
-    }
     JS_SetPropertyFunctionList(ctx, proto,
                                js_uint8array_proto_funcs,
                                countof(js_uint8array_proto_funcs));
@@ -64859,7 +65023,6 @@ static int js_uint8array_funcs_init(JSContext *ctx)
     JS_SetPropertyFunctionList(ctx, ctor,
                                js_uint8array_funcs,
                                countof(js_uint8array_funcs));
-    JS_FreeValue(ctx, ctor);
     return 0;
 }
 
@@ -64872,6 +65035,17 @@ int JS_AddIntrinsicAToB(JSContext *ctx)
     JS_SetPropertyFunctionList(ctx, ctx->global_obj,
                                js_base64_funcs, countof(js_base64_funcs));
     return 0;
+}
+
+/* openclaw code mode: in place of JS_AddIntrinsicAToB, with DOMException built on first use. */
+static int js_defer_atob(JSContext *ctx)
+{
+    ctx->lazy_pending |= JS_LAZY_GROUP_DOM_EXCEPTION;
+    if (JS_SetPropertyFunctionList(ctx, ctx->global_obj, js_lazy_dom_exception_global,
+                                   countof(js_lazy_dom_exception_global)))
+        return -1;
+    return JS_SetPropertyFunctionList(ctx, ctx->global_obj,
+                                      js_base64_funcs, countof(js_base64_funcs));
 }
 
 bool JS_DetectModule(const char *input, size_t input_len)

@@ -290,9 +290,10 @@ describe('enumeration', () => {
   })
 })
 
-// Typed arrays and DOMException are built when a cell first touches them (vendored QuickJS
-// patch: most cells never do, and building them was a fifth of a VM's cost). Whenever they are
-// built, they must be exactly the language's, whatever the cell did first.
+// Date, Map, Set, WeakMap, WeakSet, typed arrays and DOMException are built when a cell first
+// touches them (vendored QuickJS patch: most cells never do, and building them was a quarter of
+// a VM's cost). Whenever they are built, they must be exactly the language's, whatever the cell
+// did first.
 describe('builtins built on first use', () => {
   it('typed arrays, DataView, Atomics and DOMException are the language builtins', async () => {
     expect(
@@ -319,13 +320,30 @@ describe('builtins built on first use', () => {
     ).toEqual(['replaced', true, '1,-1', 'undefined', 'DOMException', 'InvalidCharacterError', true])
   })
 
+  it('Date, Map, Set and their iterators are the language builtins', async () => {
+    expect(
+      await value(`const d = Object.getOwnPropertyDescriptor(globalThis, 'Map');
+        const iteratorProto = Object.getPrototypeOf(Object.getPrototypeOf([].keys()));
+        [d.writable, d.enumerable, d.configurable, new Date(0).toISOString(), Date.UTC(2020, 0, 2), typeof Date.now(),
+         [...new Map([[1, 'a']]).entries()], [...new Set([1, 1, 2]).union(new Set([3]))], [...Map.groupBy([1, 2, 3], (x) => x % 2).keys()],
+         Object.getPrototypeOf(Object.getPrototypeOf(new Set().values())) === iteratorProto, new WeakMap([[d, 1]]).get(d), new WeakSet([d]).has(d),
+         Object.prototype.toString.call(new Map().entries()), new Date(2020, 0) instanceof Date]`),
+    ).toEqual([true, false, true, '1970-01-01T00:00:00.000Z', 1577923200000, 'number', [[1, 'a']], [1, 2, 3], [1, 0], true, 1, true, '[object Map Iterator]', true])
+  })
+
+  it('a cell that replaces Map, Set and Date before first use cannot break timers or the real builtins', async () => {
+    expect(
+      await value(`globalThis.Map = globalThis.Date = function () { throw new Error('replaced') };
+        Object.prototype.set = Object.prototype.get = Object.prototype.delete = () => { throw new Error('guest method ran') };
+        const fired = await new Promise((resolve) => { const t = setTimeout(() => resolve('never'), 50); clearTimeout(t); setTimeout(resolve, 1, 'fired') });
+        [fired, [...new Set([1, 1, 2])], new WeakMap([[globalThis, 1]]).get(globalThis), typeof Map.groupBy]`),
+    ).toEqual(['fired', [1, 2], 1, 'undefined'])
+  })
+
   it('a frozen global object still yields its builtins on first use', async () => {
-    expect(await value(`Object.freeze(globalThis); [typeof ArrayBuffer, new Uint16Array(3).length, typeof DOMException, Object.isFrozen(globalThis)]`)).toEqual([
-      'function',
-      3,
-      'function',
-      true,
-    ])
+    expect(
+      await value(`Object.freeze(globalThis); [typeof ArrayBuffer, new Uint16Array(3).length, typeof DOMException, new Map([[1, 2]]).size, typeof Date.now(), Object.isFrozen(globalThis)]`),
+    ).toEqual(['function', 3, 'function', 1, 'number', true])
   })
 })
 

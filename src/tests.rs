@@ -186,22 +186,33 @@ fn completes_with_the_last_expression() {
   assert_eq!(r["telemetry"]["catalogSize"], 4);
 }
 
-/// Typed arrays and DOMException are built on first use (vendored QuickJS patch): built in one
-/// cell, never in the next, built then dropped unused, and released with the VM (run this under
-/// `valgrind --tool=memcheck` to check the patch's reference counting).
+/// Date, Map, Set, typed arrays and DOMException are built on first use (vendored QuickJS
+/// patch): built in one cell, never in the next, built then dropped unused, and released with the
+/// VM (run this under `valgrind --tool=memcheck` to check the patch's reference counting).
 #[test]
 fn builtins_built_on_first_use_live_and_die_with_their_vm() {
   let mut h = Harness::new(enabled());
   let touch = "const u = new Uint8Array([104, 105]); let e; try { atob('%') } catch (x) { e = x }\n\
-               [u.toBase64(), String(new Float64Array(u)), e instanceof DOMException, e.name]";
-  let expected = json!(["aGk=", "104,105", true, "InvalidCharacterError"]);
+               [u.toBase64(), String(new Float64Array(u)), e instanceof DOMException, e.name,\n\
+                new Map([[1, new Set([u])]]).get(1).size, new Date(0).getTime(), new WeakMap().has(u)]";
+  let expected = json!([
+    "aGk=",
+    "104,105",
+    true,
+    "InvalidCharacterError",
+    1,
+    0,
+    false
+  ]);
   for _ in 0..3 {
     assert_eq!(h.exec(touch)["value"], expected);
     assert_eq!(h.exec("typeof Int8Array")["value"], "function");
     assert_eq!(h.exec("1 + 1")["value"], 2);
   }
   // Built, then every reference dropped before the VM is: the GC frees them with the rest.
-  let r = h.exec("let t = new Int16Array(4); t = null; globalThis.DataView = undefined; delete globalThis.Int16Array; 7");
+  let r = h.exec(
+    "let t = new Int16Array(4); t = null; globalThis.DataView = undefined; delete globalThis.Int16Array; delete globalThis.Set; Date = 1; 7",
+  );
   assert_eq!(r["value"], 7, "{r}");
 }
 

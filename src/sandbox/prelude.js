@@ -13,10 +13,6 @@
   const then = P.prototype.then;
   const resolve = (v) => P.resolve(v);
   const reject = (e) => P.reject(e);
-  const MapCtor = Map;
-  const mapGet = Map.prototype.get;
-  const mapSet = Map.prototype.set;
-  const mapDelete = Map.prototype.delete;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
   const StringCtor = String;
@@ -43,7 +39,10 @@
   // Builtins that loop natively over a huge `length` (Array.prototype.join, sort, flat…) refuse
   // it with a RangeError inside QuickJS itself: see `cm_check_length` in the vendored quickjs.c.
 
-  const timers = new MapCtor(); // timer id -> [callback, args]
+  // Timer id (a number the host hands out) -> [callback, args]. A prototype-less object, not a
+  // Map: no builtin method to call or for a cell to replace, and no Map built in every VM (QuickJS
+  // builds Map, Date and typed arrays on first use; see vendor/rquickjs-sys/VENDORED.md).
+  const timers = { __proto__: null };
 
   function deepFreeze(value) {
     if (value !== null && typeof value === 'object' && !isFrozen(value)) {
@@ -261,12 +260,15 @@
     if (typeof callback !== 'function') throw new TypeErrorCtor('setTimeout callback must be a function.');
     const ms = +delay;
     const id = host.timer(ms > 0 ? ms : 0);
-    apply(mapSet, timers, [id, [callback, args]]);
+    timers[id] = [callback, args];
     return id;
   }
 
   function clearTimeout(id) {
-    if (apply(mapDelete, timers, [id])) host.clearTimer(id);
+    if (typeof id === 'number' && timers[id] !== undefined) {
+      delete timers[id];
+      host.clearTimer(id);
+    }
   }
 
   // The host hands every yield of a leg the same id; each caller still gets its own promise.
@@ -352,9 +354,9 @@
       entry[1](undefined);
     },
     fire(id) {
-      const timer = apply(mapGet, timers, [id]);
+      const timer = timers[id];
       if (timer === undefined) return;
-      apply(mapDelete, timers, [id]);
+      delete timers[id];
       try {
         apply(timer[0], undefined, timer[1]);
       } catch (error) {

@@ -200,19 +200,24 @@ enum {
 /* number of typed array types */
 #define JS_TYPED_ARRAY_COUNT  (JS_CLASS_FLOAT64_ARRAY - JS_CLASS_UINT8C_ARRAY + 1)
 
-/* openclaw code mode: globals whose objects are built on first use, and the groups built
-   together. A code-mode VM is created per cell and most cells never touch typed arrays or
-   DOMException: building them eagerly was a fifth of a VM's creation and teardown. */
+/* openclaw code mode: globals whose objects are built on first use (slots), and the groups
+   built together. A code-mode VM is created per cell and most cells never touch Date, Map, Set,
+   typed arrays or DOMException: building them eagerly was a quarter of a VM's creation and
+   teardown. */
 enum {
-    JS_LAZY_ARRAY_BUFFER,
+    JS_LAZY_DATE,
+    JS_LAZY_MAP, /* Map, Set, WeakMap, WeakSet: class order */
+    JS_LAZY_ARRAY_BUFFER = JS_LAZY_MAP + 4,
     JS_LAZY_SHARED_ARRAY_BUFFER,
     JS_LAZY_TYPED_ARRAY, /* JS_TYPED_ARRAY_COUNT slots, in class order */
     JS_LAZY_DATAVIEW = JS_LAZY_TYPED_ARRAY + JS_TYPED_ARRAY_COUNT,
     JS_LAZY_DOM_EXCEPTION,
     JS_LAZY_COUNT,
 };
-#define JS_LAZY_GROUP_TYPED_ARRAYS   (1 << 0)
-#define JS_LAZY_GROUP_DOM_EXCEPTION  (1 << 1)
+#define JS_LAZY_GROUP_DATE           (1 << 0)
+#define JS_LAZY_GROUP_MAP_SET        (1 << 1)
+#define JS_LAZY_GROUP_TYPED_ARRAYS   (1 << 2)
+#define JS_LAZY_GROUP_DOM_EXCEPTION  (1 << 3)
 /* a JSCFunctionListEntry type: a global whose value is lazy_values[magic] */
 #define JS_DEF_LAZY_INTRINSIC 100
 static uint8_t const typed_array_size_log2[JS_TYPED_ARRAY_COUNT];
@@ -1578,9 +1583,12 @@ static JSValue js_module_ns_autoinit(JSContext *ctx, JSObject *p, JSAtom atom,
                                  void *opaque);
 static JSValue JS_InstantiateFunctionListItem2(JSContext *ctx, JSObject *p,
                                                JSAtom atom, void *opaque);
+static int js_defer_date(JSContext *ctx);
+static int js_defer_map_set(JSContext *ctx);
 static int js_defer_typed_arrays(JSContext *ctx);
 static int js_defer_atob(JSContext *ctx);
 static int js_lazy_build(JSContext *ctx, int group);
+static int js_lazy_class_group(JSClassID class_id);
 static JSValue JS_NewObjectProtoList(JSContext *ctx, JSValueConst proto,
                                      const JSCFunctionListEntry *fields, int n_fields);
 
@@ -2948,12 +2956,12 @@ JSContext *JS_NewContext(JSRuntime *rt)
         return NULL;
 
     if (JS_AddIntrinsicBaseObjects(ctx) ||
-        JS_AddIntrinsicDate(ctx) ||
+        js_defer_date(ctx) || /* openclaw code mode */
         JS_AddIntrinsicEval(ctx) ||
         JS_AddIntrinsicRegExp(ctx) ||
         JS_AddIntrinsicJSON(ctx) ||
         JS_AddIntrinsicProxy(ctx) ||
-        JS_AddIntrinsicMapSet(ctx) ||
+        js_defer_map_set(ctx) || /* openclaw code mode */
         js_defer_typed_arrays(ctx) || /* openclaw code mode */
         JS_AddIntrinsicPromise(ctx) ||
         JS_AddIntrinsicWeakRef(ctx) ||
@@ -2985,6 +2993,168 @@ static inline void set_value(JSContext *ctx, JSValue *pval, JSValue new_val)
     *pval = new_val;
     JS_FreeValue(ctx, old_val);
 }
+
+/* openclaw code mode: lazy intrinsics. JS_NewContext defines the globals of each lazy group as
+   autoinit placeholders (JS_DEF_LAZY_INTRINSIC), in the order and with the attributes the eager
+   builders give them. The first read of one (or an engine path that makes an instance of the
+   group's classes: js_create_from_ctor, JS_ThrowDOMException, JS_ReadDate) builds the whole
+   group. A lazy builder stores its constructors in `lazy_values` and never reads or writes the
+   global object: that may be the object whose placeholder is being instantiated, and the guest
+   may have changed it. */
+
+static int js_add_date(JSContext *ctx, bool lazy);
+static int js_add_map_set(JSContext *ctx, bool lazy);
+static int js_add_typed_arrays(JSContext *ctx, bool lazy);
+static int js_add_dom_exception(JSContext *ctx, bool lazy);
+
+/* A constructor a builder made: a global binding (eager; it was defined already) or a slot,
+   which owns it. */
+static void js_lazy_keep(JSContext *ctx, bool lazy, int slot, JSValue ctor)
+{
+    if (lazy)
+        set_value(ctx, &ctx->lazy_values[slot], ctor);
+    else
+        JS_FreeValue(ctx, ctor);
+}
+
+static int js_lazy_slot_group(int slot)
+{
+    if (slot == JS_LAZY_DATE)
+        return JS_LAZY_GROUP_DATE;
+    if (slot < JS_LAZY_ARRAY_BUFFER)
+        return JS_LAZY_GROUP_MAP_SET;
+    if (slot < JS_LAZY_DOM_EXCEPTION)
+        return JS_LAZY_GROUP_TYPED_ARRAYS;
+    return JS_LAZY_GROUP_DOM_EXCEPTION;
+}
+
+/* The group whose builder sets class_proto[class_id]; 0 if none. */
+static int js_lazy_class_group(JSClassID class_id)
+{
+    switch (class_id) {
+    case JS_CLASS_DATE:
+        return JS_LAZY_GROUP_DATE;
+    case JS_CLASS_MAP:
+    case JS_CLASS_SET:
+    case JS_CLASS_WEAKMAP:
+    case JS_CLASS_WEAKSET:
+    case JS_CLASS_MAP_ITERATOR:
+    case JS_CLASS_SET_ITERATOR:
+        return JS_LAZY_GROUP_MAP_SET;
+    case JS_CLASS_DOM_EXCEPTION:
+        return JS_LAZY_GROUP_DOM_EXCEPTION;
+    default:
+        if (class_id >= JS_CLASS_ARRAY_BUFFER && class_id <= JS_CLASS_DATAVIEW)
+            return JS_LAZY_GROUP_TYPED_ARRAYS;
+        return 0;
+    }
+}
+
+/* Builds a pending group once. A group that fails (out of memory) stays pending. */
+static int js_lazy_build(JSContext *ctx, int group)
+{
+    int ret;
+
+    if (!(ctx->lazy_pending & group))
+        return 0;
+    ctx->lazy_pending &= ~group;
+    switch (group) {
+    case JS_LAZY_GROUP_DATE:
+        ret = js_add_date(ctx, true);
+        break;
+    case JS_LAZY_GROUP_MAP_SET:
+        ret = js_add_map_set(ctx, true);
+        break;
+    case JS_LAZY_GROUP_TYPED_ARRAYS:
+        ret = js_add_typed_arrays(ctx, true);
+        break;
+    default:
+        ret = js_add_dom_exception(ctx, true);
+        break;
+    }
+    if (ret)
+        ctx->lazy_pending |= group;
+    return ret;
+}
+
+#define JS_LAZY_DEF(name, slot) \
+    { name, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE, JS_DEF_LAZY_INTRINSIC, slot, { .i32 = 0 } }
+
+static const JSCFunctionListEntry js_lazy_date_global[] = {
+    JS_LAZY_DEF("Date", JS_LAZY_DATE),
+};
+
+static const JSCFunctionListEntry js_lazy_map_set_globals[] = {
+    JS_LAZY_DEF("Map", JS_LAZY_MAP + JS_CLASS_MAP - JS_CLASS_MAP),
+    JS_LAZY_DEF("Set", JS_LAZY_MAP + JS_CLASS_SET - JS_CLASS_MAP),
+    JS_LAZY_DEF("WeakMap", JS_LAZY_MAP + JS_CLASS_WEAKMAP - JS_CLASS_MAP),
+    JS_LAZY_DEF("WeakSet", JS_LAZY_MAP + JS_CLASS_WEAKSET - JS_CLASS_MAP),
+};
+
+static const JSCFunctionListEntry js_lazy_typed_array_globals[] = {
+    JS_LAZY_DEF("ArrayBuffer", JS_LAZY_ARRAY_BUFFER),
+    JS_LAZY_DEF("SharedArrayBuffer", JS_LAZY_SHARED_ARRAY_BUFFER),
+    /* class order, as js_add_typed_arrays fills the slots */
+    JS_LAZY_DEF("Uint8ClampedArray", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT8C_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Int8Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT8_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Uint8Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT8_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Int16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Uint16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Int32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Uint32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("BigInt64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_BIG_INT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("BigUint64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_BIG_UINT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Float16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Float32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("Float64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
+    JS_LAZY_DEF("DataView", JS_LAZY_DATAVIEW),
+};
+
+static const JSCFunctionListEntry js_lazy_dom_exception_global[] = {
+    JS_LAZY_DEF("DOMException", JS_LAZY_DOM_EXCEPTION),
+};
+
+static int js_defer(JSContext *ctx, int group, const JSCFunctionListEntry *tab, int len)
+{
+    ctx->lazy_pending |= group;
+    return JS_SetPropertyFunctionList(ctx, ctx->global_obj, tab, len);
+}
+
+/* In place of JS_AddIntrinsicDate. */
+static int js_defer_date(JSContext *ctx)
+{
+    return js_defer(ctx, JS_LAZY_GROUP_DATE, js_lazy_date_global, countof(js_lazy_date_global));
+}
+
+/* In place of JS_AddIntrinsicMapSet. */
+static int js_defer_map_set(JSContext *ctx)
+{
+    return js_defer(ctx, JS_LAZY_GROUP_MAP_SET, js_lazy_map_set_globals,
+                    countof(js_lazy_map_set_globals));
+}
+
+#ifdef CONFIG_ATOMICS
+static int JS_AddIntrinsicAtomics(JSContext *ctx);
+#endif
+
+/* In place of JS_AddIntrinsicTypedArrays. %TypedArray%.prototype.toString must be the
+   Array.prototype.toString the context was created with: it is kept until the group is built. */
+static int js_defer_typed_arrays(JSContext *ctx)
+{
+    ctx->lazy_array_to_string =
+        JS_GetProperty(ctx, ctx->class_proto[JS_CLASS_ARRAY], JS_ATOM_toString);
+    if (JS_IsException(ctx->lazy_array_to_string))
+        return -1;
+    if (js_defer(ctx, JS_LAZY_GROUP_TYPED_ARRAYS, js_lazy_typed_array_globals,
+                 countof(js_lazy_typed_array_globals)))
+        return -1;
+#ifdef CONFIG_ATOMICS
+    if (JS_AddIntrinsicAtomics(ctx)) /* an autoinit object already */
+        return -1;
+#endif
+    return 0;
+}
+
 
 void JS_SetClassProto(JSContext *ctx, JSClassID class_id, JSValue obj)
 {
@@ -21069,15 +21239,8 @@ static JSValue js_create_from_ctor(JSContext *ctx, JSValueConst ctor,
 
     /* openclaw code mode: an instance made without its global (an engine path) builds the
        intrinsics its prototype comes from. */
-    if (unlikely(ctx->lazy_pending)) {
-        if (class_id >= JS_CLASS_ARRAY_BUFFER && class_id <= JS_CLASS_DATAVIEW) {
-            if (js_lazy_build(ctx, JS_LAZY_GROUP_TYPED_ARRAYS))
-                return JS_EXCEPTION;
-        } else if (class_id == JS_CLASS_DOM_EXCEPTION) {
-            if (js_lazy_build(ctx, JS_LAZY_GROUP_DOM_EXCEPTION))
-                return JS_EXCEPTION;
-        }
-    }
+    if (unlikely(ctx->lazy_pending) && js_lazy_build(ctx, js_lazy_class_group(class_id)))
+        return JS_EXCEPTION;
 
     if (JS_IsUndefined(ctor)) {
         proto = js_dup(ctx->class_proto[class_id]);
@@ -40360,6 +40523,8 @@ static JSValue JS_ReadDate(BCReaderState *s)
         JS_ThrowTypeError(ctx, "Number tag expected for date");
         goto fail;
     }
+    if (js_lazy_build(ctx, JS_LAZY_GROUP_DATE)) /* openclaw code mode */
+        goto fail;
     obj = JS_NewObjectProtoClass(ctx, ctx->class_proto[JS_CLASS_DATE],
                                  JS_CLASS_DATE);
     if (JS_IsException(obj))
@@ -40731,8 +40896,7 @@ static JSValue JS_InstantiateFunctionListItem2(JSContext *ctx, JSObject *p,
                                     e->u.prop_list.tab, e->u.prop_list.len);
         break;
     case JS_DEF_LAZY_INTRINSIC: /* openclaw code mode */
-        if (js_lazy_build(ctx, e->magic == JS_LAZY_DOM_EXCEPTION ?
-                          JS_LAZY_GROUP_DOM_EXCEPTION : JS_LAZY_GROUP_TYPED_ARRAYS))
+        if (js_lazy_build(ctx, js_lazy_slot_group(e->magic)))
             return JS_EXCEPTION;
         val = js_dup(ctx->lazy_values[e->magic]);
         break;
@@ -54864,6 +55028,12 @@ static const uint8_t js_map_proto_funcs_count[6] = {
 
 int JS_AddIntrinsicMapSet(JSContext *ctx)
 {
+    return js_add_map_set(ctx, false);
+}
+
+/* Lazy (openclaw code mode): the constructors go to their slots, not to the global object. */
+static int js_add_map_set(JSContext *ctx, bool lazy)
+{
     int i;
     JSValue obj1;
     char buf[ATOM_GET_STR_BUF_SIZE];
@@ -54891,10 +55061,10 @@ int JS_AddIntrinsicMapSet(JSContext *ctx)
                                   JS_UNDEFINED,
                                   ctor_funcs, n_ctor_funcs,
                                   js_map_proto_funcs_ptr[i], js_map_proto_funcs_count[i],
-                                  0);
+                                  lazy ? JS_NEW_CTOR_NO_GLOBAL : 0);
         if (JS_IsException(obj1))
             return -1;
-        JS_FreeValue(ctx, obj1);
+        js_lazy_keep(ctx, lazy, JS_LAZY_MAP + i, obj1);
     }
 
     for(i = 0; i < 2; i++) {
@@ -58515,7 +58685,8 @@ bool JS_IsDate(JSValueConst v)
     return JS_VALUE_GET_OBJ(v)->class_id == JS_CLASS_DATE;
 }
 
-int JS_AddIntrinsicDate(JSContext *ctx)
+/* Lazy (openclaw code mode): the constructor goes to its slot, not to the global object. */
+static int js_add_date(JSContext *ctx, bool lazy)
 {
     JSValue obj;
 
@@ -58524,11 +58695,16 @@ int JS_AddIntrinsicDate(JSContext *ctx)
                              JS_UNDEFINED,
                              js_date_funcs, countof(js_date_funcs),
                              js_date_proto_funcs, countof(js_date_proto_funcs),
-                             0);
+                             lazy ? JS_NEW_CTOR_NO_GLOBAL : 0);
     if (JS_IsException(obj))
         return -1;
-    JS_FreeValue(ctx, obj);
+    js_lazy_keep(ctx, lazy, JS_LAZY_DATE, obj);
     return 0;
+}
+
+int JS_AddIntrinsicDate(JSContext *ctx)
+{
+    return js_add_date(ctx, false);
 }
 
 /* eval */
@@ -62976,15 +63152,6 @@ static int JS_AddIntrinsicAtomics(JSContext *ctx)
 
 static int js_uint8array_funcs_init(JSContext *ctx, JSValueConst ctor);
 
-/* openclaw code mode: a constructor the typed-array group made: a global binding (eager) or a
-   lazy slot, which owns it. */
-static void js_typed_arrays_keep(JSContext *ctx, bool lazy, int slot, JSValue ctor)
-{
-    if (lazy)
-        set_value(ctx, &ctx->lazy_values[slot], ctor);
-    else
-        JS_FreeValue(ctx, ctor);
-}
 
 /* Builds the typed-array intrinsics. Eager (`lazy` false): as upstream, each constructor is a
    global. Lazy (openclaw code mode, called from js_lazy_build): the constructors go to their
@@ -63004,7 +63171,7 @@ static int js_add_typed_arrays(JSContext *ctx, bool lazy)
                              global_flag);
     if (JS_IsException(obj))
         return -1;
-    js_typed_arrays_keep(ctx, lazy, JS_LAZY_ARRAY_BUFFER, obj);
+    js_lazy_keep(ctx, lazy, JS_LAZY_ARRAY_BUFFER, obj);
 
     obj = JS_NewCConstructor(ctx, JS_CLASS_SHARED_ARRAY_BUFFER, "SharedArrayBuffer",
                              js_shared_array_buffer_constructor, 1, JS_CFUNC_constructor, 0,
@@ -63014,7 +63181,7 @@ static int js_add_typed_arrays(JSContext *ctx, bool lazy)
                              global_flag);
     if (JS_IsException(obj))
         return -1;
-    js_typed_arrays_keep(ctx, lazy, JS_LAZY_SHARED_ARRAY_BUFFER, obj);
+    js_lazy_keep(ctx, lazy, JS_LAZY_SHARED_ARRAY_BUFFER, obj);
 
     typed_array_base_func =
         JS_NewCConstructor(ctx, -1, "TypedArray",
@@ -63072,7 +63239,7 @@ static int js_add_typed_arrays(JSContext *ctx, bool lazy)
             JS_FreeValue(ctx, obj);
             goto fail;
         }
-        js_typed_arrays_keep(ctx, lazy, JS_LAZY_TYPED_ARRAY + i - JS_CLASS_UINT8C_ARRAY, obj);
+        js_lazy_keep(ctx, lazy, JS_LAZY_TYPED_ARRAY + i - JS_CLASS_UINT8C_ARRAY, obj);
     }
     JS_FreeValue(ctx, typed_array_base_func);
 
@@ -63085,7 +63252,7 @@ static int js_add_typed_arrays(JSContext *ctx, bool lazy)
                              global_flag);
     if (JS_IsException(obj))
         return -1;
-    js_typed_arrays_keep(ctx, lazy, JS_LAZY_DATAVIEW, obj);
+    js_lazy_keep(ctx, lazy, JS_LAZY_DATAVIEW, obj);
 
     /* Atomics (an autoinit object already; the lazy path defines it with the placeholders) */
 #ifdef CONFIG_ATOMICS
@@ -63100,70 +63267,7 @@ int JS_AddIntrinsicTypedArrays(JSContext *ctx)
     return js_add_typed_arrays(ctx, false);
 }
 
-/* openclaw code mode: the typed-array globals, as placeholders built on first use. */
-#define JS_LAZY_DEF(name, slot) \
-    { name, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE, JS_DEF_LAZY_INTRINSIC, slot, { .i32 = 0 } }
-
-static const JSCFunctionListEntry js_lazy_typed_array_globals[] = {
-    JS_LAZY_DEF("ArrayBuffer", JS_LAZY_ARRAY_BUFFER),
-    JS_LAZY_DEF("SharedArrayBuffer", JS_LAZY_SHARED_ARRAY_BUFFER),
-    /* class order, as js_add_typed_arrays fills the slots */
-    JS_LAZY_DEF("Uint8ClampedArray", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT8C_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Int8Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT8_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Uint8Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT8_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Int16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Uint16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Int32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_INT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Uint32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_UINT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("BigInt64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_BIG_INT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("BigUint64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_BIG_UINT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Float16Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT16_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Float32Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT32_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("Float64Array", JS_LAZY_TYPED_ARRAY + JS_CLASS_FLOAT64_ARRAY - JS_CLASS_UINT8C_ARRAY),
-    JS_LAZY_DEF("DataView", JS_LAZY_DATAVIEW),
-};
-
-static const JSCFunctionListEntry js_lazy_dom_exception_global[] = {
-    JS_LAZY_DEF("DOMException", JS_LAZY_DOM_EXCEPTION),
-};
-
-/* In place of JS_AddIntrinsicTypedArrays: the same globals in the same order, built by
-   js_lazy_build when one of them (or an engine path making an instance) is first used. */
-static int js_defer_typed_arrays(JSContext *ctx)
-{
-    ctx->lazy_array_to_string =
-        JS_GetProperty(ctx, ctx->class_proto[JS_CLASS_ARRAY], JS_ATOM_toString);
-    if (JS_IsException(ctx->lazy_array_to_string))
-        return -1;
-    ctx->lazy_pending |= JS_LAZY_GROUP_TYPED_ARRAYS;
-    if (JS_SetPropertyFunctionList(ctx, ctx->global_obj, js_lazy_typed_array_globals,
-                                   countof(js_lazy_typed_array_globals)))
-        return -1;
-#ifdef CONFIG_ATOMICS
-    if (JS_AddIntrinsicAtomics(ctx))
-        return -1;
-#endif
-    return 0;
-}
-
-static int js_add_dom_exception(JSContext *ctx, bool lazy);
-
-/* Builds a pending group once. A group that fails (out of memory) stays pending. */
-static int js_lazy_build(JSContext *ctx, int group)
-{
-    int ret;
-
-    if (!(ctx->lazy_pending & group))
-        return 0;
-    ctx->lazy_pending &= ~group;
-    if (group == JS_LAZY_GROUP_TYPED_ARRAYS)
-        ret = js_add_typed_arrays(ctx, true);
-    else
-        ret = js_add_dom_exception(ctx, true);
-    if (ret)
-        ctx->lazy_pending |= group;
-    return ret;
-}
+/* openclaw code mode: the typed-array globals are defined by js_defer_typed_arrays. */
 
 /* Performance */
 
@@ -65040,9 +65144,8 @@ int JS_AddIntrinsicAToB(JSContext *ctx)
 /* openclaw code mode: in place of JS_AddIntrinsicAToB, with DOMException built on first use. */
 static int js_defer_atob(JSContext *ctx)
 {
-    ctx->lazy_pending |= JS_LAZY_GROUP_DOM_EXCEPTION;
-    if (JS_SetPropertyFunctionList(ctx, ctx->global_obj, js_lazy_dom_exception_global,
-                                   countof(js_lazy_dom_exception_global)))
+    if (js_defer(ctx, JS_LAZY_GROUP_DOM_EXCEPTION, js_lazy_dom_exception_global,
+                 countof(js_lazy_dom_exception_global)))
         return -1;
     return JS_SetPropertyFunctionList(ctx, ctx->global_obj,
                                       js_base64_funcs, countof(js_base64_funcs));

@@ -1413,6 +1413,7 @@ static JSValue js_compile_regexp(JSContext *ctx, JSValueConst pattern,
 static JSValue js_regexp_constructor_internal(JSContext *ctx, JSValueConst ctor,
                                               JSValue pattern, JSValue bc);
 static void gc_decref(JSRuntime *rt);
+static void gc_free_all(JSRuntime *rt);
 static int JS_NewClass1(JSRuntime *rt, JSClassID class_id,
                         const JSClassDef *class_def, JSAtom name);
 static JSValue js_array_push(JSContext *ctx, JSValueConst this_val,
@@ -2709,7 +2710,7 @@ void JS_FreeRuntime(JSRuntime *rt)
     }
     init_list_head(&rt->job_list);
 
-    JS_RunGC(rt);
+    gc_free_all(rt); /* openclaw code mode: in place of JS_RunGC */
 
 #ifdef ENABLE_DUMPS // JS_DUMP_LEAKS
     /* leaking objects */
@@ -7695,6 +7696,26 @@ static void gc_free_cycles(JSRuntime *rt)
     }
 
     init_list_head(&rt->gc_zero_ref_count_list);
+}
+
+/* openclaw code mode: the collection JS_FreeRuntime runs. Every context is gone by then and
+   nothing outside the runtime holds a value (rquickjs clears its userdata first; a value held
+   across would be freed after its runtime either way), so every GC object is garbage: the
+   decref and scan passes, which only find that out, are skipped and all objects are freed as
+   one cycle. A sixth of a code-mode VM's teardown. */
+static void gc_free_all(JSRuntime *rt)
+{
+    struct list_head *el, *el1;
+    JSGCObjectHeader *p;
+
+    init_list_head(&rt->tmp_obj_list);
+    list_for_each_safe(el, el1, &rt->gc_obj_list) {
+        p = list_entry(el, JSGCObjectHeader, link);
+        JS_GC_MARK(p) = 1; /* as gc_decref leaves it */
+        list_del(&p->link);
+        list_add_tail(&p->link, &rt->tmp_obj_list);
+    }
+    gc_free_cycles(rt);
 }
 
 void JS_RunGC(JSRuntime *rt)

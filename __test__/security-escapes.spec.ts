@@ -1,6 +1,7 @@
 // Hostile cells trying to leave the sandbox: reach the host through constructors, eval,
 // Reflect, stack-trace hooks, prototype chains, module loaders or enumeration. Each case
 // asserts what the cell could see and that the host stayed as it was.
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CodeModeResult } from '../index.js'
 import { expectStatus, makeRun } from './helpers.js'
@@ -25,6 +26,8 @@ async function value(code: string): Promise<unknown> {
 function failed(result: CodeModeResult) {
   return expectStatus(result, 'failed')
 }
+
+const JSON_CASES = readFileSync(new URL('./fixtures/json-stringify-cases.js', import.meta.url), 'utf8')
 
 describe('constructors, Function and eval', () => {
   it('constructor.constructor of a bridge function is the guest Function, and its global has no host', async () => {
@@ -344,6 +347,25 @@ describe('builtins built on first use', () => {
     expect(
       await value(`Object.freeze(globalThis); [typeof ArrayBuffer, new Uint16Array(3).length, typeof DOMException, new Map([[1, 2]]).size, typeof Date.now(), Object.isFrozen(globalThis)]`),
     ).toEqual(['function', 3, 'function', 1, 'number', true])
+  })
+})
+
+// JSON.stringify has a fast path for plain data (vendored QuickJS patch). It must write exactly
+// what the general algorithm writes (the general one runs for JSON.stringify(v, null)), and
+// step aside for getters, toJSON anywhere on a prototype chain, proxies, holes, index keys,
+// cycles and BigInt.
+describe('JSON.stringify fast path', () => {
+  it('writes the same text as the general algorithm for every kind of value', async () => {
+    expect(await value(JSON_CASES)).toBe('same')
+  })
+
+  it('never runs a getter, a toJSON or a proxy trap it should not, and runs those it should once', async () => {
+    expect(
+      await value(`const log = [];
+        const o = { get g() { log.push('getter'); return 1 }, t: { toJSON() { log.push('toJSON'); return 2 } } };
+        const p = new Proxy({ a: 1 }, { ownKeys(t) { log.push('ownKeys'); return Reflect.ownKeys(t) } });
+        [JSON.stringify(o), JSON.stringify(p), JSON.stringify({ plain: [1, 'x'] }), log]`),
+    ).toEqual(['{"g":1,"t":2}', '{"a":1}', '{"plain":[1,"x"]}', ['getter', 'toJSON', 'ownKeys']])
   })
 })
 

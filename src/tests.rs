@@ -216,6 +216,17 @@ fn builtins_built_on_first_use_live_and_die_with_their_vm() {
   assert_eq!(r["value"], 7, "{r}");
 }
 
+/// JSON.stringify's fast path for plain data (vendored QuickJS patch) writes what the general
+/// algorithm writes, and steps aside where it must (getters, toJSON, proxies, holes, cycles…).
+/// Under `valgrind --tool=memcheck` this also checks the fast path's memory use.
+#[test]
+fn json_stringify_fast_path_matches_the_general_algorithm() {
+  let mut h = Harness::new(enabled());
+  let cases = include_str!("../__test__/fixtures/json-stringify-cases.js");
+  let r = h.exec(cases);
+  assert_eq!(r["value"], "same", "{r}");
+}
+
 #[test]
 fn guest_api_and_nested_calls() {
   let mut h = Harness::new(enabled());

@@ -51997,6 +51997,165 @@ exception:
     return -1;
 }
 
+/* openclaw code mode: JSON.stringify(value) with no replacer and no indent, for plain data:
+   ordinary objects and fast arrays whose prototype chains hold no toJSON, own enumerable data
+   properties with string keys, and primitives other than BigInt. Nothing here runs guest code
+   or has a side effect, so for a value outside that set the caller drops the partial text and
+   runs the general algorithm, which writes the same text. Tool inputs and cell results are
+   almost always plain data, and the general algorithm allocates a holder object, a stack array
+   and a key array per level: ~9 k instructions for { n: 1 }. */
+#define JS_JSON_FAST_MAX_DEPTH 64
+
+/* JS_GetProperty(value, "toJSON") finds nothing along this chain of ordinary objects. */
+static bool js_json_fast_chain(JSObject *p)
+{
+    int n;
+
+    for (n = 0; p && n < 8; n++) {
+        if (p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY)
+            return false;
+        if (find_own_property1(p, JS_ATOM_toJSON))
+            return false;
+        p = p->shape->proto;
+    }
+    return !p;
+}
+
+/* Same escapes as JS_ToQuotedString, written straight into the output. */
+static int js_json_fast_quote(StringBuffer *b, JSString *p)
+{
+    char buf[8];
+    uint32_t c;
+    int i;
+
+    if (string_buffer_putc8(b, '\"'))
+        return -1;
+    for (i = 0; i < p->len; ) {
+        c = string_getc(p, &i);
+        switch (c) {
+        case '\t': c = 't'; goto quote;
+        case '\r': c = 'r'; goto quote;
+        case '\n': c = 'n'; goto quote;
+        case '\b': c = 'b'; goto quote;
+        case '\f': c = 'f'; goto quote;
+        case '\"':
+        case '\\':
+        quote:
+            if (string_buffer_putc8(b, '\\') || string_buffer_putc8(b, c))
+                return -1;
+            break;
+        default:
+            if (c < 32 || is_surrogate(c)) {
+                snprintf(buf, sizeof(buf), "\\u%04x", c);
+                if (string_buffer_write8(b, (uint8_t *)buf, 6))
+                    return -1;
+            } else if (string_buffer_putc(b, c)) {
+                return -1;
+            }
+            break;
+        }
+    }
+    return string_buffer_putc8(b, '\"');
+}
+
+/* A value JSON leaves out (an object property) or writes as null (an array element). */
+static bool js_json_fast_absent(JSValueConst v)
+{
+    int tag = JS_VALUE_GET_TAG(v);
+    return tag == JS_TAG_UNDEFINED || tag == JS_TAG_SYMBOL;
+}
+
+/* 0: written; 1: outside the fast path (nothing observable happened); -1: exception. */
+static int js_json_fast(JSContext *ctx, StringBuffer *b, JSValueConst val, int depth)
+{
+    char buf[16];
+    JSObject *p;
+    JSShape *sh;
+    JSShapeProperty *prs;
+    JSAtomStruct *key;
+    uint32_t i, count, idx;
+    bool first;
+    int r;
+
+    switch (JS_VALUE_GET_TAG(val)) {
+    case JS_TAG_INT:
+        return string_buffer_write8(b, (uint8_t *)buf, i32toa(buf, JS_VALUE_GET_INT(val)));
+    case JS_TAG_BOOL:
+        return string_buffer_puts8(b, JS_VALUE_GET_BOOL(val) ? "true" : "false");
+    case JS_TAG_NULL:
+        return string_buffer_puts8(b, "null");
+    case JS_TAG_FLOAT64:
+        if (!isfinite(JS_VALUE_GET_FLOAT64(val)))
+            return string_buffer_puts8(b, "null");
+        return string_buffer_concat_value(b, val);
+    case JS_TAG_STRING:
+        return js_json_fast_quote(b, JS_VALUE_GET_STRING(val));
+    case JS_TAG_STRING_ROPE:
+        {
+            JSValue quoted = JS_ToQuotedString(ctx, val);
+            if (JS_IsException(quoted))
+                return -1;
+            return string_buffer_concat_value_free(b, quoted);
+        }
+    case JS_TAG_OBJECT:
+        break;
+    default:
+        return 1; /* BigInt (toJSON or a TypeError), and anything unforeseen */
+    }
+    p = JS_VALUE_GET_OBJ(val);
+    if (depth >= JS_JSON_FAST_MAX_DEPTH || !js_json_fast_chain(p) ||
+        js_check_stack_overflow(ctx->rt, 0))
+        return 1;
+    if (p->class_id == JS_CLASS_ARRAY) {
+        count = p->u.array.count;
+        /* holes past the elements (length set beyond them) are the general path's */
+        if (!p->fast_array || JS_VALUE_GET_TAG(p->prop[0].u.value) != JS_TAG_INT ||
+            JS_VALUE_GET_INT(p->prop[0].u.value) != count)
+            return 1;
+        if (string_buffer_putc8(b, '['))
+            return -1;
+        for (i = 0; i < count; i++) {
+            if (i > 0 && string_buffer_putc8(b, ','))
+                return -1;
+            if (js_json_fast_absent(p->u.array.u.values[i]))
+                r = string_buffer_puts8(b, "null");
+            else
+                r = js_json_fast(ctx, b, p->u.array.u.values[i], depth + 1);
+            if (r)
+                return r;
+        }
+        return string_buffer_putc8(b, ']');
+    }
+    if (string_buffer_putc8(b, '{'))
+        return -1;
+    first = true;
+    sh = p->shape;
+    prs = get_shape_prop(sh);
+    for (i = 0; i < sh->prop_count; i++, prs++) {
+        if (prs->atom == JS_ATOM_NULL)
+            continue; /* deleted */
+        /* index keys come first in the general path's order */
+        if (JS_AtomIsArrayIndex(ctx, &idx, prs->atom))
+            return 1;
+        key = ctx->rt->atom_array[prs->atom];
+        if (key->atom_type != JS_ATOM_TYPE_STRING || !(prs->flags & JS_PROP_ENUMERABLE))
+            continue; /* symbols, private names, non-enumerable */
+        if ((prs->flags & JS_PROP_TMASK) != JS_PROP_NORMAL)
+            return 1; /* a getter runs guest code */
+        if (js_json_fast_absent(p->prop[i].u.value))
+            continue;
+        if (!first && string_buffer_putc8(b, ','))
+            return -1;
+        first = false;
+        if (js_json_fast_quote(b, key) || string_buffer_putc8(b, ':'))
+            return -1;
+        r = js_json_fast(ctx, b, p->prop[i].u.value, depth + 1);
+        if (r)
+            return r;
+    }
+    return string_buffer_putc8(b, '}');
+}
+
 JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,
                          JSValueConst replacer, JSValueConst space0)
 {
@@ -52005,6 +52164,19 @@ JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,
     JSValue val, v, space, ret, wrapper;
     int res;
     int64_t i, j, n;
+
+    if (JS_IsUndefined(replacer) && JS_IsUndefined(space0)) {
+        /* openclaw code mode: plain data first (see js_json_fast) */
+        if (js_json_fast_absent(obj))
+            return JS_UNDEFINED;
+        string_buffer_init(ctx, &b_s, 0);
+        res = js_json_fast(ctx, &b_s, obj, 0);
+        if (res == 0)
+            return string_buffer_end(&b_s);
+        string_buffer_free(&b_s);
+        if (res < 0)
+            return JS_EXCEPTION;
+    }
 
     jsc->replacer_func = JS_UNDEFINED;
     jsc->stack = JS_UNDEFINED;

@@ -14926,25 +14926,16 @@ static JSValue JS_ToStringCheckObject(JSContext *ctx, JSValueConst val)
     return JS_ToString(ctx, val);
 }
 
-static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+/* Appends `p` as a JSON string literal. (openclaw code mode: shared by JS_ToQuotedString and
+   the JSON.stringify fast path, which writes straight into its output.) */
+static int string_buffer_quote(StringBuffer *b, JSString *p)
 {
-    JSValue val;
-    JSString *p;
-    int i;
-    uint32_t c;
-    StringBuffer b_s, *b = &b_s;
     char buf[16];
-
-    val = JS_ToStringCheckObject(ctx, val1);
-    if (JS_IsException(val))
-        return val;
-    p = JS_VALUE_GET_STRING(val);
-
-    if (string_buffer_init(ctx, b, p->len + 2))
-        goto fail;
+    uint32_t c;
+    int i;
 
     if (string_buffer_putc8(b, '\"'))
-        goto fail;
+        return -1;
     for(i = 0; i < p->len; ) {
         c = string_getc(p, &i);
         switch(c) {
@@ -14967,23 +14958,39 @@ static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
         case '\\':
         quote:
             if (string_buffer_putc8(b, '\\'))
-                goto fail;
+                return -1;
             if (string_buffer_putc8(b, c))
-                goto fail;
+                return -1;
             break;
         default:
             if (c < 32 || is_surrogate(c)) {
                 snprintf(buf, sizeof(buf), "\\u%04x", c);
                 if (string_buffer_write8(b, (uint8_t*)buf, 6))
-                    goto fail;
+                    return -1;
             } else {
                 if (string_buffer_putc(b, c))
-                    goto fail;
+                    return -1;
             }
             break;
         }
     }
-    if (string_buffer_putc8(b, '\"'))
+    return string_buffer_putc8(b, '\"');
+}
+
+static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+{
+    JSValue val;
+    JSString *p;
+    StringBuffer b_s, *b = &b_s;
+
+    val = JS_ToStringCheckObject(ctx, val1);
+    if (JS_IsException(val))
+        return val;
+    p = JS_VALUE_GET_STRING(val);
+
+    if (string_buffer_init(ctx, b, p->len + 2))
+        goto fail;
+    if (string_buffer_quote(b, p))
         goto fail;
     JS_FreeValue(ctx, val);
     return string_buffer_end(b);
@@ -52021,43 +52028,6 @@ static bool js_json_fast_chain(JSObject *p)
     return !p;
 }
 
-/* Same escapes as JS_ToQuotedString, written straight into the output. */
-static int js_json_fast_quote(StringBuffer *b, JSString *p)
-{
-    char buf[8];
-    uint32_t c;
-    int i;
-
-    if (string_buffer_putc8(b, '\"'))
-        return -1;
-    for (i = 0; i < p->len; ) {
-        c = string_getc(p, &i);
-        switch (c) {
-        case '\t': c = 't'; goto quote;
-        case '\r': c = 'r'; goto quote;
-        case '\n': c = 'n'; goto quote;
-        case '\b': c = 'b'; goto quote;
-        case '\f': c = 'f'; goto quote;
-        case '\"':
-        case '\\':
-        quote:
-            if (string_buffer_putc8(b, '\\') || string_buffer_putc8(b, c))
-                return -1;
-            break;
-        default:
-            if (c < 32 || is_surrogate(c)) {
-                snprintf(buf, sizeof(buf), "\\u%04x", c);
-                if (string_buffer_write8(b, (uint8_t *)buf, 6))
-                    return -1;
-            } else if (string_buffer_putc(b, c)) {
-                return -1;
-            }
-            break;
-        }
-    }
-    return string_buffer_putc8(b, '\"');
-}
-
 /* A value JSON leaves out (an object property) or writes as null (an array element). */
 static bool js_json_fast_absent(JSValueConst v)
 {
@@ -52089,7 +52059,7 @@ static int js_json_fast(JSContext *ctx, StringBuffer *b, JSValueConst val, int d
             return string_buffer_puts8(b, "null");
         return string_buffer_concat_value(b, val);
     case JS_TAG_STRING:
-        return js_json_fast_quote(b, JS_VALUE_GET_STRING(val));
+        return string_buffer_quote(b, JS_VALUE_GET_STRING(val));
     case JS_TAG_STRING_ROPE:
         {
             JSValue quoted = JS_ToQuotedString(ctx, val);
@@ -52147,7 +52117,7 @@ static int js_json_fast(JSContext *ctx, StringBuffer *b, JSValueConst val, int d
         if (!first && string_buffer_putc8(b, ','))
             return -1;
         first = false;
-        if (js_json_fast_quote(b, key) || string_buffer_putc8(b, ':'))
+        if (string_buffer_quote(b, key) || string_buffer_putc8(b, ':'))
             return -1;
         r = js_json_fast(ctx, b, p->prop[i].u.value, depth + 1);
         if (r)

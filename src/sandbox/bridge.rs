@@ -77,6 +77,11 @@ unsafe impl<'js> JsLifetime<'js> for CallPromises<'js> {
 }
 
 impl<'js> CallPromises<'js> {
+  /// Keeps the resolve and reject functions of call `id`'s promise until its result arrives.
+  pub fn insert(&self, id: u32, resolve: Function<'js>, reject: Function<'js>) {
+    self.0.borrow_mut().insert(id, (resolve, reject));
+  }
+
   /// The resolve and reject functions of call `id`'s promise, if it has one.
   pub fn take(&self, id: u32) -> Option<(Function<'js>, Function<'js>)> {
     self.0.borrow_mut().remove(&id)
@@ -311,10 +316,10 @@ pub fn host_object<'js>(
         guarded(&ctx, &g, || {
           let id = start_call(&ctx, &s, kind, target, input)?;
           let (promise, resolve, reject) = ctx.promise()?;
-          let table = ctx
+          ctx
             .userdata::<CallPromises>()
-            .expect("the call table is installed with the VM");
-          table.0.borrow_mut().insert(id, (resolve, reject));
+            .expect("the call table is installed with the VM")
+            .insert(id, resolve, reject);
           Ok::<Promise<'js>, rquickjs::Error>(promise)
         })
       },

@@ -643,7 +643,7 @@ struct JSContext {
                              const char *filename, int line, int flags, int scope_idx);
     void *user_opaque;
 
-    /* openclaw code mode: intrinsics built on first use (see js_lazy_intrinsic). */
+    /* openclaw code mode: intrinsics built on first use (see js_lazy_build). */
     uint8_t lazy_pending; /* JS_LAZY_GROUP_x not built yet */
     JSValue lazy_array_to_string; /* Array.prototype.toString as the context created it */
     JSValue lazy_values[JS_LAZY_COUNT]; /* the globals a built group defines */
@@ -3155,7 +3155,6 @@ static int js_defer_typed_arrays(JSContext *ctx)
 #endif
     return 0;
 }
-
 
 void JS_SetClassProto(JSContext *ctx, JSClassID class_id, JSValue obj)
 {
@@ -63315,7 +63314,6 @@ static int JS_AddIntrinsicAtomics(JSContext *ctx)
 
 static int js_uint8array_funcs_init(JSContext *ctx, JSValueConst ctor);
 
-
 /* Builds the typed-array intrinsics. Eager (`lazy` false): as upstream, each constructor is a
    global. Lazy (openclaw code mode, called from js_lazy_build): the constructors go to their
    `lazy_values` slots and nothing reads or writes the global object, which may be the object
@@ -63429,8 +63427,6 @@ int JS_AddIntrinsicTypedArrays(JSContext *ctx)
 {
     return js_add_typed_arrays(ctx, false);
 }
-
-/* openclaw code mode: the typed-array globals are defined by js_defer_typed_arrays. */
 
 /* Performance */
 

@@ -1,9 +1,10 @@
 //! Native runtime for OpenClaw code mode: the napi exports. Each is a thin wrapper; the work
 //! lives in the module named for it.
 
+mod bridge;
 mod catalog;
-mod clock;
 mod config;
+mod engine;
 mod error;
 mod executor;
 #[doc(hidden)]
@@ -14,8 +15,6 @@ mod namespaces;
 mod result;
 mod run;
 mod sandbox;
-mod scheduler;
-mod store;
 mod surface;
 mod telemetry;
 mod testing;
@@ -58,9 +57,9 @@ pub struct RuntimeOptions {
 #[napi(catch_unwind)]
 pub fn configure_code_mode_runtime(options: RuntimeOptions) {
   if let Some(cap) = options.max_suspended_cells {
-    store::STORE.set_cap(cap as usize);
+    engine::store::STORE.set_cap(cap as usize);
   }
-  scheduler::configure(
+  engine::configure(
     options.worker_threads.map(|n| n as usize),
     options.max_active_cells.map(|n| n as usize),
   );

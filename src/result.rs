@@ -1,16 +1,8 @@
 //! `CodeModeResult` as JSON text. Values and JSON output items arrive as JSON text from the
 //! guest and are spliced in as they are, never decoded and re-encoded.
 
+use crate::engine::{OutputItem, PendingRequest};
 use crate::error::Failure;
-use crate::sandbox::bridge::OutputItem;
-
-/// One entry of `pendingToolCalls`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PendingEntry {
-  pub id: String,
-  pub method: &'static str,
-  pub tool_id: Option<String>,
-}
 
 pub enum Status<'a> {
   Completed {
@@ -19,7 +11,7 @@ pub enum Status<'a> {
   Waiting {
     run_id: &'a str,
     reason: &'static str,
-    pending: &'a [PendingEntry],
+    pending: &'a [PendingRequest],
   },
   Failed(&'a Failure),
 }
@@ -55,7 +47,7 @@ pub fn to_json(status: Status, output: &[OutputItem], telemetry: &str) -> String
         push_str(&mut out, &entry.id);
         out.push_str(",\"method\":");
         push_str(&mut out, entry.method);
-        if let Some(tool) = &entry.tool_id {
+        if let Some(tool) = &entry.target {
           out.push_str(",\"toolId\":");
           push_str(&mut out, tool);
         }
@@ -118,10 +110,10 @@ mod tests {
       v,
       json!({ "status": "completed", "value": { "a": [1] }, "output": [{ "type": "text", "text": "hi \"x\"" }], "telemetry": t })
     );
-    let pending = [PendingEntry {
+    let pending = [PendingRequest {
       id: "c1".into(),
       method: "call",
-      tool_id: Some("openclaw:core:x".into()),
+      target: Some("openclaw:core:x".into()),
     }];
     let waiting = to_json(
       Status::Waiting {

@@ -1,27 +1,28 @@
 //! One `CodeModeRun`: its scope, config, catalog, model surface, counters and live cells, and
 //! the exec/wait entry points with their input validation (DESIGN decision 2).
 
+use crate::bridge::CODE_MODE;
 use crate::catalog::Catalog;
 use crate::catalog::{CatalogEntry, Source};
 use crate::config::{self, CodeModeConfig};
+use crate::engine::{self, Cell, Delivery, DropReason, Ended, Host, LegEnd, LegTag, Limits};
 use crate::error::{ErrorCode, Failure, messages};
 use crate::executor::{Message, Port};
 use crate::input::Field;
 use crate::mcp::McpSurface;
 use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::result::{self, Status};
-use crate::sandbox::Delivery;
-use crate::sandbox::source::Language;
-use crate::scheduler::Cell;
-use crate::store::STORE;
+use crate::sandbox::source::{self, Language};
 use crate::surface::{self, SurfaceOptions};
-use crate::telemetry::Counters;
+use crate::telemetry::{Counters, cell_event};
 use parking_lot::Mutex;
-use serde_json::Value;
+use serde_json::{Value, json};
+use std::any::Any;
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, Weak};
+use std::time::Duration;
 
 /// Largest cell source accepted.
 pub const MAX_CODE_BYTES: usize = 1 << 20;
@@ -48,6 +49,8 @@ pub struct RunOptions {
 pub struct Run {
   pub scope: Scope,
   pub config: CodeModeConfig,
+  /// The engine's view of `config`.
+  limits: Limits,
   pub active: bool,
   pub catalog: Catalog,
   model_tools: OnceLock<Value>,
@@ -65,7 +68,7 @@ pub struct Run {
 /// What every nested `toolCallId` starts with, `cm_<nonce>_`: a random part, so ids stay unique
 /// across gateway restarts. The rest is `<cell>_<call>`.
 static NESTED_ID_PREFIX: LazyLock<String> =
-  LazyLock::new(|| format!("cm_{}_", &crate::store::new_token()[3..11]));
+  LazyLock::new(|| format!("cm_{}_", &engine::store::new_token()[3..11]));
 
 /// An exec or wait call as the JS layer starts it.
 pub struct LegStart {
@@ -100,13 +103,29 @@ pub enum Via<'a> {
 }
 
 impl Run {
+  /// The run behind a host the engine hands back (every cell of code mode's is driven by one).
+  pub fn of(host: Arc<dyn Host>) -> Arc<Run> {
+    host
+      .into_any()
+      .downcast::<Run>()
+      .unwrap_or_else(|_| unreachable!("code mode's cells are driven by runs"))
+  }
+
   pub fn new(options: RunOptions, port: Arc<dyn Port>) -> Arc<Run> {
     let config = config::resolve(&options.config);
     let catalog = Catalog::build(&options.tools);
     let active =
       config.enabled && !catalog.is_empty() && !options.disable_tools && !options.raw_model_call;
+    let limits = Limits {
+      timeout: Duration::from_millis(config.timeout_ms as u64),
+      memory_limit_bytes: config.memory_limit_bytes as usize,
+      max_output_bytes: config.max_output_bytes as usize,
+      max_snapshot_bytes: config.max_snapshot_bytes as usize,
+      snapshot_ttl: Duration::from_secs(config.snapshot_ttl_seconds as u64),
+    };
     Arc::new(Run {
       scope: options.scope,
+      limits,
       config,
       active,
       catalog,
@@ -220,7 +239,7 @@ impl Run {
       &self.catalog,
       serde_json::json!({
         "liveCells": self.cells.lock().len(),
-        "suspendedCellsInProcess": STORE.len(),
+        "suspendedCellsInProcess": engine::store::STORE.len(),
         "visibleNamespaces": visible,
         "hiddenNamespaces": hidden,
       }),
@@ -261,7 +280,26 @@ impl Run {
     match prepared {
       Err(failure) => Some(self.failed(failure)),
       Ok((code, language)) => {
-        Cell::exec(self, leg.id, leg.tool_call_id, code, language);
+        let run = self.clone();
+        let prepare: engine::Prepare = Box::new(move |deadline| {
+          if language == Language::TypeScript {
+            Counters::bump(&run.telemetry.typescript_transforms);
+          }
+          let program = source::prepare_until(&code, language, deadline)?;
+          let positions = program.positions;
+          Ok(engine::Program {
+            code: program.code,
+            filename: program.language.filename(),
+            positions: Box::new(move |line, column| positions.user_position(line, column)),
+          })
+        });
+        let tag = LegTag {
+          id: leg.id,
+          caller_id: leg.tool_call_id,
+        };
+        Cell::exec(self.clone(), &CODE_MODE, tag, prepare, |cell| {
+          self.track_cell(cell, leg.id)
+        });
         None
       }
     }
@@ -274,13 +312,27 @@ impl Run {
       .usable(&leg)
       .and_then(|_| validate_wait(input))
       .and_then(|token| {
-        let cell = STORE
-          .get(&token)
-          .ok_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE))?;
-        if cell.run().scope != self.scope {
+        let cell =
+          Cell::parked(&token).ok_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE))?;
+        if Run::of(cell.host()).scope != self.scope {
           return Err(Failure::invalid(messages::WRONG_SESSION));
         }
-        cell.resume(self, leg.id, leg.tool_call_id)
+        let tag = LegTag {
+          id: leg.id,
+          caller_id: leg.tool_call_id.clone(),
+        };
+        cell.resume(self.clone(), tag, |cell| {
+          self.track_cell(cell, leg.id);
+          // Before the leg can end: a leg's events come before its result.
+          Counters::bump(&self.telemetry.resumed);
+          self.event(cell_event(
+            "cell_resumed",
+            &self.scope.run_id,
+            Some(&token),
+            leg.tool_call_id.as_deref(),
+            json!({}),
+          ));
+        })
       });
     resumed.err().map(|failure| self.failed(failure))
   }
@@ -298,11 +350,8 @@ impl Run {
     cell: u64,
     settled: impl IntoIterator<Item = (u32, bool, Option<String>)>,
   ) {
-    let Some(cell) = crate::scheduler::find_cell(cell) else {
-      return;
-    };
     let cap = (self.config.memory_limit_bytes / 4) as usize;
-    cell.deliver(settled.into_iter().map(|(call, ok, payload)| match payload {
+    let deliveries = settled.into_iter().map(|(call, ok, payload)| match payload {
       Some(p) if p.len() > cap => Delivery {
         call,
         ok: false,
@@ -312,7 +361,8 @@ impl Run {
         )),
       },
       payload => Delivery { call, ok, payload },
-    }));
+    });
+    engine::deliver(cell, deliveries);
   }
 
   /// The exec/wait signal for `leg` fired.
@@ -341,24 +391,16 @@ impl Run {
     }
   }
 
-  pub(crate) fn track_cell(&self, cell: &Arc<Cell>, leg: u32) {
+  fn track_cell(&self, cell: &Arc<Cell>, leg: u32) {
     self.cells.lock().insert(cell.id, Arc::downgrade(cell));
     self.track_leg(leg, cell.id);
   }
 
-  pub(crate) fn track_leg(&self, leg: u32, cell: u64) {
+  fn track_leg(&self, leg: u32, cell: u64) {
     self.legs.lock().insert(leg, cell);
   }
 
-  pub(crate) fn forget_leg(&self, leg: u32) {
-    self.legs.lock().remove(&leg);
-  }
-
-  pub(crate) fn forget_cell(&self, cell: u64) {
-    self.cells.lock().remove(&cell);
-  }
-
-  pub(crate) fn event(&self, event: Value) {
+  fn event(&self, event: Value) {
     self.port.send(Message::Event {
       payload: event.to_string(),
     });
@@ -451,6 +493,114 @@ impl Run {
     self.write_call(call, &mut batch)?;
     self.send_calls(cell, batch);
     Ok(())
+  }
+}
+
+impl Host for Run {
+  fn limits(&self) -> &Limits {
+    &self.limits
+  }
+
+  fn label(&self) -> &str {
+    &self.scope.run_id
+  }
+
+  fn send_requests(&self, cell: u64, batch: Vec<u8>) {
+    self.send_calls(cell, batch);
+  }
+
+  fn cancel_requests(&self, cell: u64) {
+    self.port.send(Message::AbortCell { cell });
+  }
+
+  /// Counters, events and the leg's result, in that order (a leg's events come first).
+  fn ended(&self, ended: Ended) {
+    let Ended {
+      cell,
+      leg,
+      end,
+      dropped,
+      token,
+      output,
+    } = ended;
+    let caller = leg.as_ref().and_then(|leg| leg.caller_id.as_deref());
+    let result = match &end {
+      Some(LegEnd::Waiting {
+        token,
+        reason,
+        pending,
+        snapshot_bytes,
+      }) => {
+        Counters::bump(&self.telemetry.suspended);
+        self.telemetry.record_snapshot(*snapshot_bytes);
+        self.event(cell_event(
+          "cell_suspended",
+          &self.scope.run_id,
+          Some(token),
+          caller,
+          json!({ "reason": reason, "pendingToolCalls": pending.len(), "snapshotBytes": snapshot_bytes }),
+        ));
+        let status = Status::Waiting {
+          run_id: token,
+          reason,
+          pending,
+        };
+        result::to_json(status, &output, &self.result_telemetry())
+      }
+      end => {
+        self.cells.lock().remove(&cell);
+        let aborted = matches!(end, Some(LegEnd::Failed(f)) if f.code == ErrorCode::Aborted)
+          || dropped == Some(DropReason::Aborted);
+        if aborted {
+          Counters::bump(&self.telemetry.aborted);
+        }
+        match dropped {
+          Some(reason) => {
+            if reason == DropReason::Expired {
+              Counters::bump(&self.telemetry.expired);
+            }
+            let kind = match reason {
+              DropReason::Expired => "cell_expired",
+              DropReason::Aborted => "cell_aborted",
+            };
+            let event = cell_event(kind, &self.scope.run_id, token.as_deref(), None, json!({}));
+            self.event(event);
+          }
+          None if aborted => {
+            let event = cell_event(
+              "cell_aborted",
+              &self.scope.run_id,
+              token.as_deref(),
+              caller,
+              json!({}),
+            );
+            self.event(event);
+          }
+          None => {}
+        }
+        let telemetry = self.result_telemetry();
+        match end {
+          Some(LegEnd::Completed { value }) => {
+            result::to_json(Status::Completed { value }, &output, &telemetry)
+          }
+          Some(LegEnd::Failed(failure)) => {
+            result::to_json(Status::Failed(failure), &output, &telemetry)
+          }
+          _ => String::new(),
+        }
+      }
+    };
+    if let Some(leg) = leg {
+      self.legs.lock().remove(&leg.id);
+      self.port.send(Message::LegDone {
+        leg: leg.id,
+        result,
+      });
+    }
+  }
+
+  fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+    self
   }
 }
 

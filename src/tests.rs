@@ -431,7 +431,7 @@ fn profile_costs() {
   let warm: Vec<f64> = (0..300)
     .map(|_| {
       let t = Instant::now();
-      let vm = crate::sandbox::Vm::warm().unwrap();
+      let vm = crate::engine::vm::Vm::warm(&crate::bridge::CODE_MODE).unwrap();
       let built = t.elapsed().as_secs_f64() * 1e6;
       drop(vm);
       built
@@ -439,7 +439,7 @@ fn profile_costs() {
     .collect();
   let drops: Vec<f64> = (0..300)
     .map(|_| {
-      let vm = crate::sandbox::Vm::warm().unwrap();
+      let vm = crate::engine::vm::Vm::warm(&crate::bridge::CODE_MODE).unwrap();
       let t = Instant::now();
       drop(vm);
       t.elapsed().as_secs_f64() * 1e6
@@ -468,7 +468,7 @@ fn profile_costs() {
     );
     drop(ctx);
   }
-  let vm = crate::sandbox::Vm::warm().unwrap();
+  let vm = crate::engine::vm::Vm::warm(&crate::bridge::CODE_MODE).unwrap();
   println!("a warm VM holds {} bytes", vm.memory_used());
   drop(vm);
   let mut h = Harness::new(enabled());
@@ -602,12 +602,12 @@ fn a_slice_stuck_in_native_code_fails_timeout_and_its_worker_is_replaced() {
     started.elapsed()
   );
   // The pool got a replacement worker: cells keep running while the stuck thread sleeps.
-  let workers = crate::scheduler::worker_count();
+  let workers = crate::engine::worker_count();
   let results: Vec<Value> = (0..4).map(|n| h.exec(&format!("{n} * 2"))).collect();
   for (n, r) in results.iter().enumerate() {
     assert_eq!(r["value"], n * 2, "{r}");
   }
-  assert_eq!(crate::scheduler::worker_count(), workers);
+  assert_eq!(crate::engine::worker_count(), workers);
 }
 
 #[test]
@@ -878,7 +878,7 @@ fn a_slow_typescript_parse_times_out() {
 #[ignore = "profiling aid"]
 fn vm_lifecycle() {
   for _ in 0..2000 {
-    drop(crate::sandbox::Vm::warm().unwrap());
+    drop(crate::engine::vm::Vm::warm(&crate::bridge::CODE_MODE).unwrap());
   }
 }
 

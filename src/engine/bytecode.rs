@@ -1,4 +1,4 @@
-//! The guest prelude compiled once to QuickJS bytecode. Parsing ~300 lines of JavaScript cost
+//! Guest preludes compiled once to QuickJS bytecode. Parsing ~300 lines of JavaScript cost
 //! most of a VM's start-up; reading bytecode is a copy and a relink. All of this module's
 //! unsafe code is here, each block with the contract it relies on.
 
@@ -80,10 +80,14 @@ fn run<'js>(ctx: &Ctx<'js>, bytes: &[u8]) -> Result<Value<'js>> {
   Ok(value)
 }
 
-/// The prelude's value (its function) in `ctx`, from bytecode compiled on first use.
-pub fn prelude<'js>(ctx: &Ctx<'js>, source: &str) -> Result<Value<'js>> {
-  static BYTECODE: OnceLock<Option<Vec<u8>>> = OnceLock::new();
-  match BYTECODE.get_or_init(|| compile(source, "prelude.js").ok()) {
+/// The value of a prelude script in `ctx`, from bytecode compiled on first use into `cache`
+/// (one per [`super::Guest`]).
+pub fn load<'js>(
+  ctx: &Ctx<'js>,
+  cache: &OnceLock<Option<Vec<u8>>>,
+  source: impl FnOnce() -> String,
+) -> Result<Value<'js>> {
+  match cache.get_or_init(|| compile(&source(), "prelude.js").ok()) {
     Some(bytes) => run(ctx, bytes),
     None => Err(Error::Unknown),
   }

@@ -4,7 +4,7 @@
 //! its `wait` leg runs (so a second `wait` is told "already being resumed") and is replaced by
 //! a fresh one if the cell suspends again.
 
-use crate::scheduler::Cell;
+use super::cell::Cell;
 use dashmap::DashMap;
 use std::sync::Arc;
 use std::sync::LazyLock;

@@ -1,30 +1,36 @@
-//! The QuickJS VM of one cell: runtime, limits, prelude, bridge, and the drive loop.
+//! The QuickJS VM of one cell: runtime, limits, prelude, host functions, and the drive loop.
 //!
 //! A `Vm` is `Send` (rquickjs `parallel`): it runs on whichever worker picks its cell up and
 //! is parked, costing no thread, while it waits for host work.
 
-pub mod bridge;
-mod bytecode;
-pub mod depth;
-pub mod limits;
-pub mod source;
-
+use super::limits::{self, Kill, Signals, VmAllocator};
+use super::output::OutputItem;
+use super::state::{Outcome, VmState};
+use super::{Guest, Host, Positions, Program, WORKER_STACK, bytecode, core_fns};
 use crate::error::{ErrorCode, Failure};
-use crate::run::Run;
-use bridge::{Outcome, VmHost};
-use limits::{Kill, Signals, VmAllocator};
 use parking_lot::Mutex;
 use rquickjs::context::EvalOptions;
 use rquickjs::{CatchResultExt, Context, Ctx, Function, JsLifetime, Object, Runtime, Value};
-use source::{Language, PositionMap, Program};
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Instant;
 
-const PRELUDE: &str = include_str!("prelude.js");
+/// The engine's half of every prelude; the host's half is its [`Guest::prelude`].
+const CORE_PRELUDE: &str = include_str!("prelude.js");
 /// QuickJS stack cap: deep recursion becomes a catchable RangeError well before the worker's
-/// own stack (see `scheduler::WORKER_STACK`) is at risk.
+/// own stack ([`WORKER_STACK`]) is at risk.
 const MAX_STACK: usize = 1 << 20;
+const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
+
+/// The prelude a guest's VMs run: the engine's half called with the host's half.
+fn compose(guest: &str) -> String {
+  let trim = |s: &'static str| s.trim_end().trim_end_matches(';');
+  format!(
+    "(function (host) {{ return ({})(host, {}); }})",
+    trim(CORE_PRELUDE),
+    guest.trim_end().trim_end_matches(';')
+  )
+}
 
 /// The prelude's hooks, kept inside the runtime so they die with it.
 struct Hooks<'js> {
@@ -50,7 +56,7 @@ unsafe impl<'js> JsLifetime<'js> for Rejections<'js> {
   type Changed<'to> = Rejections<'to>;
 }
 
-/// A host result for a pending bridge entry.
+/// A host's outcome for a pending request.
 #[derive(Debug, Clone)]
 pub struct Delivery {
   pub call: u32,
@@ -63,7 +69,7 @@ pub struct Delivery {
 pub enum SliceEnd {
   Done(Outcome),
   Killed(Kill),
-  /// No job left to run; the cell waits for host work (or has none: see the scheduler).
+  /// No job left to run; the cell waits for host work (or has none: see `cell.rs`).
   Idle,
 }
 
@@ -71,9 +77,10 @@ pub struct Vm {
   // Field order matters: the context goes before its runtime.
   ctx: Context,
   _rt: Runtime,
-  pub host: Arc<Mutex<VmHost>>,
+  pub state: Arc<Mutex<VmState>>,
   pub signals: Arc<Signals>,
-  positions: Option<(Language, PositionMap)>,
+  /// The program's file name and position map, once started.
+  positions: Option<(&'static str, Positions)>,
   /// The cell's code has been compiled and called.
   pub started: bool,
 }
@@ -96,42 +103,49 @@ fn runtime_failure(signals: &Signals, what: &str, error: impl std::fmt::Display)
 }
 
 impl Vm {
-  /// A VM bound to a cell: a warm one from `warm()`, then `bind()`.
-  pub fn new(run: Arc<Run>, cell_id: u64, signals: Arc<Signals>) -> Result<Vm, Failure> {
-    let limit = run.config.memory_limit_bytes as usize;
-    let vm = Vm::build(signals, WARM_LIMIT.max(limit))?;
-    vm.bind(run, cell_id);
+  /// A VM bound to a cell: as a warm one from `warm()`, then `bind()`.
+  pub fn new(
+    guest: &'static Guest,
+    host: Arc<dyn Host>,
+    cell_id: u64,
+    signals: Arc<Signals>,
+  ) -> Result<Vm, Failure> {
+    let limit = host.limits().memory_limit_bytes;
+    let vm = Vm::build(guest, signals, WARM_LIMIT.max(limit))?;
+    vm.bind(host, cell_id);
     Ok(vm)
   }
 
-  /// A VM with limits, prelude and bridge, not yet bound to a run (for the warm pool).
-  pub fn warm() -> Result<Vm, Failure> {
-    Vm::build(Signals::new(), WARM_LIMIT)
+  /// A VM with limits, prelude and functions, not yet bound to a host (for the warm pool).
+  pub fn warm(guest: &'static Guest) -> Result<Vm, Failure> {
+    Vm::build(guest, Signals::new(), WARM_LIMIT)
   }
 
-  /// Gives a warm VM its cell: run, id and memory cap. No JavaScript runs here.
-  pub fn bind(&self, run: Arc<Run>, cell_id: u64) {
-    self
-      ._rt
-      .set_memory_limit(run.config.memory_limit_bytes as usize);
-    let mut host = self.host.lock();
-    host.run = Some(run);
-    host.cell_id = cell_id;
+  /// Gives a warm VM its cell: host, id and memory cap. No JavaScript runs here.
+  pub fn bind(&self, host: Arc<dyn Host>, cell_id: u64) {
+    self._rt.set_memory_limit(host.limits().memory_limit_bytes);
+    let mut state = self.state.lock();
+    state.set_host(host);
+    state.cell_id = cell_id;
   }
 
-  fn build(signals: Arc<Signals>, memory_limit: usize) -> Result<Vm, Failure> {
-    let host = Arc::new(Mutex::new(VmHost::new(signals.clone())));
+  fn build(
+    guest: &'static Guest,
+    signals: Arc<Signals>,
+    memory_limit: usize,
+  ) -> Result<Vm, Failure> {
+    let state = Arc::new(Mutex::new(VmState::new(signals.clone())));
     let rt = Runtime::new_with_alloc(VmAllocator::new(signals.clone()))
       .map_err(|e| runtime_failure(&signals, "start", e))?;
     rt.set_memory_limit(memory_limit);
     rt.set_max_stack_size(MAX_STACK);
     let mut limits = signals.interrupt_handler();
-    let outbox = host.clone();
+    let outbox = state.clone();
     rt.set_interrupt_handler(Some(Box::new(move || {
-      // A cell that must stop sends its started calls when the slice ends, if still alive.
+      // A cell that must stop sends its started requests when the slice ends, if still alive.
       let stop = limits();
       if !stop {
-        bridge::flush_overdue_calls(&outbox);
+        flush_overdue(&outbox);
       }
       stop
     })));
@@ -140,9 +154,13 @@ impl Vm {
     ctx
       .with(|ctx| -> rquickjs::Result<()> {
         let _ = ctx.store_userdata(Rejections::default());
-        let _ = ctx.store_userdata(bridge::CallPromises::default());
-        let prelude: Function = bytecode::prelude(&ctx, PRELUDE)?.get()?;
-        let hooks: Object = prelude.call((bridge::host_object(&ctx, &host)?,))?;
+        let _ = ctx.store_userdata(core_fns::RequestPromises::default());
+        let prelude: Function =
+          bytecode::load(&ctx, &guest.bytecode, || compose(guest.prelude))?.get()?;
+        let functions = Object::new(ctx.clone())?;
+        core_fns::install(&ctx, &functions, &state)?;
+        (guest.install)(&ctx, &functions, &state)?;
+        let hooks: Object = prelude.call((functions,))?;
         let _ = ctx.store_userdata(Hooks {
           bind: hooks.get("bind")?,
           start: hooks.get("start")?,
@@ -157,7 +175,7 @@ impl Vm {
     Ok(Vm {
       ctx,
       _rt: rt,
-      host,
+      state,
       signals,
       positions: None,
       started: false,
@@ -182,14 +200,14 @@ impl Vm {
   pub fn start(&mut self, program: Program) -> Result<(), Failure> {
     let Program {
       code,
-      language,
+      filename,
       positions,
     } = program;
-    self.positions = Some((language, positions));
+    self.positions = Some((filename, positions));
     self.started = true;
     let signals = self.signals.clone();
     let compiled = self.ctx.with(|ctx| {
-      // The run's namespaces become globals now that the VM knows its run.
+      // The host's per-run globals are defined now that the VM knows its host.
       if Self::hooks(&ctx)
         .bind
         .call::<_, ()>(())
@@ -202,7 +220,7 @@ impl Vm {
         ));
       }
       let mut options = EvalOptions::default();
-      options.filename = Some(language.filename().into());
+      options.filename = Some(filename.into());
       // Cells are strict, like modules: a write to a frozen global or an undeclared name
       // throws (and says where) instead of silently doing nothing.
       options.strict = true;
@@ -236,13 +254,13 @@ impl Vm {
   /// Delivers host results, runs every ready job and (with `host_work`) every due timer, and
   /// reports where it stopped.
   pub fn drive(&mut self, deliveries: Vec<Delivery>, host_work: bool) -> SliceEnd {
-    let host = self.host.clone();
+    let host = self.state.clone();
     let signals = self.signals.clone();
     self.ctx.with(|ctx| {
       let hooks = Self::hooks(&ctx);
       let calls = ctx
-        .userdata::<bridge::CallPromises>()
-        .expect("the call table is installed with the VM");
+        .userdata::<core_fns::RequestPromises>()
+        .expect("the request table is installed with the VM");
       for delivery in deliveries {
         if !host.lock().take_pending(delivery.call) {
           continue;
@@ -320,17 +338,17 @@ impl Vm {
 
   /// Appends `(line L, column C)` in the user's source, found in a QuickJS stack trace.
   fn locate(&self, head: &str, stack: &str) -> String {
-    let Some((language, positions)) = &self.positions else {
+    let Some((filename, positions)) = &self.positions else {
       return head.to_string();
     };
-    let file = format!("{}:", language.filename());
+    let file = format!("{filename}:");
     for (at, _) in stack.match_indices(&file) {
       let rest = &stack[at + file.len()..];
       let mut parts = rest.splitn(3, |c: char| !c.is_ascii_digit());
       let line = parts.next().and_then(|l| l.parse::<u32>().ok());
       let column = parts.next().and_then(|c| c.parse::<u32>().ok());
       if let (Some(line), Some(column)) = (line, column)
-        && let Some((line, column)) = positions.user_position(line, column)
+        && let Some((line, column)) = positions(line, column)
       {
         return format!("{head} (line {line}, column {column})");
       }
@@ -383,7 +401,7 @@ fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, 
 }
 
 /// Reports rejections still unhandled once the job queue is empty (DESIGN decision 12).
-fn flush_rejections<'js>(ctx: &Ctx<'js>, hooks: &Hooks<'js>, host: &Mutex<VmHost>) {
+fn flush_rejections<'js>(ctx: &Ctx<'js>, hooks: &Hooks<'js>, host: &Mutex<VmState>) {
   let reasons: Vec<Value<'js>> = match ctx.userdata::<Rejections>() {
     Some(rejections) => rejections
       .0
@@ -398,8 +416,29 @@ fn flush_rejections<'js>(ctx: &Ctx<'js>, hooks: &Hooks<'js>, host: &Mutex<VmHost
       .describe_rejection
       .call((reason,))
       .unwrap_or_else(|_| "unprintable value".to_string());
-    host.lock().push_output(bridge::OutputItem::Text(format!(
+    host.lock().push_output(OutputItem::Text(format!(
       "Unhandled promise rejection: {text}"
     )));
+  }
+}
+
+/// Sends the requests a VM has started but not yet sent (at the end of every slice).
+pub fn flush(state: &Mutex<VmState>) {
+  let batch = state.lock().take_outbox();
+  if let Some(batch) = batch {
+    batch.send();
+  }
+}
+
+/// At an interrupt poll: sends the started requests if the oldest has waited
+/// [`super::state::OUTBOX_WAIT`], so a guest that starts a request and then computes for a while
+/// does not hold it back. Never waits for the lock (the poll can come while a host function
+/// holds it).
+fn flush_overdue(state: &Mutex<VmState>) {
+  let batch = state
+    .try_lock()
+    .and_then(|mut state| state.take_overdue_outbox(Instant::now()));
+  if let Some(batch) = batch {
+    batch.send();
   }
 }

@@ -1,0 +1,201 @@
+//! The sandbox engine: QuickJS VMs, the threads that run them, and the cells that own them.
+//!
+//! It knows nothing of catalogs, MCP, namespaces or result shapes. A host (code mode's `Run`,
+//! in `src/run.rs`) reaches it through this module's interface:
+//! - a [`Guest`]: the host's half of the guest prelude and the host functions it installs in
+//!   every VM of that kind (they reach the VM's [`VmState`] and, through it, their [`Host`]);
+//! - [`Host`]: where the engine sends what cells produce: request batches (the sink for bridge
+//!   requests), cancellations, and the end of every leg;
+//! - [`Cell::exec`], [`Cell::resume`], [`deliver`] (settle) and [`Cell::abort`];
+//! - [`Limits`], read from the host at the start of every leg, and [`configure`].
+//!
+//! ## Threads
+//! - **Node's main thread** calls in: `exec`, `resume`, `deliver`, `abort`. It never runs guest
+//!   JavaScript and never waits on a worker.
+//! - **Workers** (`pool.rs`, `worker_threads` of them) run one slice of one cell at a time:
+//!   prepare its program on the first slice, then run jobs and timers until the cell completes,
+//!   fails or has nothing ready. Idle workers build warm VMs and free retired ones (`warm.rs`).
+//! - **The clock thread** (`clock.rs`) fires every timed event: guest timers, leg wall clocks,
+//!   queued legs' admission timeouts, parked cells' expiry, and the watchdog's scan.
+//! - **Abandoned workers**: a slice stuck in native code past its deadline is given up on
+//!   (`watchdog.rs`); its thread keeps the VM until the native loop returns, then exits.
+//!
+//! ## Locks, in the order they may be taken (a lock is never taken while a later one is held)
+//! 1. `Cell::state` (cell.rs), then `Cell::host` (the host driving it; leaf).
+//! 2. `VmState` (one VM's bridge state, shared with its host functions). Held by host functions
+//!    while the guest runs; never while building an exception (that can run guest code).
+//! 3. Process-wide tables, each a leaf taken alone or under the two above: the worker pool's
+//!    counts (`pool.rs`), the store's shards (`store.rs`), the live-cell map (`cell.rs`), the
+//!    warm and retired VM lists (`warm.rs`).
+//! 4. Never nested with any other: the admission queue (`admission.rs`) and the watchdog
+//!    table (`watchdog.rs`); both release their lock before touching a cell.
+//!
+//! Host callbacks ([`Host`]) are called with no engine lock held.
+
+mod admission;
+pub mod bytecode;
+mod cell;
+pub mod clock;
+mod core_fns;
+pub mod limits;
+pub mod output;
+mod pool;
+pub mod state;
+pub mod store;
+pub mod vm;
+mod warm;
+mod watchdog;
+
+pub use cell::{Cell, deliver};
+pub use core_fns::{guarded, request_promise, throw, throw_type};
+pub use output::OutputItem;
+pub use pool::configure;
+#[cfg(test)]
+pub use pool::worker_count;
+pub use state::{Pending, VmState};
+pub use vm::Delivery;
+
+use crate::error::Failure;
+use rquickjs::{Ctx, Object};
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Stack of a worker thread. A host's program preparation runs there (parsing hostile nesting
+/// needs deep stacks; only touched pages are committed); QuickJS stops at its own 1 MiB cap.
+pub const WORKER_STACK: usize = 256 << 20;
+
+/// The limits of a cell's legs, as its host configured them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+  /// Guest CPU time per leg, and the leg's wall clock.
+  pub timeout: Duration,
+  pub memory_limit_bytes: usize,
+  /// Output bytes per leg, the completion value included.
+  pub max_output_bytes: usize,
+  /// A parked VM may hold at most this much.
+  pub max_snapshot_bytes: usize,
+  /// How long a parked cell waits for its next leg.
+  pub snapshot_ttl: Duration,
+}
+
+/// One exec or wait as the host starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LegTag {
+  /// The host's key for the leg (code mode: the JS layer's promise key).
+  pub id: u32,
+  /// The id the caller gave the leg (code mode: the exec/wait `toolCallId`); requests started
+  /// during the leg name it as their parent.
+  pub caller_id: Option<String>,
+}
+
+/// Maps a (line, column) of a program to the user's own source.
+pub type Positions = Box<dyn Fn(u32, u32) -> Option<(u32, u32)> + Send>;
+
+/// A cell's program, prepared by the host's front end on the cell's first slice.
+pub struct Program {
+  /// A strict script whose value is the cell's main function (called once, awaited).
+  pub code: String,
+  /// The script's name in stack traces.
+  pub filename: &'static str,
+  /// Maps a (line, column) of `code` to the user's own source.
+  pub positions: Positions,
+}
+
+/// Prepares a cell's program on a worker. The deadline is the slice's CPU deadline: the
+/// interrupt handler cannot stop native parsing, so the preparation must watch it itself.
+pub type Prepare = Box<dyn FnOnce(Option<Instant>) -> Result<Program, Failure> + Send>;
+
+/// What a parked cell waits on, as a `waiting` result lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingRequest {
+  pub id: String,
+  pub method: &'static str,
+  pub target: Option<String>,
+}
+
+/// Why a parked cell was dropped between legs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+  Expired,
+  Aborted,
+}
+
+/// How a leg (or a parked cell) ended, as the engine reports it to the [`Host`].
+#[derive(Debug)]
+pub enum LegEnd {
+  /// The cell's main function resolved; `value` is its JSON text.
+  Completed {
+    value: String,
+  },
+  Failed(Failure),
+  /// The cell is parked under `token` until its next leg.
+  Waiting {
+    token: String,
+    /// `"yield"` or `"pending_tools"`.
+    reason: &'static str,
+    pending: Vec<PendingRequest>,
+    /// What the parked VM holds.
+    snapshot_bytes: usize,
+  },
+}
+
+/// Everything the engine reports about one cell ending a leg or being dropped.
+#[derive(Debug)]
+pub struct Ended {
+  pub cell: u64,
+  /// The leg that ended; `None` when a parked cell was dropped between legs.
+  pub leg: Option<LegTag>,
+  /// `None` exactly when `leg` is `None`; then `dropped` says why.
+  pub end: Option<LegEnd>,
+  pub dropped: Option<DropReason>,
+  /// The cell's token in the store, if it was parked (or is now).
+  pub token: Option<String>,
+  /// Output the leg produced.
+  pub output: Vec<OutputItem>,
+}
+
+/// Whoever drives cells: code mode's `Run` (`src/run.rs`). Called from workers and the clock
+/// thread, with no engine lock held.
+pub trait Host: Send + Sync + 'static {
+  /// Limits of the cell's legs.
+  fn limits(&self) -> &Limits;
+  /// A name for fault injection in tests (code mode: the runId).
+  fn label(&self) -> &str;
+  /// Requests the guest started, as the bytes the host's own functions queued in the VM's
+  /// outbox (see [`VmState::outbox`]); sent in the order they were started.
+  fn send_requests(&self, cell: u64, batch: Vec<u8>);
+  /// The cell ended with requests in flight: cancel them.
+  fn cancel_requests(&self, cell: u64);
+  /// A leg ended, or a parked cell was dropped. Its results are this host's to report.
+  fn ended(&self, ended: Ended);
+  /// For host functions to reach their own host type (`Arc::downcast`).
+  fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+/// Installs a host's own functions on the `host` object its prelude receives.
+pub type InstallFn =
+  for<'js> fn(&Ctx<'js>, &Object<'js>, &Arc<parking_lot::Mutex<VmState>>) -> rquickjs::Result<()>;
+
+/// A kind of VM: the host's half of the guest prelude and the functions it calls. Declared as
+/// a `static` by the host; warm VMs are built per guest.
+pub struct Guest {
+  /// A parenthesised function expression `(function (host, core) { … return { bind } })`:
+  /// it defines the host's globals from `host` (the engine's and the host's functions) and
+  /// `core` (the engine prelude's helpers, see `engine/prelude.js`), and returns `bind`, which
+  /// runs once the VM knows its host.
+  pub prelude: &'static str,
+  pub install: InstallFn,
+  /// The composed prelude, compiled on first use.
+  pub bytecode: OnceLock<Option<Vec<u8>>>,
+}
+
+impl Guest {
+  pub const fn new(prelude: &'static str, install: InstallFn) -> Guest {
+    Guest {
+      prelude,
+      install,
+      bytecode: OnceLock::new(),
+    }
+  }
+}

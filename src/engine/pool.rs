@@ -1,0 +1,152 @@
+//! The worker pool: threads that run cell slices, one at a time each.
+//!
+//! Jobs are cells ready to run, in one unbounded channel. An idle worker spins briefly for
+//! the next job, then does housekeeping (`warm.rs`), then sleeps on the channel.
+
+use super::admission;
+use super::cell::{Cell, SliceRun};
+use super::{WORKER_STACK, warm};
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use parking_lot::Mutex;
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
+
+enum Job {
+  Run(Arc<Cell>),
+  Exit,
+}
+
+struct Pool {
+  sender: Sender<Job>,
+  receiver: Receiver<Job>,
+  /// (running workers, wanted workers)
+  workers: Mutex<(usize, usize)>,
+}
+
+static POOL: LazyLock<Pool> = LazyLock::new(|| {
+  let (sender, receiver) = unbounded();
+  let wanted = std::thread::available_parallelism().map_or(2, |n| n.get());
+  Pool {
+    sender,
+    receiver,
+    workers: Mutex::new((0, wanted)),
+  }
+});
+
+/// Starts a worker thread; false if the OS refused one.
+fn spawn_worker(index: usize) -> bool {
+  let receiver = POOL.receiver.clone();
+  std::thread::Builder::new()
+    .name(format!("code-mode-worker-{index}"))
+    .stack_size(WORKER_STACK)
+    .spawn(move || {
+      lower_priority();
+      loop {
+        // Between jobs, an idle worker tops up the warm pool; it blocks only when that is full.
+        let job = match receiver.try_recv() {
+          Ok(job) => job,
+          Err(_) if warm::housekeeping() => continue,
+          Err(_) => match spin_recv(&receiver) {
+            Some(job) => job,
+            None => match receiver.recv() {
+              Ok(job) => job,
+              Err(_) => break,
+            },
+          },
+        };
+        match job {
+          // An abandoned worker was already replaced and left the pool's count: it exits.
+          Job::Run(cell) if cell.run_slice() == SliceRun::Abandoned => break,
+          Job::Run(_) => {}
+          Job::Exit => break,
+        }
+      }
+    })
+    .is_ok()
+}
+
+/// How long an idle worker polls for its next job before it sleeps. A cell waiting on a fast
+/// tool gets its result back within this window; picking it up without a futex wake-up (tens of
+/// µs when the CPU has gone idle, more under a hypervisor) is most of a nested call's cost.
+const SPIN: Duration = Duration::from_micros(50);
+
+/// Polls the queue for up to [`SPIN`]; None when nothing came.
+fn spin_recv(receiver: &Receiver<Job>) -> Option<Job> {
+  let until = Instant::now() + SPIN;
+  loop {
+    for _ in 0..64 {
+      if let Ok(job) = receiver.try_recv() {
+        return Some(job);
+      }
+      std::hint::spin_loop();
+    }
+    if Instant::now() >= until {
+      return None;
+    }
+  }
+}
+
+/// Guest JavaScript yields the CPU to the gateway: with every core busy running cells, Node's
+/// event loop (and everything else in the process) still gets scheduled first.
+fn lower_priority() {
+  #[cfg(target_os = "linux")]
+  // SAFETY: plain syscalls on the calling thread's own id; a failure only leaves the default
+  // priority in place.
+  unsafe {
+    let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+    libc::setpriority(libc::PRIO_PROCESS, tid, 5);
+  }
+}
+
+/// Brings the pool to its wanted size (spawning or retiring workers).
+fn balance_pool() {
+  let mut workers = POOL.workers.lock();
+  while workers.0 < workers.1 {
+    if !spawn_worker(workers.0 + 1) {
+      break;
+    }
+    workers.0 += 1;
+  }
+  while workers.0 > workers.1 {
+    workers.0 -= 1;
+    let _ = POOL.sender.send(Job::Exit);
+  }
+}
+
+pub(super) fn schedule(cell: Arc<Cell>) {
+  if POOL.workers.lock().0 == 0 {
+    balance_pool();
+  }
+  let _ = POOL.sender.send(Job::Run(cell));
+}
+
+/// A worker is stuck in native code: it no longer counts as one, and a fresh thread takes its
+/// place so the pool keeps its size.
+pub(super) fn replace_stuck_worker() {
+  let mut workers = POOL.workers.lock();
+  if !spawn_worker(workers.0 + 1) {
+    workers.0 = workers.0.saturating_sub(1);
+  }
+}
+
+/// Worker threads currently running.
+pub fn worker_count() -> usize {
+  POOL.workers.lock().0
+}
+
+/// Process-wide settings: worker threads, and cells in a leg at once (see `admission.rs`).
+pub fn configure(worker_threads: Option<usize>, max_active_cells: Option<usize>) {
+  if let Some(n) = worker_threads {
+    let started = {
+      let mut workers = POOL.workers.lock();
+      workers.1 = n.clamp(1, 256);
+      workers.0 > 0
+    };
+    if started {
+      balance_pool();
+    }
+  }
+  if let Some(n) = max_active_cells {
+    admission::set_max(n);
+  }
+}

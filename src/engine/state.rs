@@ -1,0 +1,261 @@
+//! One VM's bridge state, shared by the engine's and the host's functions inside the VM and
+//! by the cell that drives it: pending requests, timers, output, the outcome, and the outbox
+//! of requests not yet sent to the host.
+
+use super::limits::{Kill, Signals};
+use super::output::{Output, OutputItem};
+use super::{Host, PendingRequest};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Timers a cell may have pending at once (DESIGN decision 11).
+pub const MAX_TIMERS: usize = 1_000;
+
+/// Requests sent in one batch at most: a `Promise.all` over many tools reaches the host in a
+/// few batches while the guest is still starting the rest, and their outcomes come back
+/// together (a cell woken once per batch, not once per request).
+const OUTBOX_MAX: usize = 32;
+/// How long a started request may wait in the outbox while the guest keeps running.
+pub const OUTBOX_WAIT: Duration = Duration::from_micros(100);
+
+/// A request the guest waits on.
+#[derive(Debug, Clone)]
+pub struct Pending {
+  /// What kind of request, as `pendingToolCalls[].method` names it (`"yield"` for the
+  /// engine's own yield entry).
+  pub method: &'static str,
+  /// What it targets (code mode: the tool id).
+  pub target: Option<String>,
+  /// The id the host knows it by (code mode: the nested `toolCallId`, or `yield_<n>`).
+  pub id: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+  /// JSON text of the completion value.
+  Value(String),
+  /// JSON `{name, message, stack}` of the uncaught guest error.
+  Error(String),
+}
+
+pub struct VmState {
+  /// The host driving the cell; `None` while the VM waits, warm, in the pool.
+  host: Option<Arc<dyn Host>>,
+  pub cell_id: u64,
+  /// The current leg's caller id ([`super::LegTag::caller_id`]).
+  pub caller_id: Option<String>,
+  next_id: u32,
+  pub pending: BTreeMap<u32, Pending>,
+  /// The leg's shared `yield_control()` entry in `pending`, if any.
+  yield_entry: Option<u32>,
+  /// Timer id → due instant.
+  pub timers: BTreeMap<u32, Instant>,
+  pub output: Output,
+  pub outcome: Option<Outcome>,
+  pub yielded: bool,
+  /// Requests started but not yet sent to the host: bytes in the host's own format, sent as
+  /// one batch when [`OUTBOX_MAX`] are queued, when the slice ends, or when the oldest has
+  /// waited [`OUTBOX_WAIT`] (checked as requests start and at the guest's interrupt polls). A
+  /// request started with nothing else in flight is sent at once.
+  outbox: Vec<u8>,
+  outbox_count: usize,
+  outbox_since: Option<Instant>,
+  pub signals: Arc<Signals>,
+}
+
+/// Requests taken out of a VM's outbox, sent once its state lock is released.
+pub struct Batch {
+  host: Arc<dyn Host>,
+  cell: u64,
+  bytes: Vec<u8>,
+}
+
+impl Batch {
+  pub fn send(self) {
+    self.host.send_requests(self.cell, self.bytes);
+  }
+}
+
+impl VmState {
+  pub fn new(signals: Arc<Signals>) -> Self {
+    VmState {
+      host: None,
+      cell_id: 0,
+      caller_id: None,
+      next_id: 0,
+      pending: BTreeMap::new(),
+      yield_entry: None,
+      timers: BTreeMap::new(),
+      output: Output::default(),
+      outcome: None,
+      yielded: false,
+      outbox: Vec::new(),
+      outbox_count: 0,
+      outbox_since: None,
+      signals,
+    }
+  }
+
+  /// The bound host. Guest code runs only once its VM is bound, so it is always there for
+  /// the functions the guest calls.
+  pub fn host(&self) -> Arc<dyn Host> {
+    self
+      .host
+      .clone()
+      .expect("a VM runs guest code only once bound to a host")
+  }
+
+  pub fn set_host(&mut self, host: Arc<dyn Host>) {
+    self.host = Some(host);
+  }
+
+  fn output_cap(&self) -> usize {
+    self
+      .host
+      .as_ref()
+      .map_or(0, |host| host.limits().max_output_bytes)
+  }
+
+  /// Appends an output item (see [`Output::push`]).
+  pub fn push_output(&mut self, item: OutputItem) {
+    let cap = self.output_cap();
+    self.output.push(item, cap, &self.signals);
+  }
+
+  /// Takes the items produced since the previous result.
+  pub fn take_output(&mut self) -> Vec<OutputItem> {
+    self.output.take()
+  }
+
+  pub fn next_id(&mut self) -> u32 {
+    self.next_id += 1;
+    self.next_id
+  }
+
+  /// Requests in flight (the yield entry aside).
+  pub fn requests_in_flight(&self) -> usize {
+    self.pending.len() - usize::from(self.yield_entry.is_some())
+  }
+
+  /// The outbox, for a host function to append one request in the host's own format before
+  /// it calls [`VmState::queue_request`], and the leg's caller id to name as its parent.
+  pub fn outbox(&mut self) -> (&mut Vec<u8>, Option<&str>) {
+    (&mut self.outbox, self.caller_id.as_deref())
+  }
+
+  /// Records request `id` (already written to the outbox) as pending. Returns the batch to
+  /// send now, if one is due: a lone request (nothing else in flight: the sequential `await`
+  /// pattern) goes at once; requests started together go in batches.
+  pub fn queue_request(&mut self, id: u32, pending: Pending) -> Option<Batch> {
+    self.pending.insert(id, pending);
+    self.outbox_count += 1;
+    let now = Instant::now();
+    self.outbox_since.get_or_insert(now);
+    if self.requests_in_flight() == 1 || self.outbox_count >= OUTBOX_MAX {
+      self.take_outbox()
+    } else {
+      self.take_overdue_outbox(now)
+    }
+  }
+
+  /// The batch of requests not yet sent, with the host to send it to.
+  pub fn take_outbox(&mut self) -> Option<Batch> {
+    if self.outbox_count == 0 {
+      return None;
+    }
+    self.outbox_count = 0;
+    self.outbox_since = None;
+    Some(Batch {
+      host: self.host.clone()?,
+      cell: self.cell_id,
+      bytes: std::mem::take(&mut self.outbox),
+    })
+  }
+
+  /// The outbox if its oldest request has waited [`OUTBOX_WAIT`] by `now`.
+  pub fn take_overdue_outbox(&mut self, now: Instant) -> Option<Batch> {
+    match self.outbox_since {
+      Some(since) if now.duration_since(since) >= OUTBOX_WAIT => self.take_outbox(),
+      _ => None,
+    }
+  }
+
+  /// The leg's shared yield entry: every yield of a leg shares one, so they all resume
+  /// together and a loop of yields cannot grow the pending list.
+  pub fn yield_now(&mut self) -> u32 {
+    self.yielded = true;
+    if let Some(id) = self.yield_entry {
+      return id;
+    }
+    let id = self.next_id();
+    self.yield_entry = Some(id);
+    self.pending.insert(
+      id,
+      Pending {
+        method: "yield",
+        target: None,
+        id: format!("yield_{id}"),
+      },
+    );
+    id
+  }
+
+  /// The shared yield entry, if the leg has one.
+  pub fn yield_entry(&self) -> Option<u32> {
+    self.yield_entry
+  }
+
+  /// Settles pending entry `id`: false if there is none (already settled or never made).
+  pub fn take_pending(&mut self, id: u32) -> bool {
+    if self.yield_entry == Some(id) {
+      self.yield_entry = None;
+    }
+    self.pending.remove(&id).is_some()
+  }
+
+  /// What the cell waits on: its pending requests, then its timers.
+  pub fn pending_list(&self) -> Vec<PendingRequest> {
+    let mut list: Vec<PendingRequest> = self
+      .pending
+      .values()
+      .map(|p| PendingRequest {
+        id: p.id.clone(),
+        method: p.method,
+        target: p.target.clone(),
+      })
+      .collect();
+    list.extend(self.timers.keys().map(|id| PendingRequest {
+      id: format!("timer_{id}"),
+      method: "timer",
+      target: None,
+    }));
+    list
+  }
+
+  /// Earliest pending timer.
+  pub fn next_timer(&self) -> Option<Instant> {
+    self.timers.values().min().copied()
+  }
+
+  /// Removes and returns the timers due at `now`, earliest first.
+  pub fn due_timers(&mut self, now: Instant) -> Vec<u32> {
+    let mut due: Vec<(Instant, u32)> = self
+      .timers
+      .iter()
+      .filter(|(_, at)| **at <= now)
+      .map(|(id, at)| (*at, *id))
+      .collect();
+    due.sort_unstable();
+    for (_, id) in &due {
+      self.timers.remove(id);
+    }
+    due.into_iter().map(|(_, id)| id).collect()
+  }
+
+  /// The VM is ending: true when the guest must start nothing more. A kill stops the guest
+  /// only at its next interrupt poll; until then a catch block could still reach the host.
+  pub fn ending(&self) -> bool {
+    self.signals.killed() != Kill::None
+  }
+}

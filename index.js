@@ -4,15 +4,18 @@
 // exec/wait promises and their AbortSignals, events, namespace callbacks and the adapter.
 
 const native = require('./binding.js')
-
-// Message kinds of the native port (see src/executor.rs).
-const CALL = 0
-const LEG_DONE = 1
-const ABORT_CELL = 2
-const EVENT = 3
-
-// Characters of results handed to the native side in one call at most.
-const SETTLE_JOIN_LIMIT = 1 << 24
+const {
+  CALL,
+  LEG_DONE,
+  ABORT_CELL,
+  EVENT,
+  forEachCall,
+  decodeCallTools,
+  nestedToolCallId,
+  decodeLegResult,
+  decodeEvent,
+  OutcomeQueue,
+} = require('./lib/protocol.js')
 
 // A pending exec/wait keeps Node alive like any pending I/O; parked cells do not (the native
 // port is weak). One idle timer, referenced only while legs are in flight.
@@ -203,10 +206,10 @@ class NestedCall {
   #controller
   constructor(tool, input, toolCallId, parentToolCallId, scope, controller, onUpdate) {
     this.#controller = controller
-    this.id = tool[0]
-    this.name = tool[1]
-    this.source = tool[2]
-    this.sourceName = tool[3]
+    this.id = tool.id
+    this.name = tool.name
+    this.source = tool.source
+    this.sourceName = tool.sourceName
     this.input = input
     this.toolCallId = toolCallId
     this.parentToolCallId = parentToolCallId
@@ -238,12 +241,10 @@ class CodeModeRun {
   #mappers = new Map()
   /** runId, sessionId, sessionKey, agentId: every nested call's scope */
   #scope
-  /** The catalog as nested calls name it: `[id, name, source, sourceName, mcp | null]` by index */
+  /** The catalog as nested calls name it: `{ id, name, source, sourceName, mcp }` by index */
   #callTools
   #nestedIdPrefix
-  /** Outcomes not yet handed to the native side: `[cell, call, ok, length]` × n, and texts */
-  #settledNumbers = []
-  #settledTexts = []
+  #outcomes = new OutcomeQueue()
   #lifetime = new AbortController()
 
   /**
@@ -377,7 +378,7 @@ class CodeModeRun {
     return new Promise((resolve) => {
       const immediate = this.#native[kind](input, leg, toolCallId, signal?.aborted === true)
       if (immediate !== null && immediate !== undefined) {
-        resolve(JSON.parse(immediate))
+        resolve(decodeLegResult(immediate))
         return
       }
       let onAbort
@@ -398,22 +399,15 @@ class CodeModeRun {
   #port(kind, id, payload) {
     try {
       if (kind === CALL) {
-        // Every call the cell started since its previous batch:
-        // [parentToolCallId | null, (call, tool index, input, namespace | 0)…].
-        const batch = JSON.parse(payload)
-        const parent = batch[0] ?? undefined
-        for (let i = 1; i + 3 < batch.length; i += 4) {
-          try {
-            this.#startCall(id, batch[i], batch[i + 1], batch[i + 2], batch[i + 3] || undefined, parent)
-          } catch {
-            // Only a bug can get here; the batch's other calls still start.
-          }
-        }
+        // Every call the cell started since its previous batch.
+        forEachCall(payload, (call, toolIndex, input, namespace, parent) =>
+          this.#startCall(id, call, toolIndex, input, namespace, parent),
+        )
       } else if (kind === LEG_DONE) {
         const done = this.#legs.get(id)
         if (done) {
           this.#legs.delete(id)
-          done(JSON.parse(payload))
+          done(decodeLegResult(payload))
         }
       } else if (kind === ABORT_CELL) {
         const calls = this.#calls.get(id)
@@ -421,50 +415,24 @@ class CodeModeRun {
           this.#calls.delete(id)
           for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
         }
-      } else if (kind === EVENT) emit(this.#onEvent, JSON.parse(payload))
+      } else if (kind === EVENT) emit(this.#onEvent, decodeEvent(payload))
     } catch {
       // Only a bug can get here; the run carries on.
     }
   }
 
-  // Outcomes that arrive in the same microtask checkpoint (a batch of calls answered at once)
-  // reach the native side in one call, and wake their cell once.
+  // Outcomes of one microtask checkpoint go over together (see OutcomeQueue).
   #settle(cellId, call, ok, text) {
-    const texts = this.#settledTexts
-    texts.push(text)
-    this.#settledNumbers.push(cellId, call, ok ? 1 : 0, text.length)
-    if (texts.length === 1) queueMicrotask(this.#flushSettled)
+    if (this.#outcomes.push(cellId, call, ok, text)) queueMicrotask(this.#flushSettled)
   }
 
-  #flushSettled = () => {
-    const numbers = this.#settledNumbers
-    const texts = this.#settledTexts
-    this.#settledNumbers = []
-    this.#settledTexts = []
-    // Joined texts stay far below V8's string limit: large results go in several calls.
-    let from = 0
-    while (from < texts.length) {
-      let to = from + 1
-      let length = texts[from].length
-      while (to < texts.length && length + texts[to].length <= SETTLE_JOIN_LIMIT) length += texts[to++].length
-      try {
-        if (to - from === 1) {
-          this.#native.settle(numbers[4 * from], numbers[4 * from + 1], numbers[4 * from + 2] === 1, texts[from])
-        } else {
-          this.#native.settleMany(new Float64Array(numbers.slice(4 * from, 4 * to)), texts.slice(from, to).join(''))
-        }
-      } catch {
-        // Only a bug can get here (a throw in a microtask would end the process).
-      }
-      from = to
-    }
-  }
+  #flushSettled = () => this.#outcomes.flush(this.#native)
 
-  // One nested call of a batch (see `Run::write_call` in src/run.rs): the tool by catalog
-  // index, the rest from this run's scope.
+  // One nested call of a batch (see lib/protocol.js): the tool by catalog index, the rest from
+  // this run's scope.
   #startCall(cell, call, toolIndex, rawInput, namespace, parentToolCallId) {
-    const tool = (this.#callTools ??= JSON.parse(this.#native.callToolsJson))[toolIndex]
-    const toolCallId = (this.#nestedIdPrefix ??= this.#native.nestedIdPrefix) + cell + '_' + call
+    const tool = (this.#callTools ??= decodeCallTools(this.#native.callToolsJson))[toolIndex]
+    const toolCallId = nestedToolCallId((this.#nestedIdPrefix ??= this.#native.nestedIdPrefix), cell, call)
     const controller = new AbortController()
     let calls = this.#calls.get(cell)
     if (!calls) this.#calls.set(cell, (calls = new Map()))
@@ -477,10 +445,10 @@ class CodeModeRun {
         ? {
             toolCallId,
             parentToolCallId,
-            toolId: tool[0],
-            toolName: tool[1],
-            source: tool[2],
-            sourceName: tool[3],
+            toolId: tool.id,
+            toolName: tool.name,
+            source: tool.source,
+            sourceName: tool.sourceName,
             runId: scope.runId,
           }
         : undefined
@@ -499,7 +467,7 @@ class CodeModeRun {
     const nested = new NestedCall(tool, input, toolCallId, parentToolCallId, scope, controller, (partial) => {
       if (described) emit(onEvent, { type: 'tool_call_update', ...described, partial })
     })
-    if (tool[4]) nested.mcp = { ...tool[4] }
+    if (tool.mcp) nested.mcp = { ...tool.mcp }
     if (namespace) nested.namespace = { id: namespace.id, globalName: namespace.globalName, path: namespace.path }
     const started = described ? performance.now() : 0
     if (described) emit(onEvent, { type: 'tool_call_start', ...described })

@@ -1,5 +1,8 @@
 // The reference's validation checklist for config, model surface and catalog, and the
 // OpenClaw drop-in adapter.
+import { execFileSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CodeModeRun, assertCodeModePayload, createCodeModeAgentTools, type CatalogTool } from '../index.js'
 import { TOOLS, expectStatus, makeRun } from './helpers.js'
@@ -160,5 +163,17 @@ describe('OpenClaw adapter', () => {
 
   it('refuses anything but a CodeModeRun', () => {
     expect(() => createCodeModeAgentTools({} as CodeModeRun)).toThrow(/must be a CodeModeRun/)
+  })
+})
+
+describe('package entry', () => {
+  it('gives ESM importers every CommonJS export by name', () => {
+    // Plain Node, not vitest's loader: named exports come from Node's cjs-module-lexer.
+    const index = fileURLToPath(new URL('../index.js', import.meta.url))
+    const names = Object.keys(createRequire(import.meta.url)(index))
+    const script = `import * as m from ${JSON.stringify(index)}; console.log(JSON.stringify(Object.keys(m)))`
+    const imported = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }))
+    expect(names.length).toBeGreaterThan(0)
+    expect(imported.filter((n: string) => n !== 'default').sort()).toEqual([...names].sort())
   })
 })

@@ -1,0 +1,154 @@
+'use strict'
+// Plugin namespaces. The registry (ids, global names, required tools) lives in Rust; the
+// JavaScript parts of a registration (createScope, input mappers) stay here.
+
+const native = require('../binding.js')
+const { errorMessage, resultJson } = require('./nested-call.js')
+
+const NAMESPACE_TOOL = Symbol('code-mode namespace tool')
+/** namespace id -> createScope */
+const scopeBuilders = new Map()
+
+/** Marks a scope member as a callable backed by the catalog tool `toolName`. */
+function createCodeModeNamespaceTool(toolName, inputMapper) {
+  if (typeof toolName !== 'string' || toolName.length === 0) {
+    throw new TypeError('createCodeModeNamespaceTool(toolName): toolName must be a non-empty string.')
+  }
+  if (inputMapper !== undefined && typeof inputMapper !== 'function') {
+    throw new TypeError('createCodeModeNamespaceTool(toolName, inputMapper): inputMapper must be a function.')
+  }
+  return Object.freeze({ [NAMESPACE_TOOL]: true, toolName, inputMapper })
+}
+
+/** Registers a namespace owned by `pluginId` (for the trusted plugin loader). Throws on invalid input. */
+function registerCodeModeNamespaceForPlugin(pluginId, registration) {
+  if (typeof pluginId !== 'string' || pluginId.length === 0) {
+    throw new TypeError('registerCodeModeNamespaceForPlugin(pluginId): pluginId must be a non-empty string.')
+  }
+  if (registration === null || typeof registration !== 'object') {
+    throw new TypeError('registerCodeModeNamespaceForPlugin: registration must be an object.')
+  }
+  const { id, globalName, description, prompt, requiredToolNames, createScope } = registration
+  for (const [name, value] of [['id', id], ['globalName', globalName]]) {
+    if (typeof value !== 'string') throw new TypeError(`code mode namespace ${name} must be a string.`)
+  }
+  if (!Array.isArray(requiredToolNames) || !requiredToolNames.every((n) => typeof n === 'string')) {
+    throw new TypeError(`code mode namespace "${id}" needs requiredToolNames: an array of tool names.`)
+  }
+  if (typeof createScope !== 'function') {
+    throw new TypeError(`code mode namespace "${id}" needs a createScope(ctx) function.`)
+  }
+  native.registerNamespace(pluginId, {
+    id,
+    globalName,
+    description: typeof description === 'string' ? description : undefined,
+    prompt: typeof prompt === 'string' ? prompt : undefined,
+    requiredToolNames,
+  })
+  scopeBuilders.set(id, createScope)
+}
+
+/** Removes every namespace registered by `pluginId` (plugin disabled, uninstalled or rolled back). */
+function clearCodeModeNamespacesForPlugin(pluginId) {
+  for (const id of native.clearNamespacesForPlugin(String(pluginId))) scopeBuilders.delete(id)
+}
+
+/** Removes one namespace by id. */
+function unregisterCodeModeNamespace(namespaceId) {
+  native.unregisterNamespace(String(namespaceId))
+  scopeBuilders.delete(namespaceId)
+}
+
+/** Removes every namespace registration (between tests). */
+function clearCodeModeNamespacesForTest() {
+  native.clearNamespaces()
+  scopeBuilders.clear()
+}
+
+const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * A scope as plain data plus its callables (`{ path, toolName, inputMapper }`). Rejects raw
+ * functions, cycles and unsafe keys; shared (non-circular) references are copied.
+ */
+function serializeScope(scope) {
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope) || typeof scope.then === 'function') {
+    throw new TypeError('createScope must return a plain object')
+  }
+  const callables = []
+  const ancestors = []
+  const where = (path) => (path.length ? path.join('.') : 'the scope root')
+  const walk = (value, path) => {
+    if (value !== null && typeof value === 'object' && value[NAMESPACE_TOOL] === true) {
+      callables.push({ path, toolName: value.toolName, inputMapper: value.inputMapper })
+      return undefined
+    }
+    switch (typeof value) {
+      case 'function':
+        throw new TypeError(`raw function at ${where(path)}: wrap it with createCodeModeNamespaceTool(toolName)`)
+      case 'bigint':
+        return String(value)
+      case 'symbol':
+      case 'undefined':
+        return undefined
+      case 'number':
+        return Number.isFinite(value) ? value : null
+      case 'string':
+      case 'boolean':
+        return value
+    }
+    if (value === null) return null
+    if (ancestors.includes(value)) throw new TypeError(`circular reference at ${where(path)}`)
+    const proto = Object.getPrototypeOf(value)
+    if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+      // Dates, class instances: their JSON form, like any value crossing the bridge.
+      return JSON.parse(resultJson(value))
+    }
+    ancestors.push(value)
+    let out
+    if (Array.isArray(value)) {
+      out = value.map((item, i) => walk(item, [...path, String(i)]) ?? null)
+    } else {
+      out = {}
+      for (const key of Object.keys(value)) {
+        if (key === '' || key.includes('.') || UNSAFE_SEGMENTS.has(key)) {
+          throw new TypeError(`unsafe scope path segment "${key}" at ${where(path)}`)
+        }
+        const item = walk(value[key], [...path, key])
+        if (item !== undefined) out[key] = item
+      }
+    }
+    ancestors.pop()
+    return out
+  }
+  return { data: walk(scope, []), callables }
+}
+
+/**
+ * Builds the scope of each candidate namespace (`[{ id }]`, from
+ * `NativeRun::namespace_candidates_json`) with `ctx`; returns the descriptors
+ * `NativeRun::install_namespaces` takes and fills `mappers` (namespace id -> input mappers by
+ * callable index). A failing createScope hides only its namespace.
+ */
+function describeNamespaces(candidates, ctx, mappers) {
+  return candidates.map(({ id }) => {
+    const createScope = scopeBuilders.get(id)
+    if (!createScope) return { id, ok: false, reason: 'no createScope registered' }
+    try {
+      const { data, callables } = serializeScope(createScope(Object.freeze({ ...ctx })))
+      mappers.set(id, callables.map((c) => c.inputMapper))
+      return { id, ok: true, data, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
+    } catch (error) {
+      return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
+    }
+  })
+}
+
+module.exports = {
+  createCodeModeNamespaceTool,
+  registerCodeModeNamespaceForPlugin,
+  clearCodeModeNamespacesForPlugin,
+  unregisterCodeModeNamespace,
+  clearCodeModeNamespacesForTest,
+  describeNamespaces,
+}

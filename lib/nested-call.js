@@ -1,0 +1,88 @@
+'use strict'
+// What an executor sees of one nested call, and how its answer becomes the text that goes back
+// to the sandbox.
+
+/** JSON text of a tool result: JSON.stringify semantics, cycles and BigInt replaced. */
+function resultJson(value) {
+  try {
+    const text = JSON.stringify(value)
+    return text === undefined ? 'null' : text
+  } catch {
+    const ancestors = []
+    const text = JSON.stringify(value, function (key, item) {
+      if (typeof item === 'bigint') return String(item)
+      if (item === null || typeof item !== 'object') return item
+      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
+      if (ancestors.includes(item)) return '[Circular]'
+      ancestors.push(item)
+      return item
+    })
+    return text === undefined ? 'null' : text
+  }
+}
+
+function errorMessage(error) {
+  try {
+    if (error instanceof Error) return error.message || error.name || 'tool call failed'
+    if (typeof error === 'string' && error) return error
+    const text = JSON.stringify(error)
+    return text && text !== '{}' ? text : String(error) || 'tool call failed'
+  } catch {
+    return 'tool call failed'
+  }
+}
+
+/**
+ * The `NestedToolCall` an executor receives. A class, not an object literal: a literal with a
+ * getter costs ~1 µs per call in V8, an instance ~10 ns. `signal` is built on first read (Node
+ * spends ~3 µs on an AbortSignal), so only executors that use it pay for it.
+ */
+class NestedCall {
+  #controller
+  constructor(tool, input, toolCallId, parentToolCallId, scope, controller, onUpdate) {
+    this.#controller = controller
+    this.id = tool.id
+    this.name = tool.name
+    this.source = tool.source
+    this.sourceName = tool.sourceName
+    this.input = input
+    this.toolCallId = toolCallId
+    this.parentToolCallId = parentToolCallId
+    this.runId = scope.runId
+    this.sessionId = scope.sessionId
+    this.sessionKey = scope.sessionKey
+    this.agentId = scope.agentId
+    // A per-call closure: an executor may pass it around detached.
+    this.onUpdate = onUpdate
+  }
+
+  /** Aborted when the call is no longer wanted (run aborted, cell ended). */
+  get signal() {
+    return this.#controller.signal
+  }
+}
+
+/**
+ * Reports what an executor's `pending` answer settles to, once: `finish(true, JSON text)`, or
+ * `finish(false, message, message)` when it rejects or its value is not JSON-serialisable.
+ */
+function reportOutcome(pending, finish) {
+  pending.then(
+    (value) => {
+      let text
+      try {
+        text = resultJson(value)
+      } catch (error) {
+        const message = `tool result is not JSON-serialisable: ${errorMessage(error)}`
+        return finish(false, message, message)
+      }
+      finish(true, text)
+    },
+    (error) => {
+      const message = errorMessage(error)
+      finish(false, message, message)
+    },
+  )
+}
+
+module.exports = { NestedCall, resultJson, errorMessage, reportOutcome }

@@ -1,0 +1,301 @@
+'use strict'
+// CodeModeRun: one agent run's exec/wait legs and their promises and AbortSignals, the native
+// port's messages, nested calls handed to the executor, events.
+
+const native = require('../binding.js')
+const { legStarted, legEnded } = require('./keep-alive.js')
+const { describeNamespaces } = require('./namespaces.js')
+const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
+const {
+  CALL,
+  LEG_DONE,
+  ABORT_CELL,
+  EVENT,
+  forEachCall,
+  decodeCallTools,
+  nestedToolCallId,
+  decodeLegResult,
+  decodeEvent,
+  OutcomeQueue,
+} = require('./protocol.js')
+
+function emit(onEvent, event) {
+  if (typeof onEvent !== 'function') return
+  try {
+    onEvent(event)
+  } catch {
+    // A throwing listener must not break the run.
+  }
+}
+
+function optionalString(value) {
+  return typeof value === 'string' && value.length > 0 ? value : undefined
+}
+
+class CodeModeRun {
+  #native
+  #executor
+  #onEvent
+  #legs = new Map()
+  #nextLeg = 0
+  /** cell id -> Map<call id, AbortController> */
+  #calls = new Map()
+  #modelTools
+  #catalog
+  /** namespace id -> input mappers by callable index */
+  #mappers = new Map()
+  /** runId, sessionId, sessionKey, agentId: every nested call's scope */
+  #scope
+  /** The catalog as nested calls name it: `{ id, name, source, sourceName, mcp }` by index */
+  #callTools
+  #nestedIdPrefix
+  #outcomes = new OutcomeQueue()
+  #lifetime = new AbortController()
+
+  /**
+   * Builds the run-scoped catalog and model surface for one agent run. Throws only on misuse
+   * (missing executor, tools not an array, missing runId).
+   */
+  static create(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('CodeModeRun.create(options): options must be an object.')
+    }
+    if (typeof options.executor !== 'function') {
+      throw new TypeError('CodeModeRun.create(options): options.executor must be a function.')
+    }
+    if (!Array.isArray(options.tools)) {
+      throw new TypeError('CodeModeRun.create(options): options.tools must be an array.')
+    }
+    if (typeof options.runId !== 'string' || options.runId.length === 0) {
+      throw new TypeError('CodeModeRun.create(options): options.runId must be a non-empty string.')
+    }
+    return new CodeModeRun(options)
+  }
+
+  constructor(options) {
+    this.#executor = options.executor
+    this.#onEvent = options.onEvent
+    this.#scope = {
+      runId: options.runId,
+      sessionId: optionalString(options.sessionId),
+      sessionKey: optionalString(options.sessionKey),
+      agentId: optionalString(options.agentId),
+    }
+    const tools = options.tools.map((tool) => {
+      try {
+        return JSON.parse(JSON.stringify(tool))
+      } catch {
+        return null // not JSON: counted as invalid by the catalog
+      }
+    })
+    this.#native = new native.NativeRun(
+      options.config,
+      {
+        runId: options.runId,
+        sessionId: optionalString(options.sessionId),
+        sessionKey: optionalString(options.sessionKey),
+        agentId: optionalString(options.agentId),
+        toolsJson: JSON.stringify(tools),
+        disableTools: options.disableTools === true,
+        rawModelCall: options.rawModelCall === true,
+      },
+      (kind, id, payload) => this.#port(kind, id, payload),
+    )
+    this.#installNamespaces(options)
+  }
+
+  // createScope runs once per run, here on the main thread; a failure hides that namespace.
+  #installNamespaces(options) {
+    const candidates = JSON.parse(this.#native.namespaceCandidatesJson())
+    const ctx = {
+      agentId: optionalString(options.agentId),
+      sessionKey: optionalString(options.sessionKey),
+      sessionId: optionalString(options.sessionId),
+      runId: options.runId,
+      config: options.context,
+      signal: this.#lifetime.signal,
+    }
+    const descriptors = describeNamespaces(candidates, ctx, this.#mappers)
+    const hidden = JSON.parse(this.#native.installNamespaces(JSON.stringify(descriptors)))
+    for (const { id, reason } of hidden) {
+      emit(this.#onEvent, { type: 'namespace_hidden', runId: options.runId, namespaceId: id, reason })
+    }
+  }
+
+  /** False when code mode does not apply to this run (config off, no tools, raw call). */
+  get active() {
+    return this.#native.active
+  }
+
+  /** The resolved `tools.codeMode` settings of this run. */
+  get config() {
+    return this.#native.config
+  }
+
+  /** Exactly `[exec, wait]` when active, `[]` otherwise. */
+  get modelTools() {
+    this.#modelTools ??= JSON.parse(this.#native.modelToolsJson)
+    return structuredClone(this.#modelTools)
+  }
+
+  /** The guest-visible `ALL_TOOLS` view (no MCP entries, no schemas). */
+  get catalog() {
+    this.#catalog ??= JSON.parse(this.#native.catalogJson)
+    return structuredClone(this.#catalog)
+  }
+
+  /** Host-only counters (never shown to the model). */
+  get telemetry() {
+    return JSON.parse(this.#native.telemetryJson)
+  }
+
+  /** Runs a cell. Resolves to a `CodeModeResult`; never rejects. */
+  exec(input, options) {
+    return this.#leg('exec', input, options)
+  }
+
+  /** Continues a waiting cell by its `runId`. Resolves to a `CodeModeResult`; never rejects. */
+  wait(input, options) {
+    return this.#leg('wait', input, options)
+  }
+
+  /** Drops every cell this run created and aborts their nested calls. */
+  abort() {
+    this.#lifetime.abort()
+    this.#native.abort()
+  }
+
+  #leg(kind, input, options) {
+    const toolCallId = optionalString(options?.toolCallId)
+    const signal = options?.signal
+    this.#nextLeg = (this.#nextLeg % 0x7fffffff) + 1
+    const leg = this.#nextLeg
+    return new Promise((resolve) => {
+      const immediate = this.#native[kind](input, leg, toolCallId, signal?.aborted === true)
+      if (immediate !== null && immediate !== undefined) {
+        resolve(decodeLegResult(immediate))
+        return
+      }
+      let onAbort
+      if (signal && typeof signal.addEventListener === 'function') {
+        onAbort = () => this.#native.abortLeg(leg)
+        signal.addEventListener('abort', onAbort, { once: true })
+      }
+      legStarted()
+      this.#legs.set(leg, (result) => {
+        legEnded()
+        if (onAbort) signal.removeEventListener('abort', onAbort)
+        resolve(result)
+      })
+    })
+  }
+
+  // Every native message arrives here; nothing may throw out of it.
+  #port(kind, id, payload) {
+    try {
+      if (kind === CALL) {
+        // Every call the cell started since its previous batch.
+        forEachCall(payload, (call, toolIndex, input, namespace, parent) =>
+          this.#startCall(id, call, toolIndex, input, namespace, parent),
+        )
+      } else if (kind === LEG_DONE) {
+        const done = this.#legs.get(id)
+        if (done) {
+          this.#legs.delete(id)
+          done(decodeLegResult(payload))
+        }
+      } else if (kind === ABORT_CELL) {
+        const calls = this.#calls.get(id)
+        if (calls) {
+          this.#calls.delete(id)
+          for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
+        }
+      } else if (kind === EVENT) emit(this.#onEvent, decodeEvent(payload))
+    } catch {
+      // Only a bug can get here; the run carries on.
+    }
+  }
+
+  // Outcomes of one microtask checkpoint go over together (see OutcomeQueue).
+  #settle(cellId, call, ok, text) {
+    if (this.#outcomes.push(cellId, call, ok, text)) queueMicrotask(this.#flushSettled)
+  }
+
+  #flushSettled = () => this.#outcomes.flush(this.#native)
+
+  // One nested call of a batch (see lib/protocol.js): the tool by catalog index, the rest from
+  // this run's scope.
+  #startCall(cell, call, toolIndex, rawInput, namespace, parentToolCallId) {
+    const tool = (this.#callTools ??= decodeCallTools(this.#native.callToolsJson))[toolIndex]
+    const toolCallId = nestedToolCallId((this.#nestedIdPrefix ??= this.#native.nestedIdPrefix), cell, call)
+    const controller = new AbortController()
+    let calls = this.#calls.get(cell)
+    if (!calls) this.#calls.set(cell, (calls = new Map()))
+    calls.set(call, controller)
+    const scope = this.#scope
+    // Events cost objects on every call: built only when someone listens.
+    const onEvent = this.#onEvent
+    const described =
+      typeof onEvent === 'function'
+        ? {
+            toolCallId,
+            parentToolCallId,
+            toolId: tool.id,
+            toolName: tool.name,
+            source: tool.source,
+            sourceName: tool.sourceName,
+            runId: scope.runId,
+          }
+        : undefined
+    let input = rawInput
+    let mapperError
+    if (namespace) {
+      // A namespace callable sends its argument list; the registration's mapper makes the input.
+      const args = Array.isArray(input) ? input : []
+      const mapper = this.#mappers.get(namespace.id)?.[namespace.index]
+      try {
+        input = mapper ? mapper(args) : (args[0] ?? {})
+      } catch (error) {
+        mapperError = `namespace input mapper failed: ${errorMessage(error)}`
+      }
+    }
+    const nested = new NestedCall(tool, input, toolCallId, parentToolCallId, scope, controller, (partial) => {
+      if (described) emit(onEvent, { type: 'tool_call_update', ...described, partial })
+    })
+    if (tool.mcp) nested.mcp = { ...tool.mcp }
+    if (namespace) nested.namespace = { id: namespace.id, globalName: namespace.globalName, path: namespace.path }
+    const started = described ? performance.now() : 0
+    if (described) emit(onEvent, { type: 'tool_call_start', ...described })
+    // Runs inside promise callbacks: a throw here would be an unhandled rejection, which ends
+    // the process. Nothing may escape.
+    const finish = (ok, text, error) => {
+      try {
+        calls.delete(call)
+        if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
+        if (described) {
+          const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+          emit(onEvent, {
+            type: 'tool_call_end',
+            ...described,
+            durationMs,
+            ok,
+            ...(ok ? {} : { error }),
+            aborted: controller.signal.aborted,
+          })
+        }
+        this.#settle(cell, call, ok, text)
+      } catch {
+        // Only a bug can get here; the call stays pending and the leg's clock ends it.
+      }
+    }
+    let pending
+    try {
+      pending = mapperError ? Promise.reject(new Error(mapperError)) : Promise.resolve(this.#executor(nested))
+    } catch (error) {
+      pending = Promise.reject(error)
+    }
+    reportOutcome(pending, finish)
+  }
+}
+
+module.exports = { CodeModeRun }

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { __testPanic, __testStall } from '../binding.js'
+import { __testPanic, __testStall } from './support/native-testing.js'
 import type { CodeModeRun, NestedToolCall } from '../index.js'
 import { deferred, expectStatus, makeRun, sleep } from './helpers.js'
 

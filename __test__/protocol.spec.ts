@@ -1,9 +1,9 @@
 // The JS half of the wire format (lib/protocol.js), round-tripped against reference codecs
-// that mirror the Rust half: `Run::write_call` (src/run.rs) builds call batches,
-// `NativeRun::settle_many` (src/lib.rs) reads settled outcomes. A Rust-side round trip can
-// reuse `decodeCallBatch` and `packOutcomes` as its JS ends.
+// that mirror the Rust half (src/protocol: `write_call` builds call batches, `settle::decode`
+// reads settled outcomes), and against the Rust half itself through the addon's test exports.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { __testDecodeSettled, __testWriteCalls } from './support/native-testing.js'
 import {
   ABORT_CELL,
   CALL,
@@ -86,10 +86,12 @@ function writeCalls(parent: string | null, calls: WrittenCall[]): string {
 // --- tests ----------------------------------------------------------------------------------
 
 describe('port message kinds', () => {
-  it('match `Message::into_args` in src/executor.rs', () => {
-    const source = readFileSync(new URL('../src/executor.rs', import.meta.url), 'utf8')
-    const kinds = Object.fromEntries([...source.matchAll(/Message::(\w+)\s*\{[^}]*\}\s*=>\s*\((\d+),/g)].map((m) => [m[1], Number(m[2])]))
-    expect(kinds).toEqual({ Calls: CALL, LegDone: LEG_DONE, AbortCell: ABORT_CELL, Event: EVENT })
+  it('match the kinds of src/protocol/mod.rs', () => {
+    const source = readFileSync(new URL('../src/protocol/mod.rs', import.meta.url), 'utf8')
+    const kinds = Object.fromEntries([...source.matchAll(/pub const (\w+): u32 = (\d+);/g)].map((m) => [m[1], Number(m[2])]))
+    expect(kinds).toEqual({ CALL, LEG_DONE, ABORT_CELL, EVENT })
+    const args = Object.fromEntries([...source.matchAll(/Message::(\w+)\s*\{[^}]*\}\s*=>\s*\((\w+),/g)].map((m) => [m[1], m[2]]))
+    expect(args).toEqual({ Calls: 'CALL', LegDone: 'LEG_DONE', AbortCell: 'ABORT_CELL', Event: 'EVENT' })
   })
 })
 
@@ -260,5 +262,45 @@ describe('settled outcomes', () => {
     expect(sent).toEqual(['bbcc', 'ddddd'])
     queue.flush(sink)
     expect(sent).toEqual(['bbcc', 'ddddd', 'late'])
+  })
+})
+
+describe('the Rust half, through the test exports', () => {
+  const tools = [{ name: 'read_file' }, { name: 'write_file' }]
+  const toolsJson = JSON.stringify(tools)
+  // Catalog ids; a tool's index is its place in the gateway's list.
+  const ids = tools.map((t) => `openclaw:core:${t.name}`)
+
+  it('decodes the batches src/protocol/calls.rs writes', () => {
+    const inputs = ['{"path":"a,0,1,{}]"}', '["😀","\\ud800",0]', '0', 'null', '{"nested":{"deep":[[[]]]}}']
+    const calls = inputs.map((input, n) => [n + 1, ids[n % 2], input])
+    for (const parent of [null, 'exec_1', 'quote"and\\back']) {
+      const batch = __testWriteCalls(toolsJson, parent, JSON.stringify(calls))
+      const decoded = decodeCallBatch(batch)
+      expect(decoded.map((c) => [c.call, c.toolIndex, c.input, c.namespace, c.parentToolCallId])).toEqual(
+        inputs.map((input, n) => [n + 1, n % 2, JSON.parse(input), undefined, parent ?? undefined]),
+      )
+    }
+    // The writer refuses input that is not exactly one JSON value (it could forge a call).
+    expect(__testWriteCalls(toolsJson, null, JSON.stringify([[1, ids[0], '{},0,1,{}']]))).toBe(
+      'error: tool input must be JSON-serialisable',
+    )
+  })
+
+  it('hands src/protocol/settle.rs exactly what lib/protocol.js packed', () => {
+    const outcomes: Outcome[] = [
+      { cell: 1, call: 1, ok: true, text: '{"a":"😀"}' },
+      { cell: 1, call: 2, ok: false, text: 'boom \ud800 lone' },
+      { cell: 2 ** 40, call: 7, ok: true, text: '' },
+      { cell: 1, call: 3, ok: true, text: 'é'.repeat(1000) },
+    ]
+    for (const limit of [SETTLE_JOIN_LIMIT, 8, 1]) {
+      const decoded = packOutcomes(outcomes, limit).flatMap(({ numbers, payloads }) =>
+        (JSON.parse(__testDecodeSettled(numbers, payloads)) as [number, [number, boolean, string][]][]).flatMap(
+          ([cell, list]) => list.map(([call, ok, text]) => ({ cell, call, ok, text })),
+        ),
+      )
+      expect(decoded).toEqual(outcomes.map((o) => ({ ...o, text: fromUtf16Lossy(o.text) })))
+    }
   })
 })

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { __testStall } from '../binding.js'
+import { __testStall } from './support/native-testing.js'
 import { createCodeModeAgentTools } from '../index.js'
 import { expectStatus, makeRun } from './helpers.js'
 

@@ -9,7 +9,8 @@ use crate::catalog::Source;
 use crate::catalog::{self, CatalogEntry};
 use crate::engine::{self, Guest, Pending, VmState, guarded, throw, throw_type};
 use crate::mcp;
-use crate::run::{NestedCall, Run, Via};
+use crate::protocol::calls::{NestedCall, Via, nested_tool_call_id};
+use crate::run::Run;
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Function, Object, Value};
 use serde_json::Value as Json;
@@ -279,7 +280,7 @@ fn start_call(
   }
   let state = &mut *guard;
   let id = state.next_id();
-  let tool_call_id = run.nested_tool_call_id(state.cell_id, id);
+  let tool_call_id = nested_tool_call_id(state.cell_id, id);
   let pending = Pending {
     method: method(&via),
     target: Some(entry.id.clone()),

@@ -6,18 +6,21 @@ mod catalog;
 mod config;
 mod engine;
 mod error;
-mod executor;
+#[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod input;
 mod mcp;
 mod namespaces;
-mod result;
+mod port;
+mod protocol;
 mod run;
 mod sandbox;
 mod surface;
 mod telemetry;
 mod testing;
+#[cfg(feature = "testing")]
+mod testing_exports;
 mod typescript;
 
 #[cfg(test)]
@@ -73,7 +76,7 @@ pub fn assert_code_mode_payload(tool_names: Vec<String>) -> Result<()> {
 }
 
 /// A namespace registration as the plugin loader passes it (without its JS callbacks, which
-/// stay in `index.js`).
+/// stay in `lib/namespaces.js`).
 #[napi(object)]
 pub struct NamespaceRegistration {
   pub id: String,
@@ -135,7 +138,7 @@ pub struct NativeRunOptions {
   pub raw_model_call: Option<bool>,
 }
 
-/// The native half of a `CodeModeRun` (the public class lives in `index.js`).
+/// The native half of a `CodeModeRun` (the public class lives in `lib/run.js`).
 #[napi]
 pub struct NativeRun {
   run: Arc<run::Run>,
@@ -143,14 +146,13 @@ pub struct NativeRun {
 
 #[napi]
 impl NativeRun {
-  /// `port(kind, id, payload)` receives every message of the run (see `executor.rs`).
+  /// `port(kind, id, payload)` receives every message of the run (see `src/protocol`).
   #[napi(constructor, catch_unwind)]
   pub fn new(
     env: Env,
     config: Option<Unknown>,
     options: NativeRunOptions,
-    #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")]
-    port: executor::PortFn,
+    #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")] port: port::PortFn,
   ) -> Self {
     let config = read_input(&env, config, config::CONFIG_KEYS);
     let tools = serde_json::from_str(&options.tools_json).unwrap_or(serde_json::Value::Null);
@@ -167,7 +169,7 @@ impl NativeRun {
         disable_tools: options.disable_tools.unwrap_or(false),
         raw_model_call: options.raw_model_call.unwrap_or(false),
       },
-      Arc::new(executor::JsPort::new(port)),
+      Arc::new(port::JsPort::new(port)),
     );
     NativeRun { run }
   }
@@ -203,7 +205,7 @@ impl NativeRun {
   /// What every nested `toolCallId` starts with (then `<cell>_<call>`).
   #[napi(getter)]
   pub fn nested_id_prefix(&self) -> String {
-    run::Run::nested_id_prefix()
+    protocol::calls::nested_id_prefix().to_string()
   }
 
   /// `CodeModeRunTelemetry` as JSON text.
@@ -278,27 +280,8 @@ impl NativeRun {
   /// `length` UTF-16 code units long. A malformed entry ends the list there.
   #[napi(catch_unwind)]
   pub fn settle_many(&self, numbers: Float64ArraySlice, payloads: Utf16String) {
-    let units: &[u16] = &payloads;
-    let mut at = 0usize;
-    let mut batch: Vec<(u32, bool, Option<String>)> = Vec::new();
-    let mut batch_cell = None;
-    for entry in numbers.chunks_exact(4) {
-      let (cell, call, ok, len) = (entry[0] as u64, entry[1] as u32, entry[2] != 0.0, entry[3]);
-      let Some(text) = units.get(at..at.saturating_add(len as usize)) else {
-        break;
-      };
-      at += text.len();
-      if batch_cell != Some(cell) {
-        if let Some(previous) = batch_cell {
-          self.run.settle_many(previous, batch.drain(..));
-        }
-        batch_cell = Some(cell);
-      }
-      // Lone surrogates become U+FFFD, as in any string the JS layer hands over.
-      batch.push((call, ok, Some(String::from_utf16_lossy(text))));
-    }
-    if let Some(cell) = batch_cell {
-      self.run.settle_many(cell, batch);
+    for (cell, outcomes) in protocol::settle::decode(&numbers, &payloads) {
+      self.run.settle_many(cell, outcomes);
     }
   }
 
@@ -313,25 +296,6 @@ impl NativeRun {
   pub fn abort(&self) {
     self.run.abort();
   }
-}
-
-/// TEST ONLY (the test suites; never call it in production). Arms one injected panic:
-/// `"slice"` (the next VM slice of a cell panics), `"bridge"` (the next nested tool call
-/// panics inside the native bridge), `"sync"` (panics at once, inside this synchronous entry
-/// point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
-#[napi(js_name = "__testPanic", catch_unwind)]
-pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
-  testing::arm_named(&kind, run_id).map_err(|message| Error::new(Status::InvalidArg, message))
-}
-
-/// TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds
-/// without polling the interrupt handler, as a QuickJS builtin looping natively would.
-#[napi(js_name = "__testStall", catch_unwind)]
-pub fn test_stall(ms: u32, run_id: Option<String>) {
-  testing::arm(
-    testing::Fault::StallSlice(std::time::Duration::from_millis(ms as u64)),
-    run_id,
-  );
 }
 
 fn read_input(env: &Env, value: Option<Unknown>, keys: &'static [&'static str]) -> input::Field {

@@ -3,25 +3,28 @@
 
 use crate::bridge::CODE_MODE;
 use crate::catalog::Catalog;
-use crate::catalog::{CatalogEntry, Source};
+use crate::catalog::Source;
 use crate::config::{self, CodeModeConfig};
 use crate::engine::{self, Cell, Delivery, DropReason, Ended, Host, LegEnd, LegTag, Limits};
 use crate::error::{ErrorCode, Failure, messages};
-use crate::executor::{Message, Port};
 use crate::input::Field;
 use crate::mcp::McpSurface;
 use crate::namespaces::{self, Hidden, Installed, Registration};
-use crate::result::{self, Status};
+use crate::port::Port;
+use crate::protocol::calls::{self, NestedCall};
+use crate::protocol::{
+  Message, cell_event,
+  result::{self, Status},
+};
 use crate::sandbox::source::{self, Language};
 use crate::surface::{self, SurfaceOptions};
-use crate::telemetry::{Counters, cell_event};
+use crate::telemetry::Counters;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use std::any::Any;
 use std::collections::HashMap;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 /// Largest cell source accepted.
@@ -65,11 +68,6 @@ pub struct Run {
   aborted: AtomicBool,
 }
 
-/// What every nested `toolCallId` starts with, `cm_<nonce>_`: a random part, so ids stay unique
-/// across gateway restarts. The rest is `<cell>_<call>`.
-static NESTED_ID_PREFIX: LazyLock<String> =
-  LazyLock::new(|| format!("cm_{}_", &engine::store::new_token()[3..11]));
-
 /// An exec or wait call as the JS layer starts it.
 pub struct LegStart {
   /// The JS layer's key for the leg's promise.
@@ -77,29 +75,6 @@ pub struct LegStart {
   pub tool_call_id: Option<String>,
   /// The leg's AbortSignal had already fired.
   pub aborted: bool,
-}
-
-/// One nested call as the bridge starts it.
-pub struct NestedCall<'a> {
-  pub call: u32,
-  pub entry: &'a CatalogEntry,
-  pub input_json: &'a str,
-  pub parent_tool_call_id: Option<&'a str>,
-  pub via: Via<'a>,
-}
-
-/// Which guest surface made a nested call.
-pub enum Via<'a> {
-  /// `tools.call` or a `tools.<name>` shortcut.
-  Catalog,
-  /// `MCP.<server>.<tool>()`.
-  Mcp,
-  /// A plugin namespace callable; `input_json` holds the guest's argument list, which the JS
-  /// layer maps to the tool input.
-  Namespace {
-    namespace: &'a Installed,
-    index: usize,
-  },
 }
 
 impl Run {
@@ -406,84 +381,22 @@ impl Run {
     });
   }
 
-  /// What every nested `toolCallId` starts with: `cm_<nonce>_`.
-  pub fn nested_id_prefix() -> String {
-    NESTED_ID_PREFIX.clone()
-  }
-
-  /// `cm_<nonce>_<cell>_<call>` (written by hand: this runs on every nested call).
-  pub(crate) fn nested_tool_call_id(&self, cell: u64, call: u32) -> String {
-    fn push_number(out: &mut String, mut n: u64) {
-      let mut digits = [0u8; 20];
-      let mut at = digits.len();
-      loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-          break;
-        }
-      }
-      out.extend(digits[at..].iter().map(|&d| d as char));
-    }
-    let mut id = String::with_capacity(40);
-    id.push_str(&NESTED_ID_PREFIX);
-    push_number(&mut id, cell);
-    id.push('_');
-    push_number(&mut id, call.into());
-    id
-  }
-
-  /// Appends one nested call to `out`, the cell's batch being built (see [`Run::send_calls`]).
-  /// A batch is a JSON array: `[parentToolCallId | null, (call, tool, input, namespace | 0)…]`,
-  /// where `tool` indexes [`Catalog::call_tools_json`] and the nested `toolCallId` is
-  /// `<NESTED_ID_PREFIX><cell>_<call>`: the JS layer rebuilds each `NestedToolCall` from that and
-  /// its own run scope. Refuses an input that is not exactly one JSON value: spliced raw, it
-  /// could end its call early and forge another.
+  /// Appends one nested call to `out`, the cell's batch being built (see
+  /// `src/protocol/calls.rs`), and counts it.
   pub(crate) fn write_call(&self, call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static str> {
-    if serde_json::from_str::<serde::de::IgnoredAny>(call.input_json).is_err() {
-      return Err("tool input must be JSON-serialisable");
-    }
+    calls::write_call(call, out)?;
     Counters::bump(&self.telemetry.calls);
-    if out.is_empty() {
-      out.push(b'[');
-      match call.parent_tool_call_id {
-        Some(parent) => serde_json::to_writer(&mut *out, parent).expect("strings serialise"),
-        None => out.extend_from_slice(b"null"),
-      }
-    }
-    let _ = write!(out, ",{},{},", call.call, call.entry.index);
-    out.extend_from_slice(call.input_json.as_bytes());
-    match call.via {
-      Via::Catalog | Via::Mcp => out.extend_from_slice(b",0"),
-      Via::Namespace { namespace, index } => {
-        let registration = &namespace.registration;
-        let path = namespace.callables[index].0.join(".");
-        let via = serde_json::json!({
-          "id": registration.id,
-          "globalName": registration.global_name,
-          "path": path,
-          "index": index,
-        });
-        out.push(b',');
-        serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
-      }
-    }
     Ok(())
   }
 
   /// Sends a batch of nested calls written by [`Run::write_call`] to the executor, through
   /// the JS layer: one message for every call a cell started since its previous batch.
-  pub(crate) fn send_calls(&self, cell: u64, mut batch: Vec<u8>) {
+  fn send_calls(&self, cell: u64, batch: Vec<u8>) {
     if batch.is_empty() {
       return;
     }
-    batch.push(b']');
-    self.port.send(Message::Calls {
-      cell,
-      // Only UTF-8 went in: guest JSON text, serde's output and ASCII.
-      payload: String::from_utf8(batch).expect("the payload is UTF-8"),
-    });
+    let payload = calls::finish_batch(batch);
+    self.port.send(Message::Calls { cell, payload });
   }
 
   /// Sends one nested call of cell `cell` at once (a batch of one).

@@ -83,23 +83,3 @@ impl Counters {
     value
   }
 }
-
-/// A cell lifecycle event (`cell_suspended`, `cell_resumed`, `cell_expired`, `cell_aborted`).
-pub fn cell_event(
-  kind: &str,
-  run_id: &str,
-  cell_run_id: Option<&str>,
-  tool_call_id: Option<&str>,
-  extra: Value,
-) -> Value {
-  let mut event = json!({
-    "type": kind,
-    "runId": run_id,
-    "cellRunId": cell_run_id,
-    "toolCallId": tool_call_id,
-  });
-  if let (Some(map), Some(extra)) = (event.as_object_mut(), extra.as_object()) {
-    map.extend(extra.clone());
-  }
-  event
-}

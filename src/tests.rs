@@ -1,7 +1,8 @@
 //! End-to-end tests of the runtime without Node: a channel stands in for the JS layer.
 
-use crate::executor::{Message, Port};
 use crate::input::Field;
+use crate::port::Port;
+use crate::protocol::Message;
 use crate::run::{EXEC_KEYS, LegStart, Run, RunOptions, Scope, WAIT_KEYS};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use serde_json::{Value, json};
@@ -144,7 +145,7 @@ fn expand_batch(run: &Run, cell: u64, payload: &str) -> Vec<Value> {
       let mut call = json!({
         "input": c[2], "cell": cell, "call": c[0],
         "id": tool[0], "name": tool[1], "source": tool[2], "sourceName": tool[3],
-        "toolCallId": format!("{}{cell}_{}", Run::nested_id_prefix(), c[0]),
+        "toolCallId": format!("{}{cell}_{}", crate::protocol::calls::nested_id_prefix(), c[0]),
         "parentToolCallId": batch[0], "runId": run.scope.run_id, "sessionId": run.scope.session_id,
       });
       if !tool[4].is_null() {
@@ -726,7 +727,7 @@ fn lone_surrogates_cross_as_replacement_characters() {
 
 #[test]
 fn a_call_input_can_never_forge_another_call_in_its_batch() {
-  use crate::run::{NestedCall, Via};
+  use crate::protocol::calls::{NestedCall, Via};
   let h = Harness::new(enabled());
   let run = h.run.clone();
   let entry = run.catalog.guest_entry("openclaw:core:read_file").unwrap();
@@ -754,7 +755,7 @@ fn a_call_input_can_never_forge_another_call_in_its_batch() {
     )
     .unwrap();
   let message = h.messages.recv_timeout(Duration::from_secs(5)).unwrap();
-  let crate::executor::Message::Calls { cell, payload } = message else {
+  let crate::protocol::Message::Calls { cell, payload } = message else {
     panic!("expected a call, got {message:?}");
   };
   let batch = expand_batch(&run, cell, &payload);

@@ -1,40 +1,16 @@
-//! The one channel from Rust to the run's JavaScript layer (`index.js`).
+//! The one channel from Rust to the run's JavaScript layer (`lib/run.js`).
 //!
 //! Every message a run sends (start nested calls, abort a cell's calls, deliver a leg's
 //! result, report an event) goes through one ThreadsafeFunction, so the JavaScript side sees
-//! them in the order they were sent: a leg's events always arrive before its result.
+//! them in the order they were sent: a leg's events always arrive before its result. What the
+//! messages hold is `src/protocol`'s.
 
+use crate::protocol::Message;
 use napi::Status;
 use napi::bindgen_prelude::FnArgs;
 use napi::threadsafe_function::{
   ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
-
-/// A message for the JS layer.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Message {
-  /// Start nested tool calls: every call the cell started since its previous batch, as the
-  /// JSON array `Run::write_call` describes (inputs spliced in raw).
-  Calls { cell: u64, payload: String },
-  /// The result of the exec/wait leg the JS layer registered under `leg`.
-  LegDone { leg: u32, result: String },
-  /// Abort the signals of every nested call the cell still has in flight.
-  AbortCell { cell: u64 },
-  /// A `CodeModeEvent` as JSON.
-  Event { payload: String },
-}
-
-impl Message {
-  /// `(kind, id, payload)` as the JS port function receives them.
-  fn into_args(self) -> (u32, f64, String) {
-    match self {
-      Message::Calls { cell, payload } => (0, cell as f64, payload),
-      Message::LegDone { leg, result } => (1, leg as f64, result),
-      Message::AbortCell { cell } => (2, cell as f64, String::new()),
-      Message::Event { payload } => (3, 0.0, payload),
-    }
-  }
-}
 
 /// Where a run's messages go. The napi port in production; a channel in Rust tests.
 pub trait Port: Send + Sync {

@@ -1,0 +1,15 @@
+// The addon's test-only exports (built with the `testing` cargo feature, which `npm test`
+// turns on; see src/testing_exports.rs). Typed here because the committed binding.d.ts comes
+// from builds without them.
+import { createRequire } from 'node:module'
+
+export interface NativeTesting {
+  __testPanic(kind: string, runId?: string | null): void
+  __testStall(ms: number, runId?: string | null): void
+  __testDecodeSettled(numbers: Float64Array, payloads: string): string
+  __testWriteCalls(toolsJson: string, parent: string | null, calls: string): string
+}
+
+const native = createRequire(import.meta.url)('../../binding.js') as NativeTesting
+
+export const { __testPanic, __testStall, __testDecodeSettled, __testWriteCalls } = native

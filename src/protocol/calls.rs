@@ -1,0 +1,107 @@
+//! Call batches: the nested calls a cell started, as one JSON array the JS layer expands
+//! (`forEachCall` in `lib/protocol.js`):
+//! `[parentToolCallId | null, (call, toolIndex, input, namespace | 0)…]`, where `toolIndex`
+//! indexes the run's call tools (`Catalog::call_tools_json`) and the nested `toolCallId` is
+//! `<nested_id_prefix()><cell>_<call>`: the JS layer rebuilds each `NestedToolCall` from that
+//! and its own run scope.
+
+use crate::catalog::CatalogEntry;
+use crate::namespaces::Installed;
+use std::io::Write;
+use std::sync::LazyLock;
+
+/// One nested call as the bridge starts it.
+pub struct NestedCall<'a> {
+  pub call: u32,
+  pub entry: &'a CatalogEntry,
+  pub input_json: &'a str,
+  pub parent_tool_call_id: Option<&'a str>,
+  pub via: Via<'a>,
+}
+
+/// Which guest surface made a nested call.
+pub enum Via<'a> {
+  /// `tools.call` or a `tools.<name>` shortcut.
+  Catalog,
+  /// `MCP.<server>.<tool>()`.
+  Mcp,
+  /// A plugin namespace callable; `input_json` holds the guest's argument list, which the JS
+  /// layer maps to the tool input.
+  Namespace {
+    namespace: &'a Installed,
+    index: usize,
+  },
+}
+
+/// What every nested `toolCallId` starts with, `cm_<nonce>_`: a random part, so ids stay unique
+/// across gateway restarts. The rest is `<cell>_<call>`.
+static NESTED_ID_PREFIX: LazyLock<String> =
+  LazyLock::new(|| format!("cm_{}_", &crate::engine::store::new_token()[3..11]));
+
+/// What every nested `toolCallId` starts with.
+pub fn nested_id_prefix() -> &'static str {
+  &NESTED_ID_PREFIX
+}
+
+/// `cm_<nonce>_<cell>_<call>` (written by hand: this runs on every nested call).
+pub fn nested_tool_call_id(cell: u64, call: u32) -> String {
+  fn push_number(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+      at -= 1;
+      digits[at] = b'0' + (n % 10) as u8;
+      n /= 10;
+      if n == 0 {
+        break;
+      }
+    }
+    out.extend(digits[at..].iter().map(|&d| d as char));
+  }
+  let mut id = String::with_capacity(40);
+  id.push_str(&NESTED_ID_PREFIX);
+  push_number(&mut id, cell);
+  id.push('_');
+  push_number(&mut id, call.into());
+  id
+}
+
+/// Appends one nested call to `out`, the cell's batch being built. Refuses an input that is
+/// not exactly one JSON value: spliced raw, it could end its call early and forge another.
+pub fn write_call(call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static str> {
+  if serde_json::from_str::<serde::de::IgnoredAny>(call.input_json).is_err() {
+    return Err("tool input must be JSON-serialisable");
+  }
+  if out.is_empty() {
+    out.push(b'[');
+    match call.parent_tool_call_id {
+      Some(parent) => serde_json::to_writer(&mut *out, parent).expect("strings serialise"),
+      None => out.extend_from_slice(b"null"),
+    }
+  }
+  let _ = write!(out, ",{},{},", call.call, call.entry.index);
+  out.extend_from_slice(call.input_json.as_bytes());
+  match call.via {
+    Via::Catalog | Via::Mcp => out.extend_from_slice(b",0"),
+    Via::Namespace { namespace, index } => {
+      let registration = &namespace.registration;
+      let path = namespace.callables[index].0.join(".");
+      let via = serde_json::json!({
+        "id": registration.id,
+        "globalName": registration.global_name,
+        "path": path,
+        "index": index,
+      });
+      out.push(b',');
+      serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
+    }
+  }
+  Ok(())
+}
+
+/// Closes a batch written by [`write_call`]: the payload of a [`super::Message::Calls`].
+pub fn finish_batch(mut batch: Vec<u8>) -> String {
+  batch.push(b']');
+  // Only UTF-8 went in: guest JSON text, serde's output and ASCII.
+  String::from_utf8(batch).expect("the payload is UTF-8")
+}

@@ -1,6 +1,7 @@
 //! Tests of the search: tokenizing, stemming, the thesaurus, ranking on small fixtures and on
 //! the ranking test set, and an ignored 10,000-entry benchmark.
 
+use super::stem::stem;
 use super::*;
 use crate::catalog::Catalog;
 use serde_json::Value;

@@ -2,6 +2,7 @@
 //! the ranking test set, and an ignored 10,000-entry benchmark.
 
 use super::stem::stem;
+use super::text::{index_words, words};
 use super::*;
 use crate::catalog::Catalog;
 use serde_json::Value;

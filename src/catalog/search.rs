@@ -15,38 +15,15 @@ use std::hash::{BuildHasherDefault, Hasher};
 mod stem;
 mod text;
 mod thesaurus;
+mod weights;
 
 pub use text::words;
 use text::{compact, index_words};
 use thesaurus::{is_stopword, thesaurus};
-
-/// Field weights for an exact word hit.
-const NAME: f32 = 4.0;
-const LABEL: f32 = 3.0;
-const DESCRIPTION: f32 = 1.5;
-/// A query word that is a prefix of a tool word (`remind` → `reminders`).
-const PREFIX: f32 = 0.5;
-/// A synonym hit, relative to the word itself.
-const SYNONYM: f32 = 0.6;
-/// Further alternatives of one concept that a tool also matches, relative to the best one.
-const EXTRA: f32 = 0.25;
-/// The first query word, usually the action ("refund a payment", "list open pull requests").
-const LEAD: f32 = 1.25;
-/// Consecutive query words found consecutively in a tool's text, per pair.
-const PHRASE: f32 = 1.0;
-/// Share of the tool's name words the query hits: `voice_call` over `voice_call_transcript`
-/// for "call a phone number". The score is scaled by up to 1 + NAME_COVER.
-const NAME_COVER: f32 = 0.5;
-/// A stopword that is a word of the tool's name or label (`turn on` vs `turn off`).
-const MINOR: f32 = 0.3;
-/// BM25 length normalisation of descriptions: a word in a one-line description says more than
-/// the same word in a long list of actions.
-const K1: f32 = 1.2;
-const B: f32 = 0.5;
-/// Query-wide name boosts (`web_search` for the query "web search" or "webSearch").
-const NAME_PREFIX_BOOST: f32 = 6.0;
-/// Prefix matches need this many characters, or `not` (from "notes") would match `notion`.
-const MIN_PREFIX: usize = 4;
+use weights::{
+  B, DESCRIPTION, EXTRA, K1, LABEL, LEAD, MIN_PREFIX, MINOR, NAME, NAME_COVER, NAME_PREFIX_BOOST,
+  PHRASE, PREFIX, SYNONYM, idf,
+};
 
 /// What the index needs to know of one catalog entry.
 pub struct Doc<'a> {
@@ -129,11 +106,6 @@ pub struct SearchIndex {
   /// exact-name and name-prefix matches.
   names: Vec<(Box<str>, u32)>,
   docs: usize,
-}
-
-/// BM25's inverse document frequency: rare words count more, a word in every tool near zero.
-fn idf(docs: usize, df: usize) -> f32 {
-  (1.0 + (docs as f32 - df as f32 + 0.5) / (df as f32 + 0.5)).ln()
 }
 
 /// One idea of the query: its own word and the words that may stand for it.

@@ -12,17 +12,19 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+mod query;
 mod stem;
 mod text;
 mod thesaurus;
 mod weights;
 
+use query::concepts;
 pub use text::words;
 use text::{compact, index_words};
-use thesaurus::{is_stopword, thesaurus};
+use thesaurus::is_stopword;
 use weights::{
   B, DESCRIPTION, EXTRA, K1, LABEL, LEAD, MIN_PREFIX, MINOR, NAME, NAME_COVER, NAME_PREFIX_BOOST,
-  PHRASE, PREFIX, SYNONYM, idf,
+  PHRASE, PREFIX, idf,
 };
 
 /// What the index needs to know of one catalog entry.
@@ -106,62 +108,6 @@ pub struct SearchIndex {
   /// exact-name and name-prefix matches.
   names: Vec<(Box<str>, u32)>,
   docs: usize,
-}
-
-/// One idea of the query: its own word and the words that may stand for it.
-struct Concept {
-  word: String,
-  /// Scored at [`SYNONYM`].
-  synonyms: Vec<String>,
-  /// A stopword: only counts when it is a word of a tool's name or label, and never towards
-  /// coverage.
-  minor: bool,
-}
-
-impl Concept {
-  /// `(word, factor)`: the query word at 1.0, then its synonyms.
-  fn alternatives(&self) -> impl Iterator<Item = (&str, f32)> {
-    std::iter::once((self.word.as_str(), 1.0))
-      .chain(self.synonyms.iter().map(|w| (w.as_str(), SYNONYM)))
-  }
-}
-
-fn concepts(query: &str) -> Vec<Concept> {
-  let raw = words(query);
-  let thesaurus = thesaurus();
-  let mut out: Vec<Concept> = Vec::new();
-  let mut i = 0;
-  while i < raw.len() {
-    let word = raw[i].as_str();
-    let next = raw.get(i + 1).map(String::as_str);
-    let phrase = thesaurus
-      .phrases
-      .iter()
-      .find(|(first, second, _)| first == word && Some(second.as_str()) == next);
-    let synonyms: &[String] = match phrase {
-      Some((_, _, list)) => {
-        i += 1;
-        list
-      }
-      None => thesaurus.expansions.get(word).map_or(&[], Vec::as_slice),
-    };
-    i += 1;
-    if out.iter().any(|c| c.word == word) {
-      continue;
-    }
-    out.push(Concept {
-      word: word.to_string(),
-      synonyms: synonyms.to_vec(),
-      minor: phrase.is_none() && is_stopword(word),
-    });
-  }
-  // "create a new file": `new` is already its own concept, so `create` must not also score
-  // through it (and the other way round), or every `create_*` tool would count twice.
-  let mains: Vec<String> = out.iter().map(|c| c.word.clone()).collect();
-  for concept in &mut out {
-    concept.synonyms.retain(|w| !mains.contains(w));
-  }
-  out
 }
 
 /// What one query has found out about one document.

@@ -1,6 +1,7 @@
 //! Tests of the search: tokenizing, stemming, the thesaurus, ranking on small fixtures and on
 //! the ranking test set, and an ignored 10,000-entry benchmark.
 
+use super::query::concepts;
 use super::stem::stem;
 use super::text::{index_words, words};
 use super::*;

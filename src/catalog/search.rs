@@ -9,106 +9,19 @@
 //! prefix gets a boost, and ties break by id.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
+mod index;
 mod query;
 mod stem;
 mod text;
 mod thesaurus;
 mod weights;
 
+use index::Field;
+pub use index::{Doc, SearchIndex};
 use query::concepts;
-pub use text::words;
-use text::{compact, index_words};
-use thesaurus::is_stopword;
-use weights::{
-  B, DESCRIPTION, EXTRA, K1, LABEL, LEAD, MIN_PREFIX, MINOR, NAME, NAME_COVER, NAME_PREFIX_BOOST,
-  PHRASE, PREFIX, idf,
-};
-
-/// What the index needs to know of one catalog entry.
-pub struct Doc<'a> {
-  pub name: &'a str,
-  pub label: Option<&'a str>,
-  pub description: &'a str,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Field {
-  Name,
-  Label,
-  Description,
-}
-
-#[derive(Clone, Copy)]
-struct Posting {
-  doc: u32,
-  /// Weight of the best field the word is in (descriptions length-normalised).
-  weight: f32,
-  field: Field,
-}
-
-/// A sorted word list with postings: exact lookups and prefix ranges by binary search, without
-/// a tree's pointer chasing.
-#[derive(Default)]
-struct Table {
-  terms: Vec<Box<str>>,
-  postings: Vec<Vec<Posting>>,
-  idf: Vec<f32>,
-}
-
-impl Table {
-  /// Index of the first term `>= word`.
-  fn lower_bound(&self, word: &str) -> usize {
-    self.terms.partition_point(|t| &**t < word)
-  }
-
-  fn get(&self, word: &str) -> Option<usize> {
-    let i = self.lower_bound(word);
-    (self.terms.get(i).map(|t| &**t) == Some(word)).then_some(i)
-  }
-}
-
-/// FNV-1a: the index builder hashes a few hundred thousand short words, where SipHash's
-/// flooding resistance buys nothing (the catalog is not adversarial) and costs most of the time.
-#[derive(Default)]
-struct Fnv(u64);
-
-impl Hasher for Fnv {
-  fn finish(&self) -> u64 {
-    self.0
-  }
-
-  fn write(&mut self, bytes: &[u8]) {
-    let mut hash = if self.0 == 0 {
-      0xcbf2_9ce4_8422_2325
-    } else {
-      self.0
-    };
-    for &b in bytes {
-      hash = (hash ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-    }
-    self.0 = hash;
-  }
-}
-
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
-
-/// Inverted index over a fixed list of documents (the guest-visible catalog entries).
-pub struct SearchIndex {
-  words: Table,
-  /// Adjacent word pairs (stopwords skipped), as indices into `words.terms`, sorted, with
-  /// postings and idf: a query that repeats a tool's own phrasing ("search file contents") is a
-  /// better match than one that scatters the same words.
-  pairs: Vec<((u32, u32), Vec<Posting>, f32)>,
-  /// Distinct words in each document's name, for name coverage.
-  name_words: Vec<u8>,
-  /// Normalised full names (`web_search` → `websearch`) with their document, sorted, for
-  /// exact-name and name-prefix matches.
-  names: Vec<(Box<str>, u32)>,
-  docs: usize,
-}
+use text::compact;
+use weights::{EXTRA, LEAD, MIN_PREFIX, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf};
 
 /// What one query has found out about one document.
 #[derive(Clone, Copy, Default)]
@@ -131,113 +44,6 @@ struct Acc {
 }
 
 impl SearchIndex {
-  pub fn build<'a>(docs: impl IntoIterator<Item = Doc<'a>>) -> Self {
-    let docs: Vec<Doc<'a>> = docs.into_iter().collect();
-    let parsed: Vec<[Vec<String>; 3]> = docs
-      .iter()
-      .map(|doc| {
-        [
-          words(doc.name),
-          index_words(doc.label.unwrap_or("")),
-          index_words(doc.description),
-        ]
-      })
-      .collect();
-    let average = (parsed.iter().map(|p| p[2].len()).sum::<usize>() as f32
-      / parsed.len().max(1) as f32)
-      .max(1.0);
-
-    // Words get ids in order of appearance; per-document dedup is a scan of a short list.
-    let mut ids: FnvMap<&str, u32> = FnvMap::default();
-    let mut lists: Vec<Vec<Posting>> = Vec::new();
-    let mut stop: Vec<bool> = Vec::new();
-    let mut pair_lists: FnvMap<(u32, u32), Vec<Posting>> = FnvMap::default();
-    let mut name_words = Vec::with_capacity(docs.len());
-    let mut names = Vec::with_capacity(docs.len());
-    let mut seen: Vec<u32> = Vec::new();
-    let mut seen_pairs: Vec<(u32, u32)> = Vec::new();
-    for (i, (doc, fields)) in docs.iter().zip(&parsed).enumerate() {
-      let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * fields[2].len() as f32 / average));
-      let weights = [
-        (Field::Name, NAME),
-        (Field::Label, LABEL),
-        (Field::Description, DESCRIPTION * norm),
-      ];
-      // Best field per word and per pair: fields come best first, so the first entry wins.
-      seen.clear();
-      seen_pairs.clear();
-      for (f, (list, (field, weight))) in fields.iter().zip(weights).enumerate() {
-        let posting = Posting {
-          doc: i as u32,
-          weight,
-          field,
-        };
-        let mut previous: Option<u32> = None;
-        for word in list {
-          let id = *ids.entry(word.as_str()).or_insert_with(|| {
-            lists.push(Vec::new());
-            stop.push(is_stopword(word));
-            (lists.len() - 1) as u32
-          });
-          if !seen.contains(&id) {
-            seen.push(id);
-            lists[id as usize].push(posting);
-          }
-          if stop[id as usize] {
-            continue;
-          }
-          if let Some(first) = previous
-            && !seen_pairs.contains(&(first, id))
-          {
-            seen_pairs.push((first, id));
-            pair_lists.entry((first, id)).or_default().push(posting);
-          }
-          previous = Some(id);
-        }
-        if f == 0 {
-          name_words.push(seen.len().min(u8::MAX as usize) as u8);
-        }
-      }
-      names.push((compact(doc.name).into_boxed_str(), i as u32));
-    }
-    names.sort_unstable();
-    let count = docs.len();
-
-    // Sort the words; postings are already in document order.
-    let mut order: Vec<u32> = (0..lists.len() as u32).collect();
-    let mut texts: Vec<&str> = vec![""; lists.len()];
-    for (text, &id) in &ids {
-      texts[id as usize] = text;
-    }
-    order.sort_unstable_by_key(|&id| texts[id as usize]);
-    let mut rank = vec![0u32; lists.len()];
-    for (r, &id) in order.iter().enumerate() {
-      rank[id as usize] = r as u32;
-    }
-    let mut words = Table::default();
-    for &id in &order {
-      let list = std::mem::take(&mut lists[id as usize]);
-      words.idf.push(idf(count, list.len()));
-      words.terms.push(texts[id as usize].into());
-      words.postings.push(list);
-    }
-    let mut pairs: Vec<((u32, u32), Vec<Posting>, f32)> = pair_lists
-      .into_iter()
-      .map(|((a, b), list)| {
-        let weight = idf(count, list.len());
-        ((rank[a as usize], rank[b as usize]), list, weight)
-      })
-      .collect();
-    pairs.sort_unstable_by_key(|p| p.0);
-    SearchIndex {
-      words,
-      pairs,
-      name_words,
-      names,
-      docs: count,
-    }
-  }
-
   /// Terms `word` reaches: itself and, when `prefix` and long enough, the words it begins.
   fn reached<'q>(&'q self, word: &'q str, prefix: bool) -> impl Iterator<Item = usize> + 'q {
     let prefix = prefix && word.len() >= MIN_PREFIX;

@@ -1,10 +1,10 @@
 //! Tests of the search: tokenizing, stemming, the thesaurus, ranking on small fixtures and on
 //! the ranking test set, and an ignored 10,000-entry benchmark.
 
+use super::index::{Doc, SearchIndex};
 use super::query::concepts;
 use super::stem::stem;
 use super::text::{index_words, words};
-use super::*;
 use crate::catalog::Catalog;
 use serde_json::Value;
 

@@ -1,0 +1,413 @@
+//! Tests of the search: tokenizing, stemming, the thesaurus, ranking on small fixtures and on
+//! the ranking test set, and an ignored 10,000-entry benchmark.
+
+use super::index::{Doc, SearchIndex};
+use super::query::concepts;
+use super::stem::stem;
+use super::text::{index_words, words};
+use crate::catalog::Catalog;
+use serde_json::Value;
+
+#[test]
+fn splits_snake_camel_kebab_and_acronyms() {
+  assert_eq!(words("readFile"), ["read", "fil"]);
+  assert_eq!(words("read_file"), words("read-file"));
+  assert_eq!(words("ReadFile"), words("READ_FILE"));
+  assert_eq!(words("web-search_results"), ["web", "search", "result"]);
+  assert_eq!(words("HTTPRequest"), ["http", "request"]);
+  assert_eq!(words("listIssues2"), ["list", "issu", "2"]);
+  assert_eq!(words("9am, 4pm"), ["9", "am", "4", "pm"]);
+  assert_eq!(words("  what's   new?  "), ["what", "s", "new"]);
+  assert!(words("—/_-").is_empty());
+}
+
+#[test]
+fn indexes_camel_cased_brands_whole_as_well() {
+  assert_eq!(
+    index_words("the OpenClaw process"),
+    ["the", "open", "claw", "openclaw", "process"]
+  );
+  // Snake and kebab parts stay parts: only camel case hides a word boundary inside a word.
+  assert_eq!(index_words("web_search"), ["web", "search"]);
+  assert_eq!(words("OpenClaw"), ["open", "claw"]);
+}
+
+#[test]
+fn stems_word_families_alike() {
+  for family in [
+    "schedule schedules scheduled scheduling",
+    "create creates created creating",
+    "file files filed filing",
+    "reply replies replied",
+    "try tries tried",
+    "stop stops stopped stopping",
+    "run runs running ran",
+    "send sends sending sent",
+    "message messages messaging",
+    "query queries queried",
+    "status statuses",
+    "class classes",
+    "search searches searched searching",
+    "patch patches patched",
+    "process processes processed processing",
+  ] {
+    let mut forms = family.split(' ').map(stem);
+    let first = forms.next().unwrap();
+    for (form, stemmed) in family
+      .split(' ')
+      .zip(std::iter::once(first.clone()).chain(forms))
+    {
+      assert_eq!(
+        stemmed, first,
+        "{form} should stem like the rest of {family:?}"
+      );
+    }
+  }
+}
+
+#[test]
+fn stemming_keeps_words_that_only_look_inflected() {
+  // No vowel would be left (`str`), a double `-ee`, a short base, or a listed exception.
+  for word in [
+    "string", "thing", "need", "speed", "news", "canvas", "ping", "bus", "its",
+  ] {
+    assert_eq!(stem(word), word);
+  }
+  // `added` must not lose a `d` (the base is too short to undouble), `calling` keeps `ll`.
+  assert_eq!(stem("added"), "add");
+  assert_eq!(stem("calling"), "call");
+  assert_eq!(stem("key"), "key");
+  assert_eq!(stem("änderung"), "änderung");
+  assert_ne!(stem("news"), stem("new"));
+}
+
+fn alternatives(query: &str) -> Vec<Vec<String>> {
+  concepts(query)
+    .iter()
+    .filter(|c| !c.minor)
+    .map(|c| c.alternatives().map(|(w, _)| w.to_string()).collect())
+    .collect()
+}
+
+#[test]
+fn expands_synonyms_both_ways_and_hints_one_way() {
+  let find = &alternatives("find")[0];
+  assert!(find.contains(&stem("search")));
+  assert!(alternatives("search")[0].contains(&stem("find")));
+  // "email the report" is a send; "send" is not an email.
+  assert!(alternatives("email")[0].contains(&stem("send")));
+  assert!(!alternatives("send")[0].contains(&stem("email")));
+  // Inflected query words expand too: the tables are stemmed like queries.
+  assert!(alternatives("reminders")[0].contains(&stem("cron")));
+  assert_eq!(alternatives("zyzzyva"), [["zyzzyva"]]);
+}
+
+#[test]
+fn reads_phrases_and_stopwords() {
+  let look_up = alternatives("look up nearby restaurants");
+  assert_eq!(look_up.len(), 3);
+  assert!(look_up[0].contains(&stem("search")));
+  // Stopwords, even inflected ones like `some`, are minor concepts, not coverage to miss.
+  let all = concepts("create a file with some content");
+  let minor: Vec<&str> = all
+    .iter()
+    .filter(|c| c.minor)
+    .map(|c| c.word.as_str())
+    .collect();
+  assert_eq!(minor, ["a", "with", "som"]);
+}
+
+#[test]
+fn synonyms_in_one_query_do_not_count_twice() {
+  // "create a new file": `new` is its own concept, so `create` does not also reach it.
+  let both = alternatives("create a new file");
+  assert!(!both[0].contains(&"new".to_string()));
+  assert!(!both[1].contains(&stem("create")));
+  assert!(alternatives("create")[0].contains(&"new".to_string()));
+}
+
+struct Fixture {
+  ids: Vec<String>,
+  index: SearchIndex,
+}
+
+impl Fixture {
+  fn new(tools: &[(&str, &str, &str)]) -> Fixture {
+    Fixture {
+      ids: tools.iter().map(|(id, _, _)| id.to_string()).collect(),
+      index: SearchIndex::build(tools.iter().map(|(id, label, description)| Doc {
+        name: id.rsplit(':').next().unwrap(),
+        label: (!label.is_empty()).then_some(*label),
+        description,
+      })),
+    }
+  }
+
+  fn search(&self, query: &str, limit: usize) -> Vec<&str> {
+    let hits = self.index.search(query, limit, |i| self.ids[i].as_str());
+    hits.into_iter().map(|i| self.ids[i].as_str()).collect()
+  }
+}
+
+fn small() -> Fixture {
+  Fixture::new(&[
+    ("openclaw:core:send_message", "", "Send a chat message"),
+    (
+      "openclaw:core:read_file",
+      "Read file",
+      "Read a file from the workspace",
+    ),
+    ("openclaw:core:write_file", "", "Write a file"),
+    ("openclaw:core:web_search", "Web search", "Search the web"),
+    (
+      "openclaw:core:cron",
+      "",
+      "Manage scheduled jobs and reminders",
+    ),
+    ("openclaw:home:turn_on", "", "Turn on a light or switch"),
+    ("openclaw:home:turn_off", "", "Turn off a light or switch"),
+  ])
+}
+
+#[test]
+fn ranks_names_first_and_breaks_ties_by_id() {
+  let f = small();
+  assert_eq!(f.search("read local file", 5)[0], "openclaw:core:read_file");
+  assert_eq!(f.search("web_search", 5)[0], "openclaw:core:web_search");
+  assert_eq!(
+    f.search("file", 5),
+    ["openclaw:core:read_file", "openclaw:core:write_file"]
+  );
+  assert_eq!(
+    f.search("", 2),
+    ["openclaw:core:send_message", "openclaw:core:read_file"]
+  );
+  assert_eq!(f.search("   ", 1), ["openclaw:core:send_message"]);
+  assert!(f.search("zzz", 5).is_empty());
+  assert!(f.search("file", 0).is_empty());
+}
+
+#[test]
+fn exact_name_beats_any_score() {
+  // `cron` is the exact name; the other tool says "cron" three times over.
+  let f = Fixture::new(&[
+    ("openclaw:core:schedule", "Cron", "Cron cron: run cron jobs"),
+    ("openclaw:core:cron", "", "Reminders"),
+  ]);
+  assert_eq!(f.search("cron", 5)[0], "openclaw:core:cron");
+  assert_eq!(f.search("CRON", 5)[0], "openclaw:core:cron");
+}
+
+#[test]
+fn finds_tools_by_synonyms_inflections_and_stopword_names() {
+  let f = small();
+  assert_eq!(f.search("remind me tomorrow", 5)[0], "openclaw:core:cron");
+  assert_eq!(f.search("scheduling", 5)[0], "openclaw:core:cron");
+  assert_eq!(f.search("post a msg", 5)[0], "openclaw:core:send_message");
+  assert_eq!(
+    f.search("look up something online", 5)[0],
+    "openclaw:core:web_search"
+  );
+  // `on` is a stopword, but it is also what tells these two tools apart.
+  assert_eq!(
+    f.search("turn on the lights", 5)[0],
+    "openclaw:home:turn_on"
+  );
+  assert_eq!(
+    f.search("turn off the lights", 5)[0],
+    "openclaw:home:turn_off"
+  );
+  // A prefix is enough for a long word, not for a stem as short as `not` ("notes").
+  assert_eq!(f.search("remind", 5)[0], "openclaw:core:cron");
+  let notion = Fixture::new(&[("openclaw:notion:notion_search", "", "Search Notion")]);
+  assert!(notion.search("notes", 5).is_empty());
+  assert_eq!(notion.search("notio", 5), ["openclaw:notion:notion_search"]);
+}
+
+#[test]
+fn covering_the_whole_query_beats_one_strong_word() {
+  let f = Fixture::new(&[
+    (
+      "openclaw:discord:discord_create_thread",
+      "",
+      "Start a thread",
+    ),
+    (
+      "openclaw:core:write",
+      "",
+      "Write content to a file. Creates the file if needed.",
+    ),
+  ]);
+  assert_eq!(
+    f.search("create a new file with some content", 5)[0],
+    "openclaw:core:write"
+  );
+}
+
+#[test]
+fn a_rare_synonym_of_a_common_word_is_not_a_rare_word() {
+  // `fetch` is in one name only, but "get" reaches four tools: the hit is worth what "get" is.
+  let f = Fixture::new(&[
+    (
+      "openclaw:core:web_fetch",
+      "",
+      "Fetch a web page and return its text",
+    ),
+    ("openclaw:home:get_state", "", "Get the state of a device"),
+    ("openclaw:crm:get_user", "", "Get a user"),
+    ("openclaw:cal:get_event", "", "Get an event"),
+    (
+      "client:ide:read_file",
+      "",
+      "Read a file open in the editor, with unsaved changes",
+    ),
+  ]);
+  assert_eq!(
+    f.search("get the unsaved text from the editor", 5)[0],
+    "client:ide:read_file"
+  );
+}
+
+/// `__test__/fixtures/ranking-catalog.json`, through the real catalog (MCP entries hidden).
+fn ranking(set: &str) -> (usize, usize, usize) {
+  let catalog: Value = serde_json::from_str(include_str!(
+    "../../../__test__/fixtures/ranking-catalog.json"
+  ))
+  .unwrap();
+  let queries: Value = serde_json::from_str(set).unwrap();
+  let catalog = Catalog::build(&catalog["tools"]);
+  let (mut first, mut top5, mut total) = (0, 0, 0);
+  for q in queries["queries"].as_array().unwrap() {
+    let expected = q["expected"].as_str().unwrap();
+    let hits: Vec<&str> = catalog
+      .search(q["query"].as_str().unwrap(), 5)
+      .into_iter()
+      .map(|e| e.id.as_str())
+      .collect();
+    assert!(hits.iter().all(|id| !id.starts_with("mcp:")));
+    total += 1;
+    first += (hits.first() == Some(&expected)) as usize;
+    top5 += hits.contains(&expected) as usize;
+  }
+  (first, top5, total)
+}
+
+#[test]
+fn meets_the_bar_on_the_ranking_test_set() {
+  let (first, top5, total) = ranking(include_str!(
+    "../../../__test__/fixtures/ranking-catalog.json"
+  ));
+  println!("ranking set: p@1 {first}/{total}, recall@5 {top5}/{total}");
+  assert!(total >= 40);
+  assert!(first as f64 >= 0.9 * total as f64, "p@1 {first}/{total}");
+  assert!(
+    top5 as f64 >= 0.95 * total as f64,
+    "recall@5 {top5}/{total}"
+  );
+}
+
+/// Median time of one search over a synthetic 10,000-entry catalog. Numbers only, no assertion:
+/// `cargo test --release --lib bench_search_10k -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_search_10k() {
+  use std::hint::black_box;
+  use std::time::Instant;
+
+  let catalog: Value = serde_json::from_str(include_str!(
+    "../../../__test__/fixtures/ranking-catalog.json"
+  ))
+  .unwrap();
+  // Real vocabulary from the fixture, plus invented words so the vocabulary grows with the
+  // catalog the way plugin-specific nouns do.
+  let mut vocabulary: Vec<String> = Vec::new();
+  for tool in catalog["tools"].as_array().unwrap() {
+    for field in ["name", "description"] {
+      for w in tool[field]
+        .as_str()
+        .unwrap_or("")
+        .split(|c: char| !c.is_alphanumeric())
+      {
+        let w = w.to_lowercase();
+        if w.len() > 2 && !vocabulary.contains(&w) {
+          vocabulary.push(w);
+        }
+      }
+    }
+  }
+  let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+  let mut next = move |n: usize| {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    (seed % n as u64) as usize
+  };
+  let syllables = [
+    "ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "zen", "bar", "qua", "dex",
+  ];
+  for _ in 0..3000 {
+    let len = 2 + next(3);
+    vocabulary.push((0..len).map(|_| syllables[next(syllables.len())]).collect());
+  }
+  let plugins: Vec<String> = (0..200).map(|i| format!("plugin{i}")).collect();
+  let entries: Vec<(String, String, String)> = (0..10_000)
+    .map(|i| {
+      let plugin = &plugins[next(plugins.len())];
+      let name = format!(
+        "{}_{}_{}_{i}",
+        plugin,
+        vocabulary[next(vocabulary.len())],
+        vocabulary[next(vocabulary.len())]
+      );
+      let description: Vec<&str> = (0..8 + next(20))
+        .map(|_| vocabulary[next(vocabulary.len())].as_str())
+        .collect();
+      let id = format!("openclaw:{plugin}:{name}");
+      (id, name, description.join(" "))
+    })
+    .collect();
+
+  let started = Instant::now();
+  let index = SearchIndex::build(entries.iter().map(|(_, name, description)| Doc {
+    name,
+    label: None,
+    description,
+  }));
+  let build = started.elapsed();
+
+  let queries: Value = serde_json::from_str(include_str!(
+    "../../../__test__/fixtures/ranking-catalog.json"
+  ))
+  .unwrap();
+  let mut queries: Vec<String> = queries["queries"]
+    .as_array()
+    .unwrap()
+    .iter()
+    .map(|q| q["query"].as_str().unwrap().to_string())
+    .collect();
+  queries.extend(entries.iter().step_by(500).map(|(_, name, _)| name.clone()));
+  queries.extend(["file", "readFile", "a", "list"].map(String::from));
+
+  let tie = |i: usize| entries[i].0.as_str();
+  // Warm-up: the thesaurus and the per-thread scratch are built on first use.
+  for query in &queries {
+    black_box(index.search(query, 8, tie));
+  }
+  let mut samples = Vec::new();
+  for _ in 0..20 {
+    for query in &queries {
+      let started = Instant::now();
+      black_box(index.search(black_box(query), 8, tie));
+      samples.push(started.elapsed());
+    }
+  }
+  samples.sort();
+  let at = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize];
+  println!(
+    "10,000 entries: build {build:?}; search over {} queries x 20: median {:?}, p90 {:?}, max {:?}",
+    queries.len(),
+    at(0.5),
+    at(0.9),
+    at(1.0)
+  );
+}

@@ -20,7 +20,8 @@ mod surface;
 mod telemetry;
 mod testing;
 #[cfg(feature = "testing")]
-mod testing_exports;
+#[doc(hidden)]
+pub mod testing_exports;
 mod typescript;
 
 #[cfg(test)]
@@ -59,12 +60,10 @@ pub struct RuntimeOptions {
 /// Applies process-wide runtime settings.
 #[napi(catch_unwind)]
 pub fn configure_code_mode_runtime(options: RuntimeOptions) {
-  if let Some(cap) = options.max_suspended_cells {
-    engine::store::STORE.set_cap(cap as usize);
-  }
   engine::configure(
     options.worker_threads.map(|n| n as usize),
     options.max_active_cells.map(|n| n as usize),
+    options.max_suspended_cells.map(|n| n as usize),
   );
 }
 
@@ -168,6 +167,7 @@ impl NativeRun {
         tools,
         disable_tools: options.disable_tools.unwrap_or(false),
         raw_model_call: options.raw_model_call.unwrap_or(false),
+        guest: &bridge::CODE_MODE,
       },
       Arc::new(port::JsPort::new(port)),
     );

@@ -1,11 +1,10 @@
 //! One `CodeModeRun`: its scope, config, catalog, model surface, counters and live cells, and
 //! the exec/wait entry points with their input validation (DESIGN decision 2).
 
-use crate::bridge::CODE_MODE;
 use crate::catalog::Catalog;
 use crate::catalog::Source;
 use crate::config::{self, CodeModeConfig};
-use crate::engine::{self, Cell, Delivery, DropReason, Ended, Host, LegEnd, LegTag, Limits};
+use crate::engine::{self, Cell, Delivery, DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits};
 use crate::error::{ErrorCode, Failure, messages};
 use crate::input::Field;
 use crate::mcp::McpSurface;
@@ -47,6 +46,8 @@ pub struct RunOptions {
   pub tools: Value,
   pub disable_tools: bool,
   pub raw_model_call: bool,
+  /// The kind of VM its cells run in (`bridge::CODE_MODE`: code mode's prelude and functions).
+  pub guest: &'static Guest,
 }
 
 pub struct Run {
@@ -54,6 +55,7 @@ pub struct Run {
   pub config: CodeModeConfig,
   /// The engine's view of `config`.
   limits: Limits,
+  guest: &'static Guest,
   pub active: bool,
   pub catalog: Catalog,
   model_tools: OnceLock<Value>,
@@ -101,6 +103,7 @@ impl Run {
     Arc::new(Run {
       scope: options.scope,
       limits,
+      guest: options.guest,
       config,
       active,
       catalog,
@@ -214,7 +217,7 @@ impl Run {
       &self.catalog,
       serde_json::json!({
         "liveCells": self.cells.lock().len(),
-        "suspendedCellsInProcess": engine::store::STORE.len(),
+        "suspendedCellsInProcess": engine::parked_cells(),
         "visibleNamespaces": visible,
         "hiddenNamespaces": hidden,
       }),
@@ -272,7 +275,7 @@ impl Run {
           id: leg.id,
           caller_id: leg.tool_call_id,
         };
-        Cell::exec(self.clone(), &CODE_MODE, tag, prepare, |cell| {
+        Cell::exec(self.clone(), self.guest, tag, prepare, |cell| {
           self.track_cell(cell, leg.id)
         });
         None

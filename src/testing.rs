@@ -57,6 +57,7 @@ mod faults {
     ANY.store(true, Ordering::Release);
   }
 
+  #[cfg(feature = "testing")]
   /// Arms a fault by the name the `__testPanic` export takes: `slice`, `bridge`, `sync` (panics
   /// right here, in the calling entry point) or `off`.
   pub fn arm_named(kind: &str, run_id: Option<String>) -> Result<(), String> {
@@ -70,6 +71,7 @@ mod faults {
     Ok(())
   }
 
+  #[cfg(feature = "testing")]
   /// Disarms every fault.
   pub fn disarm() {
     armed().clear();

@@ -56,6 +56,7 @@ impl Harness {
         tools: tools(),
         disable_tools: false,
         raw_model_call: false,
+        guest: &crate::bridge::CODE_MODE,
       },
       Arc::new(ChannelPort(tx)),
     );

@@ -6,9 +6,12 @@
 //! resume: it ends completed, failed, or waiting (the VM stays parked under a fresh token), and
 //! the host hears of it through [`Host::ended`].
 
+use super::admission::Waiting;
 use super::limits::{Kill, Signals};
-use super::store::{STORE, new_token};
+use super::pool::Job;
+use super::store::{Store, new_token};
 use super::vm::{self, Delivery, SliceEnd, Vm};
+use super::watchdog::Overrun;
 use super::watchdog::{self, STUCK_GRACE};
 use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
 use super::{admission, clock, pool, warm};
@@ -23,6 +26,9 @@ use std::time::{Duration, Instant};
 use tokio::task::AbortHandle;
 
 static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
+
+/// Parked cells, by token.
+pub static STORE: LazyLock<Store<Cell>> = LazyLock::new(Store::new);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -78,7 +84,7 @@ pub struct Cell {
 
 /// How a worker's slice ended, for the worker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum SliceRun {
+enum SliceRun {
   Normal,
   /// The watchdog gave up on it and replaced this worker.
   Abandoned,
@@ -250,7 +256,8 @@ impl Cell {
   }
 
   fn enter_leg(self: &Arc<Self>) {
-    if admission::admit(self) {
+    let weak: std::sync::Weak<dyn Waiting> = Arc::downgrade(self) as _;
+    if admission::admit(weak) {
       if let Some(leg) = self.state.lock().leg.as_mut() {
         leg.admitted = true;
       }
@@ -267,7 +274,7 @@ impl Cell {
   }
 
   /// Called by the admission queue: true if the cell still wants to run (now admitted).
-  pub(super) fn admitted(&self) -> bool {
+  fn admitted(&self) -> bool {
     let mut st = self.state.lock();
     let queued = st.phase == Phase::Queued;
     match st.leg.as_mut() {
@@ -360,7 +367,7 @@ impl Cell {
   }
 
   /// Worker entry: runs the cell until it completes, fails, or has nothing ready to run.
-  pub(super) fn run_slice(self: &Arc<Self>) -> SliceRun {
+  fn run_slice(self: &Arc<Self>) -> SliceRun {
     match self.run_slice_inner() {
       Some(slice) if self.state.lock().abandoned == Some(slice) => SliceRun::Abandoned,
       _ => SliceRun::Normal,
@@ -406,7 +413,8 @@ impl Cell {
 
     let started = Instant::now();
     self.signals.set_deadline(Some(started + budget));
-    watchdog::watch(self, slice, started + budget + STUCK_GRACE);
+    let weak: std::sync::Weak<dyn Overrun> = Arc::downgrade(self) as _;
+    watchdog::watch(self.id, weak, slice, started + budget + STUCK_GRACE);
     let step = catch_unwind(AssertUnwindSafe(|| {
       self.slice(&mut slot, prepare, deliveries, host_work)
     }));
@@ -464,7 +472,7 @@ impl Cell {
   /// stuck in native code that never polls the interrupt handler. The leg fails now; the
   /// worker is replaced and its thread keeps the VM until the native loop returns (the kill
   /// flag then stops the guest at its next poll and the VM is dropped there).
-  pub(super) fn overran(self: &Arc<Self>, slice: u64) {
+  fn overran(self: &Arc<Self>, slice: u64) {
     {
       let mut st = self.state.lock();
       if st.phase != Phase::Running || st.slices != slice {
@@ -727,5 +735,23 @@ impl Cell {
     if let Some(vm) = vm {
       warm::retire(vm);
     }
+  }
+}
+
+impl Job for Cell {
+  fn run(self: Arc<Self>) -> bool {
+    self.run_slice() == SliceRun::Abandoned
+  }
+}
+
+impl Waiting for Cell {
+  fn admitted(&self) -> bool {
+    Cell::admitted(self)
+  }
+}
+
+impl Overrun for Cell {
+  fn overran(self: Arc<Self>, slice: u64) {
+    Cell::overran(&self, slice)
   }
 }

@@ -49,11 +49,34 @@ mod watchdog;
 pub use cell::{Cell, deliver};
 pub use core_fns::{guarded, request_promise, throw, throw_type};
 pub use output::OutputItem;
-pub use pool::configure;
+
 #[cfg(test)]
 pub use pool::worker_count;
 pub use state::{Pending, VmState};
 pub use vm::Delivery;
+
+/// Process-wide settings: worker threads, cells in a leg at once (later legs queue, see
+/// `admission.rs`) and parked cells at once.
+pub fn configure(
+  worker_threads: Option<usize>,
+  max_active_cells: Option<usize>,
+  max_parked_cells: Option<usize>,
+) {
+  if let Some(n) = worker_threads {
+    pool::set_workers(n);
+  }
+  if let Some(n) = max_active_cells {
+    admission::set_max(n);
+  }
+  if let Some(n) = max_parked_cells {
+    cell::STORE.set_cap(n);
+  }
+}
+
+/// Cells parked in this process now.
+pub fn parked_cells() -> usize {
+  cell::STORE.len()
+}
 
 use crate::error::Failure;
 use rquickjs::{Ctx, Object};

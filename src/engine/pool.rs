@@ -3,22 +3,27 @@
 //! Jobs are cells ready to run, in one unbounded channel. An idle worker spins briefly for
 //! the next job, then does housekeeping (`warm.rs`), then sleeps on the channel.
 
-use super::admission;
-use super::cell::{Cell, SliceRun};
 use super::{WORKER_STACK, warm};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use parking_lot::Mutex;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
-enum Job {
-  Run(Arc<Cell>),
+/// What a worker runs: one slice of a cell (`cell.rs`).
+pub trait Job: Send + Sync + 'static {
+  /// Runs one slice. True when the watchdog gave up on it meanwhile: this worker was already
+  /// replaced and must exit.
+  fn run(self: Arc<Self>) -> bool;
+}
+
+enum Message {
+  Run(Arc<dyn Job>),
   Exit,
 }
 
 struct Pool {
-  sender: Sender<Job>,
-  receiver: Receiver<Job>,
+  sender: Sender<Message>,
+  receiver: Receiver<Message>,
   /// (running workers, wanted workers)
   workers: Mutex<(usize, usize)>,
 }
@@ -45,7 +50,7 @@ fn spawn_worker(index: usize) -> bool {
         // Between jobs, an idle worker tops up the warm pool; it blocks only when that is full.
         let job = match receiver.try_recv() {
           Ok(job) => job,
-          Err(_) if warm::housekeeping() => continue,
+          Err(_) if warm::housekeeping(worker_count()) => continue,
           Err(_) => match spin_recv(&receiver) {
             Some(job) => job,
             None => match receiver.recv() {
@@ -56,9 +61,12 @@ fn spawn_worker(index: usize) -> bool {
         };
         match job {
           // An abandoned worker was already replaced and left the pool's count: it exits.
-          Job::Run(cell) if cell.run_slice() == SliceRun::Abandoned => break,
-          Job::Run(_) => {}
-          Job::Exit => break,
+          Message::Run(job) => {
+            if job.run() {
+              break;
+            }
+          }
+          Message::Exit => break,
         }
       }
     })
@@ -71,7 +79,7 @@ fn spawn_worker(index: usize) -> bool {
 const SPIN: Duration = Duration::from_micros(50);
 
 /// Polls the queue for up to [`SPIN`]; None when nothing came.
-fn spin_recv(receiver: &Receiver<Job>) -> Option<Job> {
+fn spin_recv(receiver: &Receiver<Message>) -> Option<Message> {
   let until = Instant::now() + SPIN;
   loop {
     for _ in 0..64 {
@@ -109,15 +117,15 @@ fn balance_pool() {
   }
   while workers.0 > workers.1 {
     workers.0 -= 1;
-    let _ = POOL.sender.send(Job::Exit);
+    let _ = POOL.sender.send(Message::Exit);
   }
 }
 
-pub(super) fn schedule(cell: Arc<Cell>) {
+pub(super) fn schedule(job: Arc<dyn Job>) {
   if POOL.workers.lock().0 == 0 {
     balance_pool();
   }
-  let _ = POOL.sender.send(Job::Run(cell));
+  let _ = POOL.sender.send(Message::Run(job));
 }
 
 /// A worker is stuck in native code: it no longer counts as one, and a fresh thread takes its
@@ -134,19 +142,14 @@ pub fn worker_count() -> usize {
   POOL.workers.lock().0
 }
 
-/// Process-wide settings: worker threads, and cells in a leg at once (see `admission.rs`).
-pub fn configure(worker_threads: Option<usize>, max_active_cells: Option<usize>) {
-  if let Some(n) = worker_threads {
-    let started = {
-      let mut workers = POOL.workers.lock();
-      workers.1 = n.clamp(1, 256);
-      workers.0 > 0
-    };
-    if started {
-      balance_pool();
-    }
-  }
-  if let Some(n) = max_active_cells {
-    admission::set_max(n);
+/// Sets the number of worker threads (1 to 256), starting or retiring workers if the pool runs.
+pub fn set_workers(n: usize) {
+  let started = {
+    let mut workers = POOL.workers.lock();
+    workers.1 = n.clamp(1, 256);
+    workers.0 > 0
+  };
+  if started {
+    balance_pool();
   }
 }

@@ -4,26 +4,19 @@
 //! its `wait` leg runs (so a second `wait` is told "already being resumed") and is replaced by
 //! a fresh one if the cell suspends again.
 
-use super::cell::Cell;
 use dashmap::DashMap;
 use std::sync::Arc;
-use std::sync::LazyLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Suspended cells per process by default (the reference's cap).
 pub const DEFAULT_MAX_SUSPENDED: usize = 64;
 
-pub struct Store {
-  cells: DashMap<String, Arc<Cell>>,
+/// Parked cells by token (`T` is `cell.rs`'s `Cell`).
+pub struct Store<T> {
+  cells: DashMap<String, Arc<T>>,
   count: AtomicUsize,
   cap: AtomicUsize,
 }
-
-pub static STORE: LazyLock<Store> = LazyLock::new(|| Store {
-  cells: DashMap::new(),
-  count: AtomicUsize::new(0),
-  cap: AtomicUsize::new(DEFAULT_MAX_SUSPENDED),
-});
 
 /// A fresh token: 128 random bits.
 pub fn new_token() -> String {
@@ -37,7 +30,15 @@ pub fn new_token() -> String {
   token
 }
 
-impl Store {
+impl<T> Store<T> {
+  pub fn new() -> Self {
+    Store {
+      cells: DashMap::new(),
+      count: AtomicUsize::new(0),
+      cap: AtomicUsize::new(DEFAULT_MAX_SUSPENDED),
+    }
+  }
+
   pub fn set_cap(&self, cap: usize) {
     self.cap.store(cap.max(1), Ordering::Relaxed);
   }
@@ -46,12 +47,12 @@ impl Store {
     self.count.load(Ordering::Acquire)
   }
 
-  pub fn get(&self, token: &str) -> Option<Arc<Cell>> {
+  pub fn get(&self, token: &str) -> Option<Arc<T>> {
     self.cells.get(token).map(|entry| entry.value().clone())
   }
 
   /// Adds a suspended cell; false when the process is at its cap.
-  pub fn insert(&self, token: String, cell: Arc<Cell>) -> bool {
+  pub fn insert(&self, token: String, cell: Arc<T>) -> bool {
     let cap = self.cap.load(Ordering::Relaxed);
     let admitted = self
       .count
@@ -66,7 +67,7 @@ impl Store {
   }
 
   /// Swaps a resumed cell's token for a new one (the cell keeps its slot).
-  pub fn replace(&self, old: &str, new: String, cell: Arc<Cell>) -> bool {
+  pub fn replace(&self, old: &str, new: String, cell: Arc<T>) -> bool {
     if self.cells.remove(old).is_none() {
       return self.insert(new, cell);
     }

@@ -3,7 +3,6 @@
 //! between jobs.
 
 use super::Guest;
-use super::pool;
 use super::vm::Vm;
 use parking_lot::Mutex;
 use std::panic::catch_unwind;
@@ -47,10 +46,10 @@ pub fn retire(vm: Box<Vm>) {
   }
 }
 
-/// One piece of idle-time housekeeping: free a retired VM, or build a warm one if the pool is
-/// short. False when there is nothing to do (or another worker is already at it).
-pub fn housekeeping() -> bool {
-  let workers = pool::worker_count();
+/// One piece of idle-time housekeeping, on one of `workers` idle workers: free a retired VM, or
+/// build a warm one if the pool is short. False when there is nothing to do (or enough other
+/// workers are already at it).
+pub fn housekeeping(workers: usize) -> bool {
   let limit = workers.saturating_sub(1).max(1);
   if HOUSEKEEPING.fetch_add(1, Ordering::AcqRel) >= limit {
     HOUSEKEEPING.fetch_sub(1, Ordering::AcqRel);

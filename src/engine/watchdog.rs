@@ -3,7 +3,6 @@
 //! in a table that one periodic task on the clock thread scans, so a slice costs a map
 //! insert, not a timer.
 
-use super::cell::Cell;
 use super::clock;
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -17,8 +16,14 @@ use std::time::{Duration, Instant};
 /// the loop, then exits).
 pub const STUCK_GRACE: Duration = Duration::from_secs(1);
 
+/// A slice's owner (a cell, see `cell.rs`).
+pub trait Overrun: Send + Sync {
+  /// Slice number `slice` is still running far past its deadline: give up on it.
+  fn overran(self: Arc<Self>, slice: u64);
+}
+
 struct Watched {
-  cell: Weak<Cell>,
+  owner: Weak<dyn Overrun>,
   slice: u64,
   give_up: Instant,
 }
@@ -29,33 +34,34 @@ static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
 /// How often the watchdog looks.
 const WATCH_PERIOD: Duration = Duration::from_millis(250);
 
-pub(super) fn watch(cell: &Arc<Cell>, slice: u64, give_up: Instant) {
+/// Watches slice number `slice` of `owner` (known by `id`) until [`unwatch`].
+pub(super) fn watch(id: u64, owner: Weak<dyn Overrun>, slice: u64, give_up: Instant) {
   static STARTED: std::sync::Once = std::sync::Once::new();
   STARTED.call_once(|| clock::every(WATCH_PERIOD, scan_watched));
   let watched = Watched {
-    cell: Arc::downgrade(cell),
+    owner,
     slice,
     give_up,
   };
-  WATCHED.lock().insert(cell.id, watched);
+  WATCHED.lock().insert(id, watched);
 }
 
-pub(super) fn unwatch(cell: u64) {
-  WATCHED.lock().remove(&cell);
+pub(super) fn unwatch(id: u64) {
+  WATCHED.lock().remove(&id);
 }
 
 fn scan_watched() {
   let now = Instant::now();
-  let overdue: Vec<(Weak<Cell>, u64)> = WATCHED
+  let overdue: Vec<(u64, Weak<dyn Overrun>, u64)> = WATCHED
     .lock()
-    .values()
-    .filter(|w| w.give_up <= now)
-    .map(|w| (w.cell.clone(), w.slice))
+    .iter()
+    .filter(|(_, w)| w.give_up <= now)
+    .map(|(id, w)| (*id, w.owner.clone(), w.slice))
     .collect();
-  for (cell, slice) in overdue {
-    if let Some(cell) = cell.upgrade() {
-      unwatch(cell.id);
-      cell.overran(slice);
+  for (id, owner, slice) in overdue {
+    if let Some(owner) = owner.upgrade() {
+      unwatch(id);
+      owner.overran(slice);
     }
   }
 }

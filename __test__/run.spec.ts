@@ -25,7 +25,7 @@ describe('CodeModeRun.create', () => {
     })
   })
 
-  it('builds ids and order per DESIGN decision 1 and keeps MCP out of ALL_TOOLS', () => {
+  it('builds ids and order per ARCHITECTURE.md decision 1 and keeps MCP out of ALL_TOOLS', () => {
     const { run } = makeRun({
       tools: [
         { name: 'pick', source: 'client', sourceName: 'app' },

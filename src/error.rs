@@ -1,4 +1,4 @@
-//! The result error codes (DESIGN "Types") and the failure value carried through the runtime.
+//! The result error codes (`CodeModeErrorCode`, ARCHITECTURE.md decision 3) and the failure value carried through the runtime.
 
 use std::fmt;
 

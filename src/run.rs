@@ -1,5 +1,5 @@
 //! One `CodeModeRun`: its scope, config, catalog, model surface, counters and live cells, and
-//! the exec/wait entry points with their input validation (DESIGN decision 2).
+//! the exec/wait entry points with their input validation (ARCHITECTURE.md, decision 2).
 
 use crate::catalog::Catalog;
 use crate::catalog::Source;
@@ -29,7 +29,7 @@ use std::time::Duration;
 /// Largest cell source accepted.
 pub const MAX_CODE_BYTES: usize = 1 << 20;
 
-/// Who a run belongs to: a `runId` token resumes only from the same scope (decision 7).
+/// Who a run belongs to: a `runId` token resumes only from the same scope (ARCHITECTURE.md, decision 7).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Scope {
   pub run_id: String,

@@ -1,4 +1,4 @@
-//! The cell state machine (DESIGN decisions 4, 5, 6, 11, 14).
+//! The cell state machine (ARCHITECTURE.md, decisions 4, 5, 6, 11, 14).
 //!
 //! A cell is one exec and its continuations. Its VM occupies a worker only while JavaScript
 //! runs; otherwise it is parked in the cell (`Idle` inside a leg, `Suspended` between legs) and

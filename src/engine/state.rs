@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Timers a cell may have pending at once (DESIGN decision 11).
+/// Timers a cell may have pending at once (ARCHITECTURE.md, decision 11).
 pub const MAX_TIMERS: usize = 1_000;
 
 /// Requests sent in one batch at most: a `Promise.all` over many tools reaches the host in a

@@ -400,7 +400,7 @@ fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, 
   }
 }
 
-/// Reports rejections still unhandled once the job queue is empty (DESIGN decision 12).
+/// Reports rejections still unhandled once the job queue is empty (ARCHITECTURE.md, decision 12).
 fn flush_rejections<'js>(ctx: &Ctx<'js>, hooks: &Hooks<'js>, host: &Mutex<VmState>) {
   let reasons: Vec<Value<'js>> = match ctx.userdata::<Rejections>() {
     Some(rejections) => rejections

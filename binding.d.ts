@@ -9,22 +9,22 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The native half of a `CodeModeRun` (the public class lives in `index.js`). */
+/** The native half of a `CodeModeRun` (the public class lives in `lib/run.js`). */
 export declare class NativeRun {
-  /** `port(kind, id, payload)` receives every message of the run (see `executor.rs`). */
+  /** `port(kind, id, payload)` receives every message of the run (see `src/protocol`). */
   constructor(config: unknown | undefined | null, options: NativeRunOptions, port: (kind: number, id: number, payload: string) => void)
   get active(): boolean
   get config(): CodeModeConfig
-  /** `ModelToolDefinition[]` as JSON text. */
-  get modelToolsJson(): string
-  /** The guest's `ALL_TOOLS` as JSON text. */
-  get catalogJson(): string
+  /** What the model sees: `exec` and `wait` when active, none otherwise. */
+  get modelTools(): Array<ModelToolDefinition>
+  /** The guest's `ALL_TOOLS`. */
+  get catalog(): Array<ToolCatalogEntry>
   /** The tools nested calls name by index: `[[id, name, source, sourceName, mcp | null], …]`. */
   get callToolsJson(): string
   /** What every nested `toolCallId` starts with (then `<cell>_<call>`). */
   get nestedIdPrefix(): string
-  /** `CodeModeRunTelemetry` as JSON text. */
-  get telemetryJson(): string
+  /** The run's counters, host-only. */
+  get telemetry(): CodeModeRunTelemetry
   /**
    * Registered namespaces this run's catalog makes visible, as JSON `[{ id, pluginId,
    * globalName }]`: the JS layer builds their scopes next.
@@ -57,20 +57,6 @@ export declare class NativeRun {
 }
 
 /**
- * TEST ONLY (the test suites; never call it in production). Arms one injected panic:
- * `"slice"` (the next VM slice of a cell panics), `"bridge"` (the next nested tool call
- * panics inside the native bridge), `"sync"` (panics at once, inside this synchronous entry
- * point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
- */
-export declare function __testPanic(kind: string, runId?: string | undefined | null): void
-
-/**
- * TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds
- * without polling the interrupt handler, as a QuickJS builtin looping natively would.
- */
-export declare function __testStall(ms: number, runId?: string | undefined | null): void
-
-/**
  * Throws unless `toolNames` is exactly `exec` and `wait`: the last check before a code-mode
  * request goes to the provider.
  */
@@ -87,6 +73,14 @@ export declare function clearNamespaces(): void
 
 /** Removes every namespace of a plugin; returns their ids. */
 export declare function clearNamespacesForPlugin(pluginId: string): Array<string>
+
+/** A cell lifecycle event (the nested-call events are the JS layer's, in `index.d.ts`). */
+export type CodeModeCellEvent =
+  | { type: 'cell_suspended'; runId: string; /** The cell's `runId` token. */
+  cellRunId?: string | null; toolCallId?: string | null; reason: 'pending_tools' | 'yield'; pendingToolCalls: number; snapshotBytes: number }
+  | { type: 'cell_resumed'; runId: string; cellRunId?: string | null; toolCallId?: string | null }
+  | { type: 'cell_expired'; runId: string; cellRunId?: string | null; toolCallId?: string | null }
+  | { type: 'cell_aborted'; runId: string; cellRunId?: string | null; toolCallId?: string | null }
 
 /** Normalised `tools.codeMode` settings, as returned by `resolveCodeModeConfig`. */
 export interface CodeModeConfig {
@@ -119,12 +113,102 @@ export interface CodeModeConfig {
   maxSearchLimit: number
 }
 
+/** Why a cell failed. */
+export type CodeModeErrorCode = 'invalid_input' | 'runtime_unavailable' | 'timeout' | 'output_limit_exceeded' | 'snapshot_limit_exceeded' | 'internal_error' | 'memory_limit_exceeded' | 'aborted'
+
+/** Why a registered namespace is hidden in a run. */
+export interface CodeModeHiddenNamespace {
+  id: string
+  reason: string
+}
+
+/** Two catalog tools given the same safe name. */
+export interface CodeModeNameCollision {
+  name: string
+  ids: Array<string>
+}
+
+/** One output item of a leg. */
+export type CodeModeOutput =
+  | { type: 'text'; text: string }
+  | { type: 'json'; value: unknown }
+
+/** What a waiting cell waits on. */
+export interface CodeModePendingToolCall {
+  id: string
+  method: 'call' | 'mcp' | 'namespace' | 'timer' | 'yield'
+  toolId?: string
+}
+
+/** What `exec` and `wait` resolve to; never a rejection. */
+export type CodeModeResult =
+  | { status: 'completed'; value: unknown; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
+  | { status: 'waiting'; /** Single-use token for `wait`. */
+  runId: string; reason: 'pending_tools' | 'yield'; pendingToolCalls?: Array<CodeModePendingToolCall>; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
+  | { status: 'failed'; error: string; code: CodeModeErrorCode; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
+
+/** Host-only counters of a run (never shown to the model): the result telemetry and more. */
+export interface CodeModeRunTelemetry {
+  catalogSize: number
+  sources: CodeModeSources
+  searchCount: number
+  describeCount: number
+  callCount: number
+  visibleTools: ['exec', 'wait']
+  execCount: number
+  waitCount: number
+  typescriptTransforms: number
+  duplicateTools: number
+  invalidTools: number
+  excludedTools: number
+  nameCollisions: Array<CodeModeNameCollision>
+  suspendedCells: number
+  resumedCells: number
+  expiredCells: number
+  abortedCells: number
+  peakSnapshotBytes: number
+  /** Namespace ids shown in this run. */
+  visibleNamespaces: Array<string>
+  /** Registered namespaces whose tools are visible but whose scope failed, and why. */
+  hiddenNamespaces: Array<CodeModeHiddenNamespace>
+  /** Cells of this run still alive (running, idle or suspended). */
+  liveCells: number
+  /** Suspended cells in the whole process. */
+  suspendedCellsInProcess: number
+}
+
+/** Tools per source in a run's catalog. */
+export interface CodeModeSources {
+  openclaw: number
+  mcp: number
+  client: number
+}
+
+/** What every result carries (safe to show the model). */
+export interface CodeModeTelemetry {
+  catalogSize: number
+  sources: CodeModeSources
+  searchCount: number
+  describeCount: number
+  callCount: number
+  visibleTools: ['exec', 'wait']
+}
+
 /** Applies process-wide runtime settings. */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 
+/** A model-visible tool definition (`exec` and `wait`). */
+export interface ModelToolDefinition {
+  name: 'exec' | 'wait'
+  label: string
+  description: string
+  /** JSON Schema (flat: no oneOf/anyOf). */
+  parameters: Record<string, unknown>
+}
+
 /**
  * A namespace registration as the plugin loader passes it (without its JS callbacks, which
- * stay in `index.js`).
+ * stay in `lib/namespaces.js`).
  */
 export interface NamespaceRegistration {
   id: string
@@ -166,6 +250,16 @@ export interface RuntimeOptions {
   maxActiveCells?: number
   /** Threads that run guest JavaScript. Default: the machine's available parallelism. */
   workerThreads?: number
+}
+
+/** Compact guest-visible catalog entry (`ALL_TOOLS`). */
+export interface ToolCatalogEntry {
+  id: string
+  name: string
+  label?: string
+  description: string
+  source: 'openclaw' | 'mcp' | 'client'
+  sourceName?: string
 }
 
 /** Removes one namespace; false when it was not registered. */

@@ -836,14 +836,12 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeRun = nativeBinding.NativeRun
-module.exports.__testDecodeSettled = nativeBinding.__testDecodeSettled
-module.exports.__testPanic = nativeBinding.__testPanic
-module.exports.__testStall = nativeBinding.__testStall
-module.exports.__testWriteCalls = nativeBinding.__testWriteCalls
 module.exports.assertCodeModePayload = nativeBinding.assertCodeModePayload
 module.exports.benchPrepare = nativeBinding.benchPrepare
 module.exports.clearNamespaces = nativeBinding.clearNamespaces
 module.exports.clearNamespacesForPlugin = nativeBinding.clearNamespacesForPlugin
+module.exports.CodeModeErrorCode = nativeBinding.CodeModeErrorCode
+module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
 module.exports.registerNamespace = nativeBinding.registerNamespace
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig

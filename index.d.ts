@@ -1,9 +1,33 @@
 // Public types of @openclaw/code-mode. The runtime is native (see binding.d.ts); this file is
 // the contract gateway code and plugin authors program against.
 
-import type { CodeModeConfig } from './binding'
+import type {
+  CodeModeCellEvent,
+  CodeModeConfig,
+  CodeModeErrorCode,
+  CodeModeOutput,
+  CodeModePendingToolCall,
+  CodeModeResult,
+  CodeModeRunTelemetry,
+  CodeModeTelemetry,
+  ModelToolDefinition,
+  ToolCatalogEntry,
+} from './binding'
 
-export type { CodeModeConfig }
+// Shapes the native side produces, declared once in Rust (src/protocol/types.rs) and generated
+// into binding.d.ts.
+export type {
+  CodeModeCellEvent,
+  CodeModeConfig,
+  CodeModeErrorCode,
+  CodeModeOutput,
+  CodeModePendingToolCall,
+  CodeModeResult,
+  CodeModeRunTelemetry,
+  CodeModeTelemetry,
+  ModelToolDefinition,
+  ToolCatalogEntry,
+}
 
 /** Normalises a `tools.codeMode` value (shorthand, `enabled: true` gate, defaults, clamps). Never throws. */
 export declare function resolveCodeModeConfig(input?: unknown): CodeModeConfig
@@ -90,101 +114,9 @@ export interface CodeModeRunOptions {
   onEvent?: (event: CodeModeEvent) => void
 }
 
-export interface ModelToolDefinition {
-  name: 'exec' | 'wait'
-  label: string
-  description: string
-  /** JSON Schema (flat: no oneOf/anyOf). */
-  parameters: Record<string, unknown>
-}
-
-/** Compact guest-visible catalog entry (`ALL_TOOLS`). */
-export interface ToolCatalogEntry {
-  id: string
-  name: string
-  label?: string
-  description: string
-  source: 'openclaw' | 'mcp' | 'client'
-  sourceName?: string
-}
-
-export type CodeModeErrorCode =
-  | 'invalid_input'
-  | 'runtime_unavailable'
-  | 'timeout'
-  | 'output_limit_exceeded'
-  | 'snapshot_limit_exceeded'
-  | 'internal_error'
-  | 'memory_limit_exceeded'
-  | 'aborted'
-
-export type CodeModeOutput = { type: 'text'; text: string } | { type: 'json'; value: unknown }
-
-export type CodeModePendingToolCall = {
-  id: string
-  method: 'call' | 'mcp' | 'namespace' | 'timer' | 'yield'
-  toolId?: string
-}
-
-export type CodeModeTelemetry = {
-  catalogSize: number
-  sources: { openclaw: number; mcp: number; client: number }
-  searchCount: number
-  describeCount: number
-  callCount: number
-  visibleTools: ['exec', 'wait']
-}
-
-/** Host-only counters (never shown to the model). */
-export type CodeModeRunTelemetry = CodeModeTelemetry & {
-  execCount: number
-  waitCount: number
-  typescriptTransforms: number
-  duplicateTools: number
-  invalidTools: number
-  excludedTools: number
-  nameCollisions: { name: string; ids: string[] }[]
-  suspendedCells: number
-  resumedCells: number
-  expiredCells: number
-  abortedCells: number
-  peakSnapshotBytes: number
-  /** Namespace ids shown in this run. */
-  visibleNamespaces: string[]
-  /** Registered namespaces whose tools are visible but whose scope failed, and why. */
-  hiddenNamespaces: { id: string; reason: string }[]
-  /** Cells of this run still alive (running, idle or suspended). */
-  liveCells: number
-  /** Suspended cells in the whole process. */
-  suspendedCellsInProcess: number
-}
-
-export type CodeModeCompletedResult = {
-  status: 'completed'
-  value: unknown
-  output?: CodeModeOutput[]
-  telemetry: CodeModeTelemetry
-}
-
-export type CodeModeWaitingResult = {
-  status: 'waiting'
-  /** Single-use token for `wait`. */
-  runId: string
-  reason: 'pending_tools' | 'yield'
-  pendingToolCalls?: CodeModePendingToolCall[]
-  output?: CodeModeOutput[]
-  telemetry: CodeModeTelemetry
-}
-
-export type CodeModeFailedResult = {
-  status: 'failed'
-  error: string
-  code?: CodeModeErrorCode
-  output?: CodeModeOutput[]
-  telemetry: CodeModeTelemetry
-}
-
-export type CodeModeResult = CodeModeCompletedResult | CodeModeWaitingResult | CodeModeFailedResult
+export type CodeModeCompletedResult = Extract<CodeModeResult, { status: 'completed' }>
+export type CodeModeWaitingResult = Extract<CodeModeResult, { status: 'waiting' }>
+export type CodeModeFailedResult = Extract<CodeModeResult, { status: 'failed' }>
 
 interface NestedCallEventBase {
   runId: string
@@ -205,16 +137,7 @@ export type CodeModeEvent =
   | ({ type: 'tool_call_start' } & NestedCallEventBase)
   | ({ type: 'tool_call_update'; partial: unknown } & NestedCallEventBase)
   | ({ type: 'tool_call_end'; durationMs: number; ok: boolean; error?: string; aborted: boolean } & NestedCallEventBase)
-  | {
-      type: 'cell_suspended' | 'cell_resumed' | 'cell_expired' | 'cell_aborted'
-      runId: string
-      /** The cell's `runId` token, when it had one. */
-      cellRunId: string | null
-      toolCallId: string | null
-      reason?: 'pending_tools' | 'yield'
-      pendingToolCalls?: number
-      snapshotBytes?: number
-    }
+  | CodeModeCellEvent
 
 export interface CodeModeLegOptions {
   /** The exec/wait tool call id; becomes `parentToolCallId` of nested calls. */

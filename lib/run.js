@@ -40,8 +40,6 @@ class CodeModeRun {
   #nextLeg = 0
   /** cell id -> Map<call id, AbortController> */
   #calls = new Map()
-  #modelTools
-  #catalog
   /** namespace id -> input mappers by callable index */
   #mappers = new Map()
   /** runId, sessionId, sessionKey, agentId: every nested call's scope */
@@ -134,19 +132,17 @@ class CodeModeRun {
 
   /** Exactly `[exec, wait]` when active, `[]` otherwise. */
   get modelTools() {
-    this.#modelTools ??= JSON.parse(this.#native.modelToolsJson)
-    return structuredClone(this.#modelTools)
+    return this.#native.modelTools
   }
 
   /** The guest-visible `ALL_TOOLS` view (no MCP entries, no schemas). */
   get catalog() {
-    this.#catalog ??= JSON.parse(this.#native.catalogJson)
-    return structuredClone(this.#catalog)
+    return this.#native.catalog
   }
 
   /** Host-only counters (never shown to the model). */
   get telemetry() {
-    return JSON.parse(this.#native.telemetryJson)
+    return this.#native.telemetry
   }
 
   /** Runs a cell. Resolves to a `CodeModeResult`; never rejects. */

@@ -1,8 +1,10 @@
 //! The result error codes (`CodeModeErrorCode`, ARCHITECTURE.md decision 3) and the failure value carried through the runtime.
 
+use napi_derive::napi;
 use std::fmt;
 
-/// Why a cell failed. Serialised as the snake_case strings of `CodeModeErrorCode`.
+/// Why a cell failed.
+#[napi(string_enum = "snake_case", js_name = "CodeModeErrorCode")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
   InvalidInput,

@@ -37,6 +37,7 @@ use napi_derive::napi;
 use std::sync::Arc;
 
 pub use config::CodeModeConfig;
+use protocol::types::{CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry};
 
 /// Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
 /// defaults and clamps. Never throws; anything unusable becomes its default.
@@ -184,16 +185,21 @@ impl NativeRun {
     self.run.config.clone()
   }
 
-  /// `ModelToolDefinition[]` as JSON text.
+  /// What the model sees: `exec` and `wait` when active, none otherwise.
   #[napi(getter, catch_unwind)]
-  pub fn model_tools_json(&self) -> String {
-    self.run.model_tools().to_string()
+  pub fn model_tools(&self) -> Vec<ModelToolDefinition> {
+    self.run.model_tools().to_vec()
   }
 
-  /// The guest's `ALL_TOOLS` as JSON text.
+  /// The guest's `ALL_TOOLS`.
   #[napi(getter, catch_unwind)]
-  pub fn catalog_json(&self) -> String {
-    self.run.catalog.all_tools_json().to_string()
+  pub fn catalog(&self) -> Vec<ToolCatalogEntry> {
+    self
+      .run
+      .catalog
+      .guest_entries()
+      .map(catalog::catalog_entry)
+      .collect()
   }
 
   /// The tools nested calls name by index: `[[id, name, source, sourceName, mcp | null], …]`.
@@ -208,10 +214,10 @@ impl NativeRun {
     protocol::calls::nested_id_prefix().to_string()
   }
 
-  /// `CodeModeRunTelemetry` as JSON text.
+  /// The run's counters, host-only.
   #[napi(getter, catch_unwind)]
-  pub fn telemetry_json(&self) -> String {
-    self.run.run_telemetry().to_string()
+  pub fn telemetry(&self) -> CodeModeRunTelemetry {
+    self.run.run_telemetry()
   }
 
   /// Registered namespaces this run's catalog makes visible, as JSON `[{ id, pluginId,

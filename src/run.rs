@@ -11,13 +11,14 @@ use crate::mcp::McpSurface;
 use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::port::Port;
 use crate::protocol::calls::{self, NestedCall};
+use crate::protocol::types::{CodeModeHiddenNamespace, CodeModeRunTelemetry, ModelToolDefinition};
 use crate::protocol::{
   Message, cell_event,
   result::{self, Status},
 };
 use crate::sandbox::source::{self, Language};
 use crate::surface::{self, SurfaceOptions};
-use crate::telemetry::Counters;
+use crate::telemetry::{Counters, RunState};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 use std::any::Any;
@@ -58,7 +59,7 @@ pub struct Run {
   guest: &'static Guest,
   pub active: bool,
   pub catalog: Catalog,
-  model_tools: OnceLock<Value>,
+  model_tools: OnceLock<Vec<ModelToolDefinition>>,
   mcp: OnceLock<McpSurface>,
   /// Namespaces visible to this run (set once, by `install_namespaces`).
   namespaces: OnceLock<(Vec<Installed>, Vec<Hidden>)>,
@@ -119,10 +120,10 @@ impl Run {
   }
 
   /// `[exec, wait]` when active (namespace prompts included), `[]` otherwise.
-  pub fn model_tools(&self) -> &Value {
+  pub fn model_tools(&self) -> &[ModelToolDefinition] {
     self.model_tools.get_or_init(|| {
       if !self.active {
-        return Value::Array(Vec::new());
+        return Vec::new();
       }
       let docs: Vec<surface::NamespaceDoc> = self
         .installed_namespaces()
@@ -199,29 +200,30 @@ impl Run {
     self.telemetry.result_json(&self.catalog)
   }
 
-  pub fn run_telemetry(&self) -> Value {
-    let (visible, hidden): (Vec<&str>, Vec<Value>) = match self.namespaces.get() {
+  pub fn run_telemetry(&self) -> CodeModeRunTelemetry {
+    let (visible_namespaces, hidden_namespaces) = match self.namespaces.get() {
       Some((installed, hidden)) => (
         installed
           .iter()
-          .map(|ns| ns.registration.id.as_str())
+          .map(|ns| ns.registration.id.clone())
           .collect(),
         hidden
           .iter()
-          .map(|h| serde_json::json!({ "id": h.id, "reason": h.reason }))
+          .map(|h| CodeModeHiddenNamespace {
+            id: h.id.clone(),
+            reason: h.reason.clone(),
+          })
           .collect(),
       ),
       None => (Vec::new(), Vec::new()),
     };
-    self.telemetry.run_json(
-      &self.catalog,
-      serde_json::json!({
-        "liveCells": self.cells.lock().len(),
-        "suspendedCellsInProcess": engine::parked_cells(),
-        "visibleNamespaces": visible,
-        "hiddenNamespaces": hidden,
-      }),
-    )
+    let state = RunState {
+      visible_namespaces,
+      hidden_namespaces,
+      live_cells: self.cells.lock().len(),
+      suspended_cells_in_process: engine::parked_cells(),
+    };
+    self.telemetry.run(&self.catalog, state)
   }
 
   fn failed(&self, failure: Failure) -> String {

@@ -3,7 +3,8 @@
 //! The exec description is the whole prompt cost of code mode, so it teaches the guest API in
 //! as few lines as possible and grows only with what this run can actually use.
 
-use serde_json::{Value, json};
+use crate::protocol::types::ModelToolDefinition;
+use serde_json::json;
 
 /// Exactly what the model may see while code mode is active.
 pub const VISIBLE_TOOLS: [&str; 2] = ["exec", "wait"];
@@ -67,14 +68,14 @@ pub fn exec_description(options: &SurfaceOptions) -> String {
 }
 
 /// `[exec, wait]` as `ModelToolDefinition` JSON values.
-pub fn model_tools(options: &SurfaceOptions) -> Value {
+pub fn model_tools(options: &SurfaceOptions) -> Vec<ModelToolDefinition> {
   let languages: Vec<&str> = options.languages.iter().map(String::as_str).collect();
-  json!([
-    {
-      "name": "exec",
-      "label": "Code mode exec",
-      "description": exec_description(options),
-      "parameters": {
+  vec![
+    ModelToolDefinition {
+      name: "exec".into(),
+      label: "Code mode exec".into(),
+      description: exec_description(options),
+      parameters: json!({
         "type": "object",
         "properties": {
           "code": { "type": "string", "description": "The program to run." },
@@ -89,22 +90,22 @@ pub fn model_tools(options: &SurfaceOptions) -> Value {
           }
         },
         "additionalProperties": false
-      }
+      }),
     },
-    {
-      "name": "wait",
-      "label": "Code mode wait",
-      "description": WAIT_DESCRIPTION,
-      "parameters": {
+    ModelToolDefinition {
+      name: "wait".into(),
+      label: "Code mode wait".into(),
+      description: WAIT_DESCRIPTION.into(),
+      parameters: json!({
         "type": "object",
         "properties": {
           "runId": { "type": "string", "description": "The runId of a waiting result." }
         },
         "required": ["runId"],
         "additionalProperties": false
-      }
-    }
-  ])
+      }),
+    },
+  ]
 }
 
 /// `Ok` only when `names` is exactly `exec`, `wait` (in any order, no repeats).
@@ -176,15 +177,10 @@ mod tests {
       has_mcp: false,
       namespaces: &[],
     });
-    let language = &tools[0]["parameters"]["properties"]["language"];
+    let language = &tools[0].parameters["properties"]["language"];
     assert_eq!(language["type"], "string");
     assert_eq!(language["enum"], json!(["javascript"]));
-    assert!(
-      !tools[0]["description"]
-        .as_str()
-        .unwrap()
-        .contains("typescript")
-    );
+    assert!(!tools[0].description.contains("typescript"));
   }
 
   #[test]

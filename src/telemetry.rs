@@ -2,9 +2,19 @@
 //! the `CodeModeEvent`s sent to `onEvent`.
 
 use crate::catalog::{Catalog, Source};
+use crate::protocol::types::{
+  CodeModeHiddenNamespace, CodeModeNameCollision, CodeModeRunTelemetry, CodeModeSources,
+};
 use crate::surface::VISIBLE_TOOLS;
-use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a run adds to its counters' telemetry.
+pub struct RunState {
+  pub visible_namespaces: Vec<String>,
+  pub hidden_namespaces: Vec<CodeModeHiddenNamespace>,
+  pub live_cells: usize,
+  pub suspended_cells_in_process: usize,
+}
 
 /// Cumulative per-run counters.
 #[derive(Default)]
@@ -54,32 +64,45 @@ impl Counters {
     )
   }
 
-  /// `CodeModeRunTelemetry`: the result telemetry plus host-only counters.
-  pub fn run_json(&self, catalog: &Catalog, extra: Value) -> Value {
-    let mut value: Value = serde_json::from_str(&self.result_json(catalog)).unwrap_or_default();
+  /// `CodeModeRunTelemetry`: the result telemetry's counts plus host-only counters; the
+  /// run adds what only it knows (`live`).
+  pub fn run(&self, catalog: &Catalog, live: RunState) -> CodeModeRunTelemetry {
     let stats = &catalog.stats;
-    let more = json!({
-      "execCount": get(&self.execs),
-      "waitCount": get(&self.waits),
-      "typescriptTransforms": get(&self.typescript_transforms),
-      "duplicateTools": stats.duplicate_tools,
-      "invalidTools": stats.invalid_tools,
-      "excludedTools": stats.excluded_tools,
-      "nameCollisions": stats.name_collisions.iter()
-        .map(|c| json!({ "name": c.name, "ids": c.ids }))
-        .collect::<Vec<_>>(),
-      "suspendedCells": get(&self.suspended),
-      "resumedCells": get(&self.resumed),
-      "expiredCells": get(&self.expired),
-      "abortedCells": get(&self.aborted),
-      "peakSnapshotBytes": get(&self.peak_snapshot_bytes),
-    });
-    if let (Some(map), Some(more)) = (value.as_object_mut(), more.as_object()) {
-      map.extend(more.clone());
-      if let Some(extra) = extra.as_object() {
-        map.extend(extra.clone());
-      }
+    let n = |count: usize| count as u32;
+    CodeModeRunTelemetry {
+      catalog_size: n(catalog.len()),
+      sources: CodeModeSources {
+        openclaw: n(catalog.count(Source::OpenClaw)),
+        mcp: n(catalog.count(Source::Mcp)),
+        client: n(catalog.count(Source::Client)),
+      },
+      search_count: get(&self.searches) as u32,
+      describe_count: get(&self.describes) as u32,
+      call_count: get(&self.calls) as u32,
+      visible_tools: VISIBLE_TOOLS.iter().map(|t| t.to_string()).collect(),
+      exec_count: get(&self.execs) as u32,
+      wait_count: get(&self.waits) as u32,
+      typescript_transforms: get(&self.typescript_transforms) as u32,
+      duplicate_tools: stats.duplicate_tools,
+      invalid_tools: stats.invalid_tools,
+      excluded_tools: stats.excluded_tools,
+      name_collisions: stats
+        .name_collisions
+        .iter()
+        .map(|c| CodeModeNameCollision {
+          name: c.name.clone(),
+          ids: c.ids.clone(),
+        })
+        .collect(),
+      suspended_cells: get(&self.suspended) as u32,
+      resumed_cells: get(&self.resumed) as u32,
+      expired_cells: get(&self.expired) as u32,
+      aborted_cells: get(&self.aborted) as u32,
+      peak_snapshot_bytes: get(&self.peak_snapshot_bytes) as f64,
+      visible_namespaces: live.visible_namespaces,
+      hidden_namespaces: live.hidden_namespaces,
+      live_cells: n(live.live_cells),
+      suspended_cells_in_process: n(live.suspended_cells_in_process),
     }
-    value
   }
 }

@@ -11,6 +11,7 @@
 pub mod calls;
 pub mod result;
 pub mod settle;
+pub mod types;
 
 use serde_json::{Value, json};
 

@@ -1,0 +1,314 @@
+//! The shapes that cross to JavaScript, declared once. napi generates their TypeScript in
+//! `binding.d.ts` (which `index.d.ts` re-exports); the cold getters hand them over as objects.
+//! Results and events travel as JSON text written by `result.rs` and [`super::cell_event`]
+//! (spliced raw values, no re-encoding): their types here are declarations only, and the tests
+//! below read what the writers produce back into them, unknown fields refused.
+
+use napi_derive::napi;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A model-visible tool definition (`exec` and `wait`).
+#[napi(object, object_from_js = false)]
+#[derive(Clone)]
+pub struct ModelToolDefinition {
+  #[napi(ts_type = "'exec' | 'wait'")]
+  pub name: String,
+  pub label: String,
+  pub description: String,
+  /// JSON Schema (flat: no oneOf/anyOf).
+  #[napi(ts_type = "Record<string, unknown>")]
+  pub parameters: Value,
+}
+
+/// Compact guest-visible catalog entry (`ALL_TOOLS`).
+#[napi(object, object_from_js = false)]
+pub struct ToolCatalogEntry {
+  pub id: String,
+  pub name: String,
+  pub label: Option<String>,
+  pub description: String,
+  #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
+  pub source: String,
+  pub source_name: Option<String>,
+}
+
+/// Tools per source in a run's catalog.
+#[napi(object, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeModeSources {
+  pub openclaw: u32,
+  pub mcp: u32,
+  pub client: u32,
+}
+
+/// What every result carries (safe to show the model).
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// A declaration: the JSON is written elsewhere (see the module doc).
+#[allow(dead_code)]
+pub struct CodeModeTelemetry {
+  pub catalog_size: u32,
+  pub sources: CodeModeSources,
+  pub search_count: u32,
+  pub describe_count: u32,
+  pub call_count: u32,
+  #[napi(ts_type = "['exec', 'wait']")]
+  pub visible_tools: Vec<String>,
+}
+
+/// Two catalog tools given the same safe name.
+#[napi(object, object_from_js = false)]
+pub struct CodeModeNameCollision {
+  pub name: String,
+  pub ids: Vec<String>,
+}
+
+/// Why a registered namespace is hidden in a run.
+#[napi(object, object_from_js = false)]
+pub struct CodeModeHiddenNamespace {
+  pub id: String,
+  pub reason: String,
+}
+
+/// Host-only counters of a run (never shown to the model): the result telemetry and more.
+#[napi(object, object_from_js = false)]
+pub struct CodeModeRunTelemetry {
+  pub catalog_size: u32,
+  pub sources: CodeModeSources,
+  pub search_count: u32,
+  pub describe_count: u32,
+  pub call_count: u32,
+  #[napi(ts_type = "['exec', 'wait']")]
+  pub visible_tools: Vec<String>,
+  pub exec_count: u32,
+  pub wait_count: u32,
+  pub typescript_transforms: u32,
+  pub duplicate_tools: u32,
+  pub invalid_tools: u32,
+  pub excluded_tools: u32,
+  pub name_collisions: Vec<CodeModeNameCollision>,
+  pub suspended_cells: u32,
+  pub resumed_cells: u32,
+  pub expired_cells: u32,
+  pub aborted_cells: u32,
+  pub peak_snapshot_bytes: f64,
+  /// Namespace ids shown in this run.
+  pub visible_namespaces: Vec<String>,
+  /// Registered namespaces whose tools are visible but whose scope failed, and why.
+  pub hidden_namespaces: Vec<CodeModeHiddenNamespace>,
+  /// Cells of this run still alive (running, idle or suspended).
+  pub live_cells: u32,
+  /// Suspended cells in the whole process.
+  pub suspended_cells_in_process: u32,
+}
+
+/// One output item of a leg.
+#[napi(
+  discriminant = "type",
+  discriminant_case = "lowercase",
+  object_to_js = false,
+  object_from_js = false
+)]
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+// A declaration: the JSON is written elsewhere (see the module doc).
+#[allow(dead_code)]
+pub enum CodeModeOutput {
+  Text {
+    text: String,
+  },
+  Json {
+    #[napi(ts_type = "unknown")]
+    value: Value,
+  },
+}
+
+/// What a waiting cell waits on.
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// A declaration: the JSON is written elsewhere (see the module doc).
+#[allow(dead_code)]
+pub struct CodeModePendingToolCall {
+  pub id: String,
+  #[napi(ts_type = "'call' | 'mcp' | 'namespace' | 'timer' | 'yield'")]
+  pub method: String,
+  pub tool_id: Option<String>,
+}
+
+/// What `exec` and `wait` resolve to; never a rejection.
+#[napi(
+  discriminant = "status",
+  discriminant_case = "lowercase",
+  object_to_js = false,
+  object_from_js = false
+)]
+#[derive(Deserialize)]
+#[serde(
+  tag = "status",
+  rename_all = "lowercase",
+  rename_all_fields = "camelCase",
+  deny_unknown_fields
+)]
+// A declaration: the JSON is written elsewhere (see the module doc).
+#[allow(dead_code)]
+pub enum CodeModeResult {
+  Completed {
+    #[napi(ts_type = "unknown")]
+    value: Value,
+    output: Option<Vec<CodeModeOutput>>,
+    telemetry: CodeModeTelemetry,
+  },
+  Waiting {
+    /// Single-use token for `wait`.
+    run_id: String,
+    #[napi(ts_type = "'pending_tools' | 'yield'")]
+    reason: String,
+    pending_tool_calls: Option<Vec<CodeModePendingToolCall>>,
+    output: Option<Vec<CodeModeOutput>>,
+    telemetry: CodeModeTelemetry,
+  },
+  Failed {
+    error: String,
+    #[napi(ts_type = "CodeModeErrorCode")]
+    code: String,
+    output: Option<Vec<CodeModeOutput>>,
+    telemetry: CodeModeTelemetry,
+  },
+}
+
+/// A cell lifecycle event (the nested-call events are the JS layer's, in `index.d.ts`).
+#[napi(
+  discriminant = "type",
+  discriminant_case = "snake_case",
+  object_to_js = false,
+  object_from_js = false
+)]
+#[derive(Deserialize)]
+#[serde(
+  tag = "type",
+  rename_all = "snake_case",
+  rename_all_fields = "camelCase",
+  deny_unknown_fields
+)]
+// A declaration: the JSON is written elsewhere (see the module doc).
+#[allow(dead_code)]
+#[allow(clippy::enum_variant_names)] // the names are the event types
+pub enum CodeModeCellEvent {
+  CellSuspended {
+    run_id: String,
+    /// The cell's `runId` token.
+    #[napi(ts_type = "string | null")]
+    cell_run_id: Option<String>,
+    #[napi(ts_type = "string | null")]
+    tool_call_id: Option<String>,
+    #[napi(ts_type = "'pending_tools' | 'yield'")]
+    reason: String,
+    pending_tool_calls: u32,
+    snapshot_bytes: f64,
+  },
+  CellResumed {
+    run_id: String,
+    #[napi(ts_type = "string | null")]
+    cell_run_id: Option<String>,
+    #[napi(ts_type = "string | null")]
+    tool_call_id: Option<String>,
+  },
+  CellExpired {
+    run_id: String,
+    #[napi(ts_type = "string | null")]
+    cell_run_id: Option<String>,
+    #[napi(ts_type = "string | null")]
+    tool_call_id: Option<String>,
+  },
+  CellAborted {
+    run_id: String,
+    #[napi(ts_type = "string | null")]
+    cell_run_id: Option<String>,
+    #[napi(ts_type = "string | null")]
+    tool_call_id: Option<String>,
+  },
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use crate::engine::{OutputItem, PendingRequest};
+  use crate::error::{ErrorCode, Failure};
+  use crate::protocol::cell_event;
+  use crate::protocol::result::{Status, to_json};
+  use serde_json::json;
+
+  const TELEMETRY: &str = r#"{"catalogSize":3,"sources":{"openclaw":2,"mcp":1,"client":0},"searchCount":0,"describeCount":1,"callCount":2,"visibleTools":["exec","wait"]}"#;
+
+  fn read<T: serde::de::DeserializeOwned>(text: &str) -> T {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+  }
+
+  #[test]
+  fn results_are_what_their_declaration_says() {
+    let output = [
+      OutputItem::Text("hi".into()),
+      OutputItem::Json("{\"a\":1}".into()),
+    ];
+    let completed = to_json(Status::Completed { value: "[1]" }, &output, TELEMETRY);
+    assert!(
+      matches!(read(&completed), CodeModeResult::Completed { output: Some(items), .. } if items.len() == 2)
+    );
+    let pending = [
+      PendingRequest {
+        id: "c1".into(),
+        method: "call",
+        target: Some("openclaw:core:x".into()),
+      },
+      PendingRequest {
+        id: "timer_2".into(),
+        method: "timer",
+        target: None,
+      },
+    ];
+    let waiting = to_json(
+      Status::Waiting {
+        run_id: "cm_1",
+        reason: "yield",
+        pending: &pending,
+      },
+      &[],
+      TELEMETRY,
+    );
+    assert!(
+      matches!(read(&waiting), CodeModeResult::Waiting { pending_tool_calls: Some(p), .. } if p.len() == 2)
+    );
+    let failure = Failure::new(ErrorCode::Timeout, "slow");
+    let failed = to_json(Status::Failed(&failure), &output[..1], TELEMETRY);
+    assert!(matches!(read(&failed), CodeModeResult::Failed { code, .. } if code == "timeout"));
+    // A field the declaration lacks is refused: the check can fail.
+    let extra = completed.replacen("\"status\"", "\"surprise\":1,\"status\"", 1);
+    assert!(serde_json::from_str::<CodeModeResult>(&extra).is_err());
+  }
+
+  #[test]
+  fn cell_events_are_what_their_declaration_says() {
+    let suspended = cell_event(
+      "cell_suspended",
+      "run-1",
+      Some("cm_1"),
+      Some("exec_1"),
+      json!({ "reason": "pending_tools", "pendingToolCalls": 2, "snapshotBytes": 1024 }),
+    );
+    assert!(matches!(
+      read(&suspended.to_string()),
+      CodeModeCellEvent::CellSuspended {
+        pending_tool_calls: 2,
+        ..
+      }
+    ));
+    for kind in ["cell_resumed", "cell_expired", "cell_aborted"] {
+      let event = cell_event(kind, "run-1", None, None, json!({}));
+      let _: CodeModeCellEvent = read(&event.to_string());
+    }
+  }
+}

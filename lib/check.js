@@ -17,7 +17,7 @@ const WRAP_HEAD = 'async function __codeModeCell() {\n'
 const WRAP_TAIL = '\n}\nexport {}\n'
 
 const TYPESCRIPT_MISSING =
-  'code-mode check needs the "typescript" package, an optional peer dependency of @openclaw/code-mode.\n' +
+  'check needs the "typescript" package, an optional peer dependency of @openclaw/code-mode.\n' +
   'Install it next to your cells: npm install --save-dev typescript\n'
 
 /** The `typescript` module of the user's project (cwd), else the one next to this package; null when neither has it. */

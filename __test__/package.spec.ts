@@ -1,11 +1,12 @@
 // `npm run package` as a new user meets it: the tarballs it writes install into an empty project
 // (offline) and the package loads there through require and ESM imports, its CLI runs, a cell
 // runs, and its types resolve for CommonJS and ES module consumers.
-import { execFileSync, spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 const require = createRequire(import.meta.url)
@@ -33,11 +34,20 @@ function node(args: string[]) {
   return spawnSync(process.execPath, args, { cwd: project, encoding: 'utf8', timeout: 60_000 })
 }
 
-/** The file list and package.json of a tarball. */
+/** The file list and package.json of an npm tarball (ustar entries under `package/`). */
 function tarball(file: string) {
-  const files = execFileSync('tar', ['tzf', file], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, '')).sort()
-  const manifest = JSON.parse(execFileSync('tar', ['xzf', file, '-O', 'package/package.json'], { encoding: 'utf8' }))
-  return { files, manifest }
+  const data = gunzipSync(readFileSync(file))
+  const entries = new Map<string, Buffer>()
+  for (let offset = 0; offset + 512 <= data.length; ) {
+    const header = data.subarray(offset, offset + 512)
+    if (header.every((b) => b === 0)) break
+    const field = (start: number, length: number) => header.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '')
+    const name = [field(345, 155), field(0, 100)].filter(Boolean).join('/')
+    const size = parseInt(field(124, 12).trim() || '0', 8)
+    if (field(156, 1) === '0' || field(156, 1) === '') entries.set(name.replace(/^package\//, ''), data.subarray(offset + 512, offset + 512 + size))
+    offset += 512 + Math.ceil(size / 512) * 512
+  }
+  return { files: [...entries.keys()].sort(), manifest: JSON.parse(entries.get('package.json')!.toString('utf8')) }
 }
 
 beforeAll(() => {
@@ -99,7 +109,7 @@ describe('npm run package', () => {
     expect(status).toBe(0)
     const result = JSON.parse(stdout)
     expect(result.keys.sort()).toEqual(Object.keys(require('../index.js')).sort())
-    expect(result.binary).toBe(join(project, 'node_modules', pkg.name, `../code-mode-${platform}`, `code-mode.${platform}.node`))
+    expect(realpathSync(result.binary)).toBe(realpathSync(join(project, 'node_modules', `${pkg.name}-${platform}`, `code-mode.${platform}.node`)))
     expect(result.enabled).toBe(true)
     expect(existsSync(join(project, 'node_modules', pkg.name, `code-mode.${platform}.node`))).toBe(false)
   })

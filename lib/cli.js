@@ -5,7 +5,6 @@
 
 const { readFileSync } = require('node:fs')
 const { basename, extname, resolve } = require('node:path')
-const { CodeModeRun } = require('../index.js')
 
 const HELP = `Usage: code-mode run <cell.js|cell.ts> [options]
        code-mode check <cell.js|cell.ts> [--tools <file>] [--mcp <command>] [--language <lang>] [--json]
@@ -152,6 +151,8 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
       const { connectMcpServer } = require('./mcp.js')
       for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
     }
+    // Loaded here, not at the top, so that --help and usage errors work without the native addon.
+    const { CodeModeRun } = require('../index.js')
     const { forwardMcpCall } = require('./mcp.js')
     const calls = []
     const started = performance.now()

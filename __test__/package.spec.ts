@@ -94,8 +94,10 @@ describe('npm run package', () => {
   it('keeps every npm/<platform> package at the main version, and engines the same everywhere', () => {
     for (const p of platforms) {
       const manifest = JSON.parse(readFileSync(join(root, 'npm', p, 'package.json'), 'utf8'))
-      expect(manifest, p).toMatchObject({ name: `${pkg.name}-${p}`, version: pkg.version, license: pkg.license, engines: pkg.engines })
+      // Scoped packages are private on a first publish unless they say otherwise (napi pre-publish runs a plain npm publish).
+      expect(manifest, p).toMatchObject({ name: `${pkg.name}-${p}`, version: pkg.version, license: pkg.license, engines: pkg.engines, publishConfig: { access: 'public' } })
     }
+    expect(pkg.publishConfig).toEqual({ access: 'public' })
     expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/^MIT License/)
     expect(pkg.license).toBe('MIT')
   })

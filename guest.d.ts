@@ -1,12 +1,14 @@
-// The globals a code-mode cell sees, for editors and `tsc`. Use it in a TypeScript project with
-// no DOM or Node types, so a cell that reaches for `fetch` or `process` is a type error as it is
-// a runtime error:
+// The globals a code-mode cell sees, for editors and `tsc`, with no DOM or Node types: a cell
+// that reaches for `fetch` or `process` is a type error as it is a runtime error.
+//
+// A cell is the body of an async function: top-level `await` and `return` work, and the last
+// expression statement is the result. `npx code-mode check <cell>` (lib/check.js) type-checks a
+// cell that way, against this file and the MCP server declarations the runtime renders
+// (`await API.read("mcp/<server>.d.ts")`), which extend `MCP`. In an editor use
 //
 //   { "compilerOptions": { "lib": ["es2023"], "types": ["@openclaw/code-mode/guest"], "strict": true } }
 //
-// A cell is the body of an async function: top-level `await` and `return` work, and the last
-// expression statement is the result. The MCP server declarations the runtime renders
-// (`await API.read("mcp/<server>.d.ts")`) can be saved next to your cells; they extend `MCP`.
+// (an editor checks a standalone file as a script or module, so it flags top-level await/return).
 
 /** A compact catalog entry (no schema). */
 interface ToolCatalogEntry {

@@ -29,6 +29,23 @@ export type {
   ToolCatalogEntry,
 }
 
+/**
+ * The host's `AbortSignal`. These types need neither the DOM lib nor `@types/node` (a project with
+ * `lib: ["es2023"]` and `types: []` checks them): where a global `AbortSignal` is declared, this is
+ * that type; elsewhere it is the structural subset below.
+ */
+export type CodeModeAbortSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : CodeModeAbortSignalLike
+
+/** The members of `AbortSignal` that code-mode uses and hands out, for projects without DOM or Node types. */
+export interface CodeModeAbortSignalLike {
+  readonly aborted: boolean
+  readonly reason: any
+  onabort: ((this: any, event: any) => any) | null
+  addEventListener(type: 'abort', listener: (this: any, event: any) => any, options?: boolean | { once?: boolean; passive?: boolean; signal?: CodeModeAbortSignalLike }): void
+  removeEventListener(type: 'abort', listener: (this: any, event: any) => any, options?: boolean | { capture?: boolean }): void
+  throwIfAborted(): void
+}
+
 /** Normalises a `tools.codeMode` value (shorthand, `enabled: true` gate, defaults, clamps). Never throws. */
 export declare function resolveCodeModeConfig(input?: unknown): CodeModeConfig
 
@@ -84,7 +101,7 @@ export interface NestedToolCall {
    * Aborted on `run.abort()`, an exec/wait signal abort, the cell failing, or expiry of the suspended cell.
    * Built on first read (a getter on the call's prototype: `{ ...call }` does not copy it).
    */
-  readonly signal: AbortSignal
+  readonly signal: CodeModeAbortSignal
   /** Streams partial results; forwarded to `onEvent` as `tool_call_update`. */
   onUpdate: (partial: unknown) => void
   /** Set for `MCP.<server>.<tool>()` calls: what to call on the server. */
@@ -143,7 +160,7 @@ export interface CodeModeLegOptions {
   /** The exec/wait tool call id; becomes `parentToolCallId` of nested calls. */
   toolCallId?: string
   /** Aborting it fails the leg with `aborted` and drops the cell. */
-  signal?: AbortSignal
+  signal?: CodeModeAbortSignal
 }
 
 export declare class CodeModeRun {
@@ -178,7 +195,7 @@ export interface OpenClawAgentTool {
   execute(
     toolCallId: string,
     params: unknown,
-    signal?: AbortSignal,
+    signal?: CodeModeAbortSignal,
     onUpdate?: (update: { content: { type: 'text'; text: string }[]; details: CodeModeResult }) => void,
   ): Promise<{ content: { type: 'text'; text: string }[]; details: CodeModeResult }>
 }
@@ -198,7 +215,7 @@ export interface CodeModeNamespaceContext {
   /** `CodeModeRunOptions.context`. */
   config: unknown
   /** Aborted when the run is aborted. */
-  signal: AbortSignal
+  signal: CodeModeAbortSignal
 }
 
 /** A scope member made callable by `createCodeModeNamespaceTool`. */

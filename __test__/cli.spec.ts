@@ -1,6 +1,6 @@
 // `code-mode run`: the command-line runner, end to end.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -61,6 +61,16 @@ describe('code-mode CLI', () => {
     const { status, stdout } = cli('run', code, '--mcp', `memory=${process.execPath} ${memoryServer}`, '--json')
     expect(status).toBe(0)
     expect(JSON.parse(stdout).value).toEqual(['mcp/index.d.ts', 'mcp/memory.d.ts'])
+  })
+
+  it('shows --help without the native addon, and names the missing binding when a cell needs it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-mode-cli-nobinary-'))
+    for (const f of ['bin', 'lib', 'index.js', 'binding.js', 'package.json']) cpSync(resolve(__dirname, '..', f), join(dir, f), { recursive: true })
+    const run = (...args: string[]) => spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', timeout: 30_000 })
+    expect(run('--help')).toMatchObject({ status: 0, stderr: '' })
+    const failed = run('run', cell('1'), '--tools', join(examples, 'tools.json'))
+    expect(failed.status).toBe(1)
+    expect(failed.stderr).toMatch(/^code-mode: Cannot find native binding/)
   })
 
   it('reports usage errors with status 2', () => {

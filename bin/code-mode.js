@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict'
-// `npx code-mode run <cell>`: see `code-mode --help`.
+// `npx code-mode run <cell>` and `npx code-mode check <cell>`: see `code-mode --help`.
 require('../lib/cli.js')
   .main(process.argv.slice(2))
   .then((status) => {

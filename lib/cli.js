@@ -1,16 +1,20 @@
 'use strict'
 // `code-mode run <cell>`: runs one cell against a catalog from a JSON file and/or MCP servers,
 // follows `waiting` with `wait`, and reports output, value, nested calls and telemetry.
+// `code-mode check <cell>`: type-checks a cell against the same catalog's guest types (lib/check.js).
 
 const { readFileSync } = require('node:fs')
 const { basename, extname, resolve } = require('node:path')
-const { CodeModeRun } = require('../index.js')
 
 const HELP = `Usage: code-mode run <cell.js|cell.ts> [options]
+       code-mode check <cell.js|cell.ts> [--tools <file>] [--mcp <command>] [--language <lang>] [--json]
 
-Runs one code-mode cell the way a gateway would: the tools are hidden behind exec/wait, the
-cell reaches them through tools.*, MCP.* and namespaces, and every "waiting" result is
-followed with wait until the cell completes or fails.
+run     Runs one code-mode cell the way a gateway would: the tools are hidden behind exec/wait,
+        the cell reaches them through tools.*, MCP.* and namespaces, and every "waiting" result
+        is followed with wait until the cell completes or fails.
+check   Type-checks one cell as the runtime runs it (the body of an async function: top-level
+        await and return are fine) against the guest API (guest.d.ts) and the MCP declarations
+        the runtime renders for the given tools. Needs the "typescript" package.
 
 Options:
   --tools <file>      JSON file with the catalog and canned answers:
@@ -26,11 +30,12 @@ Options:
                       "enabled": true is implied.
   --language <lang>   javascript or typescript (default: from the file extension).
   --json              Print one JSON document instead of the readable report.
-  --max-legs <n>      Follow at most n waiting results (default 100).
+  --max-legs <n>      Follow at most n waiting results (default 100; run only).
   -h, --help          Show this help.
 
-Exit status: 0 when the cell completes, 1 when it fails (the error code and message are
-printed), 2 for a usage error.
+Exit status: 0 when the cell completes (run) or has no type errors (check), 1 when it fails
+(the error code and message are printed) or has type errors (printed at the cell's own line
+and column), 2 for a usage error or a missing "typescript" package (check).
 `
 
 class UsageError extends Error {}
@@ -131,10 +136,11 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     return options.help ? 0 : 2
   }
   const [command, file, ...rest] = positional
-  if (command !== 'run' || !file || rest.length > 0) {
-    io.stderr.write(`code-mode: expected "run <cell>"\n\n${HELP}`)
+  if ((command !== 'run' && command !== 'check') || !file || rest.length > 0) {
+    io.stderr.write(`code-mode: expected "run <cell>" or "check <cell>"\n\n${HELP}`)
     return 2
   }
+  if (command === 'check') return check(file, options, io)
   const servers = []
   try {
     const code = readFileSync(resolve(file), 'utf8')
@@ -145,6 +151,8 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
       const { connectMcpServer } = require('./mcp.js')
       for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
     }
+    // Loaded here, not at the top, so that --help and usage errors work without the native addon.
+    const { CodeModeRun } = require('../index.js')
     const { forwardMcpCall } = require('./mcp.js')
     const calls = []
     const started = performance.now()
@@ -181,6 +189,47 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     }
     io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : readable(report))
     return result.status === 'completed' ? 0 : 1
+  } catch (error) {
+    io.stderr.write(`code-mode: ${error.message}\n`)
+    return error instanceof UsageError ? 2 : 1
+  } finally {
+    await Promise.all(servers.map((s) => s.close().catch(() => {})))
+  }
+}
+
+/** `code-mode check <cell>`: prints the cell's type errors; resolves to the exit status. */
+async function check(file, options, io) {
+  const servers = []
+  try {
+    const checker = require('./check.js')
+    const ts = checker.loadTypeScript()
+    if (!ts) {
+      io.stderr.write(`code-mode: ${checker.TYPESCRIPT_MISSING}`)
+      return 2
+    }
+    const language = options.language ?? (/\.m?ts$/.test(file) ? 'typescript' : 'javascript')
+    if (language !== 'typescript' && language !== 'javascript') throw new UsageError(`--language ${language}: expected javascript or typescript`)
+    const code = readFileSync(resolve(file), 'utf8')
+    const config = options.config ? JSON.parse(options.config) : {}
+    const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
+    if (options.mcp.length > 0) {
+      const { connectMcpServer } = require('./mcp.js')
+      for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
+    }
+    const declarations = await checker.renderedDeclarations([...local.tools, ...servers.flatMap((s) => s.tools)], config)
+    const diagnostics = checker.checkCell(ts, code, { language, declarations })
+    const errors = diagnostics.filter((d) => d.category === 'error').length
+    if (options.json) {
+      const report = { file, language, typescript: ts.version, declarations: ['guest.d.ts', ...Object.keys(declarations)], errors, diagnostics }
+      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+    } else {
+      io.stdout.write(checker.formatDiagnostics(file, diagnostics))
+      const against = ['guest.d.ts', ...Object.keys(declarations)].join(', ')
+      io.stdout.write(errors === 0
+        ? `${file}: no type errors (TypeScript ${ts.version}; ${against})\n`
+        : `Found ${errors} error${errors === 1 ? '' : 's'} in ${file} (TypeScript ${ts.version}; ${against})\n`)
+    }
+    return errors === 0 ? 0 : 1
   } catch (error) {
     io.stderr.write(`code-mode: ${error.message}\n`)
     return error instanceof UsageError ? 2 : 1

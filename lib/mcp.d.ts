@@ -1,4 +1,4 @@
-import type { CatalogTool, NestedToolCall } from '../index'
+import type { CatalogTool, CodeModeAbortSignal, NestedToolCall } from '../index'
 
 /** A connected MCP server: its client and its tools as code-mode catalog entries. */
 export interface McpServerConnection {
@@ -6,7 +6,7 @@ export interface McpServerConnection {
   /** The `@modelcontextprotocol/sdk` Client. */
   client: {
     listTools(): Promise<{ tools: unknown[] }>
-    callTool(params: { name: string; arguments?: Record<string, unknown> }, schema?: unknown, options?: { signal?: AbortSignal }): Promise<unknown>
+    callTool(params: { name: string; arguments?: Record<string, unknown> }, schema?: unknown, options?: { signal?: CodeModeAbortSignal }): Promise<unknown>
     close(): Promise<void>
   }
   tools: CatalogTool[]

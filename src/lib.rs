@@ -6,6 +6,7 @@ mod clock;
 mod config;
 mod error;
 mod executor;
+mod frontend;
 #[doc(hidden)]
 pub mod fuzzing;
 mod input;
@@ -19,7 +20,6 @@ mod store;
 mod surface;
 mod telemetry;
 mod testing;
-mod typescript;
 
 #[cfg(test)]
 mod tests;
@@ -120,7 +120,7 @@ pub fn clear_namespaces() {
 /// completion value, and for TypeScript the transform) over `iterations` runs.
 #[napi(catch_unwind)]
 pub fn bench_prepare(code: String, typescript: bool, iterations: u32) -> f64 {
-  sandbox::source::median_prepare_micros(code, typescript, iterations)
+  frontend::median_prepare_micros(code, typescript, iterations)
 }
 
 /// Identity and tools of a run, as the JS layer passes them.

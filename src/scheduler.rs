@@ -8,11 +8,11 @@
 use crate::clock;
 use crate::error::{ErrorCode, Failure, messages, panic_message};
 use crate::executor::Message;
+use crate::frontend::{self as source, Language};
 use crate::result::{self, PendingEntry, Status};
 use crate::run::Run;
 use crate::sandbox::bridge::{Outcome, VmHost};
 use crate::sandbox::limits::{Kill, Signals};
-use crate::sandbox::source::{self, Language};
 use crate::sandbox::{Delivery, SliceEnd, Vm};
 use crate::store::{STORE, new_token};
 use crate::telemetry::{Counters, cell_event};

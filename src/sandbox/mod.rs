@@ -5,18 +5,16 @@
 
 pub mod bridge;
 mod bytecode;
-pub mod depth;
 pub mod limits;
-pub mod source;
 
 use crate::error::{ErrorCode, Failure};
+use crate::frontend::{Language, PositionMap, Program};
 use crate::run::Run;
 use bridge::{Outcome, VmHost};
 use limits::{Kill, Signals, VmAllocator};
 use parking_lot::Mutex;
 use rquickjs::context::EvalOptions;
 use rquickjs::{CatchResultExt, Context, Ctx, Function, JsLifetime, Object, Runtime, Value};
-use source::{Language, PositionMap, Program};
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::time::Instant;

@@ -1,0 +1,90 @@
+//! `import A = NS.B` in a cell: an alias, not module access. swc parses it only where module
+//! items may stand, so it is rewritten to a `var` before the parse of the cell, and aliases
+//! that name only types are dropped after the resolver, as `tsc` drops them.
+
+use crate::frontend::parse::ts_syntax;
+use crate::frontend::wrapper::{PREFIX, START};
+use std::collections::HashSet;
+use swc_core::common::BytePos;
+use swc_core::ecma::ast::{
+  Decl, Expr, Id, ModuleDecl, ModuleItem, Prop, Stmt, TsModuleRef, TsType,
+};
+use swc_core::ecma::parser::{Parser, StringInput, Syntax, lexer::Lexer};
+use swc_core::ecma::visit::{Visit, VisitWith};
+
+/// Rewrites each top-level `import A = NS.B` (an alias, not module access) to `var    A = NS.B`
+/// of the same length: swc only parses the alias where module items may stand, and the cell
+/// is a function body. Returns the text and the wrapped positions of the rewritten statements.
+pub(super) fn alias_imports(user: &str) -> Option<(String, Vec<BytePos>)> {
+  if !user.contains("import") {
+    return None;
+  }
+  let base = START + PREFIX.len() as u32;
+  let input = StringInput::new(user, BytePos(base), BytePos(base + user.len() as u32));
+  let syntax = Syntax::Typescript(ts_syntax());
+  let mut parser = Parser::new_from(Lexer::new(syntax, Default::default(), input, None));
+  let module = parser.parse_module().ok()?;
+  let mut text = user.to_string();
+  let mut positions = Vec::new();
+  for item in &module.body {
+    if let ModuleItem::ModuleDecl(ModuleDecl::TsImportEquals(decl)) = item {
+      let at = (decl.span.lo.0 - base) as usize;
+      if !decl.is_export
+        && !decl.is_type_only
+        && matches!(decl.module_ref, TsModuleRef::TsEntityName(_))
+        && text[at..].starts_with("import")
+      {
+        text.replace_range(at..at + "import".len(), "var   ");
+        positions.push(decl.span.lo);
+      }
+    }
+  }
+  (!positions.is_empty()).then_some((text, positions))
+}
+
+/// Drops the aliases (see `alias_imports`) nothing reads as a value, as `tsc` does: they may
+/// name a type, which has no runtime value to copy.
+pub(super) fn drop_type_aliases(stmts: &mut Vec<Stmt>, aliases: &[BytePos]) {
+  if aliases.is_empty() {
+    return;
+  }
+  let alias_id = |stmt: &Stmt| match stmt {
+    Stmt::Decl(Decl::Var(var)) if aliases.contains(&var.span.lo) => match var.decls.as_slice() {
+      [decl] => decl.name.as_ident().map(|name| name.id.to_id()),
+      _ => None,
+    },
+    _ => None,
+  };
+  // An alias read only by another dropped alias is unused too: repeat until nothing changes.
+  loop {
+    let mut reads = ValueReads::default();
+    stmts.visit_with(&mut reads);
+    let before = stmts.len();
+    stmts.retain(|stmt| alias_id(stmt).is_none_or(|id| reads.0.contains(&id)));
+    if stmts.len() == before {
+      return;
+    }
+  }
+}
+
+/// Identifiers read as values (types skipped).
+#[derive(Default)]
+struct ValueReads(HashSet<Id>);
+
+impl Visit for ValueReads {
+  fn visit_ts_type(&mut self, _: &TsType) {}
+
+  fn visit_expr(&mut self, expr: &Expr) {
+    if let Expr::Ident(ident) = expr {
+      self.0.insert(ident.to_id());
+    }
+    expr.visit_children_with(self);
+  }
+
+  fn visit_prop(&mut self, prop: &Prop) {
+    if let Prop::Shorthand(ident) = prop {
+      self.0.insert(ident.to_id());
+    }
+    prop.visit_children_with(self);
+  }
+}

@@ -7,12 +7,13 @@
 //! (`positions`). It never touches QuickJS: its output is a `Program`, plain text and a map.
 //!
 //! Imports run one way: the entry points here and `javascript`/`typescript` use `parse`,
-//! `checks` and `completion`; `parse` uses `checks` and `depth`; any of them may use the
-//! leaves `program` → `positions` → `wrapper`.
+//! `checks` and `completion`; `parse` uses `guard`, `checks` and `depth`; any of them may use
+//! the leaves `program` → `positions` → `wrapper`.
 
 mod checks;
 mod completion;
 mod depth;
+mod guard;
 mod javascript;
 mod parse;
 mod positions;
@@ -29,7 +30,6 @@ pub use typescript::prepare_typescript;
 pub use wrapper::wrap;
 
 use crate::error::Failure;
-use swc_core::ecma::parser::stack_guard;
 
 /// Prepares a cell in either language, on a thread with `PREPARE_STACK` of stack. swc is a large
 /// parser: if it panics on some input (the fuzzer found such inputs), that is a program it
@@ -45,10 +45,7 @@ pub fn prepare_until(
   language: Language,
   deadline: Option<std::time::Instant>,
 ) -> Result<Program, Failure> {
-  stack_guard::set_deadline(deadline);
-  let prepared = prepare_now(code, language);
-  stack_guard::set_deadline(None);
-  prepared
+  guard::until(deadline, || prepare_now(code, language))
 }
 
 fn prepare_now(code: &str, language: Language) -> Result<Program, Failure> {

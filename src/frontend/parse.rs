@@ -1,17 +1,17 @@
 //! The swc parse of a cell, bounded: a stack floor and the preparation deadline cut hostile
-//! input short, and the parsed tree is bounded in depth (`depth`) before anything walks it.
+//! input short (`guard`), and the parsed tree is bounded in depth (`depth`) before anything
+//! walks it.
 
 use super::checks::{check_module_access, module_items};
 use super::depth;
+use super::guard::{self, Cut};
 use super::positions::at;
 use super::program::Language;
 use super::wrapper::{PREFIX, START};
 use crate::error::{ErrorCode, Failure};
 use swc_core::common::{BytePos, Spanned};
 use swc_core::ecma::ast::{Module, Program as Ast, Script};
-use swc_core::ecma::parser::{
-  EsSyntax, Parser, StringInput, Syntax, TsSyntax, lexer::Lexer, stack_guard,
-};
+use swc_core::ecma::parser::{EsSyntax, PResult, StringInput, Syntax, TsSyntax, lexer::Lexer};
 
 /// TypeScript as `tsc` parses it. Decorators parse so that they are refused by name rather
 /// than with a confusing syntax error (see `checks::check_supported`).
@@ -29,36 +29,28 @@ fn syntax(language: Language) -> Syntax {
   }
 }
 
-/// Stack the parser may use before its lexer reports end of input (the patched swc in
-/// `vendor/swc_ecma_parser`): deep nesting then ends the parse with an error instead of
-/// overflowing the stack, which would abort Node.
+/// Stack a parse may use before its guard reports end of input: deep nesting then ends the
+/// parse with an error instead of overflowing the stack, which would abort Node.
 const PARSE_STACK: usize = 32 << 20;
 /// Stack a thread needs to prepare any cell: room for `PARSE_STACK`, for walks of an AST up to
-/// `depth::MAX_DEPTH` deep, and for swc dropping the longest chain a 1 MiB cell can hold when a
-/// syntax error follows it (128 MiB in a debug build; the pages are committed only when an
-/// input needs them). The worker threads have it.
+/// `depth::MAX_DEPTH` deep, and for swc walking the longest chain a 1 MiB cell can hold, which
+/// it builds in a loop and so past the guard: dropping it when a syntax error follows (128 MiB
+/// in a debug build), checking it as an assignment target (`a.b.b… = 1`). The pages are
+/// committed only when an input needs them. The worker threads have it.
 pub const PREPARE_STACK: usize = 256 << 20;
 
-/// Runs `parse` with the stack floor set; true when the floor or the parse deadline (set by
-/// `prepare_until`) ended it.
-fn guarded<T>(parse: impl FnOnce() -> T) -> (T, bool) {
-  stack_guard::set_budget(Some(PARSE_STACK));
-  let out = parse();
-  let exhausted = stack_guard::exhausted();
-  stack_guard::set_budget(None);
-  (out, exhausted)
+/// A lexer over `text`, whose first byte is at swc position `start`.
+fn lexer(text: &str, start: u32, syntax: Syntax) -> Lexer<'_> {
+  let end = start + text.len() as u32;
+  let input = StringInput::new(text, BytePos(start), BytePos(end));
+  Lexer::new(syntax, Default::default(), input, None)
 }
 
-/// Why a guarded parse ended early, as the cell's failure.
-fn cut_short(user: &str, pos: BytePos) -> Failure {
-  if stack_guard::timed_out() {
-    Failure::new(
-      ErrorCode::Timeout,
-      "code mode cell ran out of time (timeoutMs) before its source finished parsing.",
-    )
-  } else {
-    Failure::invalid(too_deep(user, pos))
-  }
+fn timeout() -> Failure {
+  Failure::new(
+    ErrorCode::Timeout,
+    "code mode cell ran out of time (timeoutMs) before its source finished parsing.",
+  )
 }
 
 fn too_deep(user: &str, pos: BytePos) -> String {
@@ -72,31 +64,20 @@ pub(crate) fn parse_wrapped(
   language: Language,
   failure: impl Fn(String) -> Failure,
 ) -> Result<Script, Failure> {
-  let input = StringInput::new(
-    wrapped,
-    BytePos(START),
-    BytePos(START + wrapped.len() as u32),
-  );
-  let ((parsed, recovered), exhausted) = guarded(|| {
-    let mut parser = Parser::new_from(Lexer::new(
-      syntax(language),
-      Default::default(),
-      input,
-      None,
-    ));
+  let lexer = lexer(wrapped, START, syntax(language));
+  let ((parsed, recovered), cut) = guard::parse(lexer, PARSE_STACK, |parser| {
     let parsed = parser.parse_script();
     (parsed, parser.take_errors())
   });
-  if exhausted {
+  if let Some(cut) = cut {
     let pos = match &parsed {
       Err(error) => error.span().lo,
       Ok(_) => recovered.first().map_or(BytePos(START), |e| e.span().lo),
     };
-    let cut = cut_short(user, pos);
     // A TypeScript cell's syntax errors carry the transform's prefix; a timeout stays itself.
-    return Err(match cut.code {
-      ErrorCode::InvalidInput => failure(too_deep(user, pos)),
-      _ => cut,
+    return Err(match cut {
+      Cut::Floor => failure(too_deep(user, pos)),
+      Cut::Deadline => timeout(),
     });
   }
   let error = match parsed {
@@ -131,18 +112,16 @@ pub(crate) fn module_syntax(user: &str, language: Language) -> Option<Failure> {
     }),
     Language::TypeScript => Syntax::Typescript(ts_syntax()),
   };
-  // Positions shifted as if wrapped, so `at` applies unchanged.
-  let start = START + PREFIX.len() as u32;
-  let input = StringInput::new(user, BytePos(start), BytePos(start + user.len() as u32));
-  let (parsed, exhausted) = guarded(|| {
-    Parser::new_from(Lexer::new(syntax, Default::default(), input, None)).parse_module()
-  });
-  if exhausted {
-    let pos = parsed
-      .as_ref()
-      .err()
-      .map_or(BytePos(start), |e| e.span().lo);
-    return Some(cut_short(user, pos));
+  let (parsed, cut) = parse_module(user, syntax);
+  if let Some(cut) = cut {
+    return Some(match cut {
+      Cut::Floor => {
+        let start = BytePos(START + PREFIX.len() as u32);
+        let pos = parsed.as_ref().err().map_or(start, |e| e.span().lo);
+        Failure::invalid(too_deep(user, pos))
+      }
+      Cut::Deadline => timeout(),
+    });
   }
   let mut module: Module = parsed.ok()?;
   if let Err(span) = depth::check(&mut module) {
@@ -152,4 +131,11 @@ pub(crate) fn module_syntax(user: &str, language: Language) -> Option<Failure> {
     return Some(found);
   }
   check_module_access(user, &Ast::Module(module)).err()
+}
+
+/// Parses the user's code, unwrapped, as a module, guarded like the cell's own parse. Positions
+/// are shifted as if wrapped, so `at` applies unchanged.
+pub(crate) fn parse_module(user: &str, syntax: Syntax) -> (PResult<Module>, Option<Cut>) {
+  let lexer = lexer(user, START + PREFIX.len() as u32, syntax);
+  guard::parse(lexer, PARSE_STACK, |parser| parser.parse_module())
 }

@@ -198,6 +198,156 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
   assert!(prepare_big(format!("1{}", " + 1".repeat(1_500)), Language::JavaScript).is_ok());
 }
 
+/// Asserts that every shape, in each language, fails as too deeply nested on a worker's stack.
+fn assert_too_deep(shapes: &[(&str, String)], languages: &[Language]) {
+  for (shape, code) in shapes {
+    for &language in languages {
+      let err = prepare_big(code.clone(), language).unwrap_err();
+      assert_eq!(err.code, ErrorCode::InvalidInput, "{shape} {language:?}");
+      assert!(
+        err.message.contains("code is nested too deeply (line "),
+        "{shape} {language:?}: {}",
+        err.message
+      );
+    }
+  }
+}
+
+#[test]
+fn hostile_nesting_ends_the_parse_with_an_error() {
+  let n = 200_000;
+  let nest =
+    |open: &str, inner: &str, close: &str| format!("{}{inner}{}", open.repeat(n), close.repeat(n));
+  let both = [
+    ("parens", nest("(", "1", ")")),
+    ("arrays", nest("[", "1", "]")),
+    ("spread arrays", nest("[...", "a", "]")),
+    ("objects", nest("({ a: ", "1", " })")),
+    ("arrow chain", "() => ".repeat(n / 2) + "1"),
+    ("arrow bodies", nest("() => { return ", "1", " }")),
+    ("async arrows", "async () => ".repeat(n / 4) + "1"),
+    ("templates", nest("`${", "1", "}`")),
+    ("tagged templates", nest("f`${", "1", "}`")),
+    ("unary", "!".repeat(4 * n) + "1"),
+    ("mixed unary", "- + ~ ".repeat(n) + "1"),
+    ("typeof", "typeof ".repeat(n) + "a"),
+    ("await", "await ".repeat(n) + "a"),
+    ("new", "new ".repeat(n) + "a"),
+    ("conditional chain", "a ? b : ".repeat(n) + "c"),
+    ("conditional tests", nest("a ? ", "b", " : c")),
+    ("assignment chain", "a = ".repeat(n) + "1"),
+    ("exponent chain", "2 ** ".repeat(n) + "2"),
+    ("calls in arguments", nest("f(", "1", ")")),
+    ("functions", nest("function f() {", "", "}")),
+    ("classes", nest("class A { m() {", "", "} }")),
+    ("if chain", "if (a) ".repeat(n) + ";"),
+    (
+      "labels",
+      (0..n / 4).map(|i| format!("l{i}: ")).collect::<String>() + ";",
+    ),
+    ("do-while", nest("do ", ";", " while (0)")),
+    ("try blocks", nest("try {", "", "} finally {}")),
+    ("destructuring", nest("[", "a", "]") + " = []"),
+  ];
+  assert_too_deep(&both, &[Language::JavaScript, Language::TypeScript]);
+  let typescript = [
+    (
+      "generic types",
+      format!("let x: {}", nest("Array<", "number", ">")),
+    ),
+    ("type arguments", nest("f<Array<", "number", ">>") + "()"),
+    ("angle-bracket assertions", "<any>".repeat(n) + "x"),
+    ("JSX-like tags", nest("<a>", "x", "</a>")),
+    (
+      "function types",
+      "let x: ".to_string() + &"() => ".repeat(n) + "number",
+    ),
+    ("union types", format!("let x: {}", nest("(A | ", "B", ")"))),
+    (
+      "conditional types",
+      "type T = ".to_string() + &"A extends B ? C : ".repeat(n) + "D",
+    ),
+    ("keyof", "let x: ".to_string() + &"keyof ".repeat(n) + "A"),
+    (
+      "tuple types",
+      format!("let x: {}", nest("[", "number", "]")),
+    ),
+    (
+      "object types",
+      format!("let x: {}", nest("{ a: ", "number", " }")),
+    ),
+    (
+      "mapped types",
+      format!("type M = {}", nest("{ [K in ", "A", "]: B }")),
+    ),
+    (
+      "template literal types",
+      format!("type L = {}", nest("`${", "A", "}`")),
+    ),
+    ("satisfies", nest("(", "a", " satisfies A)")),
+    ("namespaces", nest("namespace A {", "", "}")),
+    // The `import A = B.C` rewrite parses the cell once more before its own parse.
+    (
+      "after an import alias",
+      "import A = B.C;\n".to_string() + &nest("(", "1", ")"),
+    ),
+  ];
+  assert_too_deep(&typescript, &[Language::TypeScript]);
+}
+
+#[test]
+fn chains_built_in_loops_fit_the_worker_stack() {
+  // swc parses these chains in loops, so the guard never sees their depth; it walks them
+  // recursively all the same (checking an assignment target, dropping the tree after a syntax
+  // error). A 1 MiB cell's longest must fit `PREPARE_STACK`; `depth` refuses what parses.
+  let member = ".b".repeat(520_000);
+  let shapes = [
+    format!("a{member} = 1"),
+    format!("[a{member}] = 1"),
+    format!("a{member}++"),
+    format!("a{} +;", "?.b".repeat(340_000)),
+    format!("a{} +;", "[0]".repeat(340_000)),
+    format!("f{} +;", "``".repeat(500_000)),
+  ];
+  for code in shapes {
+    for language in [Language::JavaScript, Language::TypeScript] {
+      let err = prepare_big(code.clone(), language).unwrap_err();
+      assert_eq!(err.code, ErrorCode::InvalidInput, "{}", &code[..12]);
+    }
+  }
+  for code in [
+    format!("a{} +;", " as any".repeat(140_000)),
+    format!("a{} +;", "!".repeat(1_000_000)),
+    format!("let x: number{} = ;", "[]".repeat(500_000)),
+  ] {
+    let err = prepare_big(code.clone(), Language::TypeScript).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput, "{}", &code[..12]);
+  }
+}
+
+#[test]
+fn the_preparation_deadline_cuts_the_parse_short() {
+  let code = "let a = [".to_string() + &"1, ".repeat(10_000) + "];\na";
+  for language in [Language::JavaScript, Language::TypeScript] {
+    let past = Some(std::time::Instant::now());
+    let err = prepare_until(&code, language, past).unwrap_err();
+    assert_eq!(
+      err.code,
+      ErrorCode::Timeout,
+      "{language:?}: {}",
+      err.message
+    );
+    assert_eq!(
+      err.message,
+      "code mode cell ran out of time (timeoutMs) before its source finished parsing."
+    );
+    // The deadline was this preparation's only.
+    assert!(prepare(&code, language).is_ok());
+    let later = Some(std::time::Instant::now() + std::time::Duration::from_secs(600));
+    assert!(prepare_until(&code, language, later).is_ok());
+  }
+}
+
 #[test]
 fn positions_map_back() {
   let p = js("let a = 1;\nnull.x").unwrap();

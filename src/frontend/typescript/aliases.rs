@@ -2,14 +2,14 @@
 //! items may stand, so it is rewritten to a `var` before the parse of the cell, and aliases
 //! that name only types are dropped after the resolver, as `tsc` drops them.
 
-use crate::frontend::parse::ts_syntax;
+use crate::frontend::parse::{parse_module, ts_syntax};
 use crate::frontend::wrapper::{PREFIX, START};
 use std::collections::HashSet;
 use swc_core::common::BytePos;
 use swc_core::ecma::ast::{
   Decl, Expr, Id, ModuleDecl, ModuleItem, Prop, Stmt, TsModuleRef, TsType,
 };
-use swc_core::ecma::parser::{Parser, StringInput, Syntax, lexer::Lexer};
+use swc_core::ecma::parser::Syntax;
 use swc_core::ecma::visit::{Visit, VisitWith};
 
 /// Rewrites each top-level `import A = NS.B` (an alias, not module access) to `var    A = NS.B`
@@ -19,11 +19,10 @@ pub(super) fn alias_imports(user: &str) -> Option<(String, Vec<BytePos>)> {
   if !user.contains("import") {
     return None;
   }
+  // Cut short, the parse of the cell itself reports why.
+  let (parsed, cut) = parse_module(user, Syntax::Typescript(ts_syntax()));
+  let module = parsed.ok().filter(|_| cut.is_none())?;
   let base = START + PREFIX.len() as u32;
-  let input = StringInput::new(user, BytePos(base), BytePos(base + user.len() as u32));
-  let syntax = Syntax::Typescript(ts_syntax());
-  let mut parser = Parser::new_from(Lexer::new(syntax, Default::default(), input, None));
-  let module = parser.parse_module().ok()?;
   let mut text = user.to_string();
   let mut positions = Vec::new();
   for item in &module.body {

@@ -4,7 +4,7 @@
 
 use crate::frontend::parse::{parse_module, ts_syntax};
 use crate::frontend::wrapper::{PREFIX, START};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use swc_core::common::BytePos;
 use swc_core::ecma::ast::{
   Decl, Expr, Id, ModuleDecl, ModuleItem, Prop, Stmt, TsModuleRef, TsType,
@@ -42,11 +42,13 @@ pub(super) fn alias_imports(user: &str) -> Option<(String, Vec<BytePos>)> {
 }
 
 /// Drops the aliases (see `alias_imports`) nothing reads as a value, as `tsc` does: they may
-/// name a type, which has no runtime value to copy.
+/// name a type, which has no runtime value to copy. An alias read only by dropped aliases is
+/// dropped too; aliases that read each other in a cycle stay.
 pub(super) fn drop_type_aliases(stmts: &mut Vec<Stmt>, aliases: &[BytePos]) {
   if aliases.is_empty() {
     return;
   }
+  let aliases: HashSet<BytePos> = aliases.iter().copied().collect();
   let alias_id = |stmt: &Stmt| match stmt {
     Stmt::Decl(Decl::Var(var)) if aliases.contains(&var.span.lo) => match var.decls.as_slice() {
       [decl] => decl.name.as_ident().map(|name| name.id.to_id()),
@@ -54,16 +56,57 @@ pub(super) fn drop_type_aliases(stmts: &mut Vec<Stmt>, aliases: &[BytePos]) {
     },
     _ => None,
   };
-  // An alias read only by another dropped alias is unused too: repeat until nothing changes.
-  loop {
-    let mut reads = ValueReads::default();
-    stmts.visit_with(&mut reads);
-    let before = stmts.len();
-    stmts.retain(|stmt| alias_id(stmt).is_none_or(|id| reads.0.contains(&id)));
-    if stmts.len() == before {
-      return;
+  // Counted once, not rescanned per dropped alias: a cell can hold tens of thousands of
+  // aliases, each read only by the next.
+  let mut outside = ValueReads::default();
+  let mut inside: Vec<(usize, Id, HashSet<Id>)> = Vec::new();
+  for (i, stmt) in stmts.iter().enumerate() {
+    match alias_id(stmt) {
+      Some(id) => {
+        let mut reads = ValueReads::default();
+        stmt.visit_with(&mut reads);
+        inside.push((i, id, reads.0));
+      }
+      None => stmt.visit_with(&mut outside),
     }
   }
+  // Per alias name: the statements that declare it, and how many statements read it.
+  let mut names: HashMap<Id, (Vec<usize>, usize)> = HashMap::new();
+  for (k, (_, id, _)) in inside.iter().enumerate() {
+    names.entry(id.clone()).or_default().0.push(k);
+  }
+  for reads in inside.iter().map(|(_, _, reads)| reads).chain([&outside.0]) {
+    for id in reads {
+      if let Some((_, readers)) = names.get_mut(id) {
+        *readers += 1;
+      }
+    }
+  }
+  let mut unread: Vec<Id> = names
+    .iter()
+    .filter(|(_, (_, readers))| *readers == 0)
+    .map(|(id, _)| id.clone())
+    .collect();
+  let mut dropped = HashSet::new();
+  while let Some(id) = unread.pop() {
+    for &k in &names[&id].0.clone() {
+      let (i, _, reads) = &inside[k];
+      dropped.insert(*i);
+      for read in reads {
+        if let Some((_, readers)) = names.get_mut(read) {
+          *readers -= 1;
+          if *readers == 0 {
+            unread.push(read.clone());
+          }
+        }
+      }
+    }
+  }
+  let mut i = 0;
+  stmts.retain(|_| {
+    i += 1;
+    !dropped.contains(&(i - 1))
+  });
 }
 
 /// Identifiers read as values (types skipped).

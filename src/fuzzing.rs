@@ -3,8 +3,8 @@
 
 use crate::catalog::Catalog;
 use crate::error::Failure;
+use crate::frontend::{Language, PREPARE_STACK, Program, parse_wrapped, prepare_until};
 use crate::mcp::{dts, prepare_input};
-use crate::sandbox::source::{Language, PREPARE_STACK, Program, parse_wrapped, prepare_until};
 use serde_json::Value;
 use swc_core::common::BytePos;
 use swc_core::ecma::parser::{Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};
@@ -37,7 +37,7 @@ pub fn source_check(code: &str) {
       // `return (…)` (e.g. `a, {b = 1}`); QuickJS refuses those originals too, so the cell
       // fails the same way. Anything else is a rewrite bug.
       assert!(
-        reparsed.is_ok() || !quickjs_compiles(&crate::sandbox::source::wrap(code)),
+        reparsed.is_ok() || !quickjs_compiles(&crate::frontend::wrap(code)),
         "the completion rewrite broke the program: {:?}",
         program.code
       );

@@ -6,6 +6,7 @@ mod catalog;
 mod config;
 mod engine;
 mod error;
+mod frontend;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -15,14 +16,12 @@ mod namespaces;
 mod port;
 mod protocol;
 mod run;
-mod sandbox;
 mod surface;
 mod telemetry;
 mod testing;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod testing_exports;
-mod typescript;
 
 #[cfg(test)]
 mod tests;
@@ -122,7 +121,7 @@ pub fn clear_namespaces() {
 /// completion value, and for TypeScript the transform) over `iterations` runs.
 #[napi(catch_unwind)]
 pub fn bench_prepare(code: String, typescript: bool, iterations: u32) -> f64 {
-  sandbox::source::median_prepare_micros(code, typescript, iterations)
+  frontend::median_prepare_micros(code, typescript, iterations)
 }
 
 /// Identity and tools of a run, as the JS layer passes them.

@@ -6,6 +6,7 @@ use crate::catalog::Source;
 use crate::config::{self, CodeModeConfig};
 use crate::engine::{self, Cell, Delivery, DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits};
 use crate::error::{ErrorCode, Failure, messages};
+use crate::frontend::{self, Language};
 use crate::input::Field;
 use crate::mcp::McpSurface;
 use crate::namespaces::{self, Hidden, Installed, Registration};
@@ -16,7 +17,6 @@ use crate::protocol::{
   Message, cell_event,
   result::{self, Status},
 };
-use crate::sandbox::source::{self, Language};
 use crate::surface::{self, SurfaceOptions};
 use crate::telemetry::{Counters, RunState};
 use parking_lot::Mutex;
@@ -265,7 +265,7 @@ impl Run {
           if language == Language::TypeScript {
             Counters::bump(&run.telemetry.typescript_transforms);
           }
-          let program = source::prepare_until(&code, language, deadline)?;
+          let program = frontend::prepare_until(&code, language, deadline)?;
           let positions = program.positions;
           Ok(engine::Program {
             code: program.code,

@@ -192,7 +192,6 @@ use swc_ecma_ast::*;
 
 mod context;
 pub mod error;
-pub mod stack_guard;
 pub mod jsx;
 mod legacy;
 pub mod lexer;

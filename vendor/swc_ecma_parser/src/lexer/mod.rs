@@ -44,7 +44,9 @@ mod table;
 pub(crate) mod token;
 mod whitespace;
 
-pub(crate) use state::TokenFlags;
+// OpenClaw patch: exported so that crates outside this one can implement `Tokens`, whose
+// `token_flags` and `update_token_flags` name this type.
+pub use state::TokenFlags;
 pub(crate) use token::{NextTokenAndSpan, Token, TokenAndSpan, TokenValue};
 
 // ===== Byte match tables for comment scanning =====

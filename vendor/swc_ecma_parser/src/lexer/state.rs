@@ -212,11 +212,6 @@ impl crate::input::Tokens for Lexer<'_> {
     }
 
     fn first_token(&mut self) -> TokenAndSpan {
-        // OpenClaw patch: see `crate::stack_guard`.
-        if crate::stack_guard::check() {
-            let at = self.cur_pos();
-            return self.finish_next_token(self.span(at), Token::Eof);
-        }
         let mut start = self.cur_pos();
         let token = match self.read_shebang() {
             Ok(Some(shebang)) => {
@@ -244,11 +239,6 @@ impl crate::input::Tokens for Lexer<'_> {
     }
 
     fn next_token(&mut self) -> TokenAndSpan {
-        // OpenClaw patch: see `crate::stack_guard`.
-        if crate::stack_guard::check() {
-            let at = self.cur_pos();
-            return self.finish_next_token(self.span(at), Token::Eof);
-        }
         // `read_next_token` always overwrites this out-parameter before
         // returning, including the regexp path.
         let mut start = BytePos(0);

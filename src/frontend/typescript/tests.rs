@@ -1,0 +1,256 @@
+//! TypeScript preparation: the transform, the gaps to `tsc` it closes, and positions.
+
+use super::*;
+
+fn ts(code: &str) -> Program {
+  prepare_typescript(code).unwrap_or_else(|e| panic!("{code}: {e}"))
+}
+
+#[test]
+fn strips_types_and_returns_the_last_expression() {
+  let p = ts("const a: number = 1;\ninterface X { y: string }\na + 1 as number");
+  assert!(p.code.contains("const a = 1"), "{}", p.code);
+  assert!(
+    p.code.contains("return (a + 1)") || p.code.contains("return a + 1"),
+    "{}",
+    p.code
+  );
+  assert!(!p.code.contains("interface"));
+}
+
+#[test]
+fn lowers_enums_namespaces_and_parameter_properties() {
+  let p = ts(
+    "enum Color { Red, Green }\nnamespace NS { export const x = 1 }\nclass P { constructor(private v: number) {} }\nColor.Green",
+  );
+  assert!(
+    p.code.contains("Color[\"Green\"]") || p.code.contains("Color.Green"),
+    "{}",
+    p.code
+  );
+  assert!(p.code.contains("this.v = v"), "{}", p.code);
+}
+
+#[test]
+fn type_only_imports_are_module_access() {
+  let err = prepare_typescript("import type { X } from './x';\nconst y: X = 1").unwrap_err();
+  assert!(
+    err.message.starts_with("module access is not allowed"),
+    "{}",
+    err.message
+  );
+}
+
+#[test]
+fn diagnostics_name_the_user_line() {
+  let err = prepare_typescript("const a: number = 1;\nlet b: = 2;").unwrap_err();
+  assert!(
+    err.message.starts_with("typescript transform failed: "),
+    "{}",
+    err.message
+  );
+  assert!(err.message.contains("line 2"), "{}", err.message);
+}
+
+#[test]
+fn positions_map_to_the_user_source() {
+  let p = ts("enum E { A }\nconst x: number = 1;\n  null!.foo;");
+  let line = p.code.lines().position(|l| l.contains("null.foo")).unwrap() as u32 + 1;
+  let col = p
+    .code
+    .lines()
+    .nth(line as usize - 1)
+    .unwrap()
+    .find("null")
+    .unwrap() as u32
+    + 1;
+  assert_eq!(
+    p.positions.user_position(line, col).map(|(l, _)| l),
+    Some(3)
+  );
+}
+
+/// Runs a prepared cell in a bare QuickJS context; the JSON of its value, or the error.
+fn run(code: &str) -> String {
+  let program = ts(code);
+  let rt = rquickjs::Runtime::new().unwrap();
+  let ctx = rquickjs::Context::full(&rt).unwrap();
+  ctx.with(|ctx| {
+    let main: rquickjs::Function = ctx
+      .eval(program.code.as_str())
+      .unwrap_or_else(|e| panic!("{}: {e}", program.code));
+    ctx.globals().set("main", main).unwrap();
+    let _: rquickjs::Value = ctx
+      .eval(
+        "main().then((v) => { globalThis.out = JSON.stringify(v) ?? 'null' }, \
+         (e) => { globalThis.out = 'error: ' + e })",
+      )
+      .unwrap();
+    while ctx.execute_pending_job() {}
+    ctx.globals().get::<_, String>("out").unwrap()
+  })
+}
+
+#[test]
+fn merged_namespaces_share_their_exports() {
+  assert_eq!(
+    run(
+      "namespace N { export const a = 1 }\nnamespace N { export const b = a + 1 }\nreturn [N.a, N.b]"
+    ),
+    "[1,2]"
+  );
+  // Writes, destructuring assignments and shorthand properties go to the namespace too.
+  assert_eq!(
+    run(
+      "namespace C { export let n = 0, m = 5 }\n\
+       namespace C { export function bump() { n++; n += 1; [n, m] = [m, n]; ({ m } = { m: 9 }); return { n, m } } }\n\
+       return [C.bump(), C.n, C.m]"
+    ),
+    r#"[{"n":5,"m":9},5,9]"#
+  );
+  // Locals, parameters and non-exported members are not the namespace's.
+  assert_eq!(
+    run(
+      "const a = 'outer';\nnamespace N { export const a = 'exported'; const hidden = 1 }\n\
+       namespace N { export const f = (a: string) => a; export const g = () => [a, typeof hidden] }\n\
+       return [a, N.f('param'), N.g()]"
+    ),
+    r#"["outer","param",["exported","undefined"]]"#
+  );
+  // Inside an enum, its own members come first.
+  assert_eq!(
+    run(
+      "namespace N { export const A = 100 }\n\
+       namespace N { export enum E { A = 1, B = A + 1 } export const c = A }\n\
+       return [N.E.B, N.c]"
+    ),
+    "[2,100]"
+  );
+  // Nested and dotted declarations merge level by level.
+  assert_eq!(
+    run(
+      "namespace A { export const k = 'A'; export namespace B { export const y = 1 } }\n\
+       namespace A.B { export const z = y + 1; export const w = k }\n\
+       return [A.B.z, A.B.w]"
+    ),
+    r#"[2,"A"]"#
+  );
+  // The innermost namespace exporting a name wins, even one declared later (as in tsc).
+  assert_eq!(
+    run(
+      "namespace A { export const x = 'A' }\n\
+       namespace A { export namespace B { export const early = x } }\n\
+       namespace A { export namespace B { export const x = 'B' } export const late = x }\n\
+       return [A.B.early ?? 'unset', A.late]"
+    ),
+    r#"["unset","A"]"#
+  );
+}
+
+#[test]
+fn enum_members_are_read_at_run_time() {
+  assert_eq!(
+    run(
+      "enum E { A = 1, B = A * 2 }\nObject.assign(E, { A: 5 });\nconst enum C { X = 3 }\n[E.A, E.B, E[1], C.X]"
+    ),
+    r#"[5,2,"A",3]"#
+  );
+}
+
+#[test]
+fn namespace_members_keep_the_namespace_name() {
+  assert_eq!(
+    run(
+      "namespace Model { export class Model {} export const made = new Model() }\n\
+       namespace Util { export function Util() { return Util.name } }\n\
+       [Model.Model.name, Model.made.constructor.name, Util.Util()]"
+    ),
+    r#"["Model","Model","Util"]"#
+  );
+}
+
+#[test]
+fn import_aliases_are_declarations() {
+  assert_eq!(
+    run("namespace NS { export namespace In { export const v = 7 } }\nimport I = NS.In;\nI.v * 2"),
+    "14"
+  );
+  // An alias read only as a type is dropped: its target may have no runtime value.
+  assert_eq!(
+    run(
+      "namespace T { export interface U { n: number } }\nimport U = T.U;\nimport V = U;\n\
+       const u: V = { n: 1 };\nu"
+    ),
+    r#"{"n":1}"#
+  );
+  assert!(ts("import A = B.C;\nA.d").code.contains("var A = B.C"));
+  for code in [
+    "import fs = require('fs')",
+    "export import X = N.Y",
+    "import type X = N.Y",
+  ] {
+    let err = prepare_typescript(code).unwrap_err();
+    assert!(
+      err.message.starts_with("module access is not allowed"),
+      "{code}: {}",
+      err.message
+    );
+  }
+}
+
+#[test]
+fn long_alias_chains_are_dropped_in_linear_time() {
+  // Each alias read only by the next: dropping them one round at a time was cubic (minutes).
+  let chain = |n: usize, last: &str| {
+    let mut code = String::from("namespace N { export const x = 7 }\nimport a0 = N.x;\n");
+    for i in 1..n {
+      code.push_str(&format!("import a{i} = a{};\n", i - 1));
+    }
+    code + last
+  };
+  let started = std::time::Instant::now();
+  let unused = ts(&chain(20_000, "1"));
+  assert!(!unused.code.contains("a0"), "{}", &unused.code[..200]);
+  assert_eq!(run(&chain(2_000, "a1999")), "7");
+  assert!(started.elapsed() < std::time::Duration::from_secs(60));
+  // Aliases that read each other stay, as before.
+  assert!(
+    ts("import a = b;\nimport b = a;\n1")
+      .code
+      .contains("var a = b")
+  );
+}
+
+#[test]
+fn auto_accessors_are_lowered() {
+  assert_eq!(
+    run(
+      "class A { accessor x = 1; static accessor n: number = 0; accessor #p = 2; accessor 'k-1' = 3;\n\
+       constructor() { A.n++ } p() { return this.#p } }\n\
+       class B extends A {}\nconst a = new A(); a.x = 5; new B();\n\
+       [a.x, A.n, B.n, a.p(), (a as any)['k-1'], Object.keys(a)]"
+    ),
+    r#"[5,2,2,2,3,[]]"#
+  );
+  assert_eq!(
+    run(
+      "abstract class W { abstract accessor w: number }\nclass X extends W { accessor w = 4 }\nnew X().w"
+    ),
+    "4"
+  );
+}
+
+#[test]
+fn unsupported_syntax_is_named() {
+  let err = prepare_typescript("const x = 1;\n@sealed class A {}").unwrap_err();
+  assert_eq!(
+    err.message,
+    "typescript transform failed: decorators are not supported (line 2, column 1)"
+  );
+  let err = prepare_typescript("class A {\n  accessor [k] = 1\n}").unwrap_err();
+  assert_eq!(
+    err.message,
+    "typescript transform failed: `accessor` fields with computed names are not supported \
+     (line 2, column 3)"
+  );
+}

@@ -321,8 +321,11 @@ describe('many VMs failing at once', () => {
   it('memory bombs suspended alongside healthy cells do not disturb them', async () => {
     const gate = deferred()
     const { run } = track(makeRun({ config: { enabled: true, timeoutMs: 150, memoryLimitBytes: 2 << 20 }, executor: () => gate.promise }))
+    // The bombs get CPU time to spare (a loaded machine must not turn them into timeouts); they
+    // share the engine, its workers and its parked-cell store with the healthy cells.
+    const bombRun = track(makeRun({ config: { enabled: true, timeoutMs: 10_000, memoryLimitBytes: 2 << 20 }, executor: () => gate.promise })).run
     const healthy = await Promise.all(Array.from({ length: 4 }, (_, i) => run.exec({ code: `const r = await tools.slow({}); [r, ${i}]` })))
-    const bombs = await Promise.all(Array.from({ length: 6 }, () => run.exec({ code: 'const a = []; for (;;) a.push({ x: a.length })' })))
+    const bombs = await Promise.all(Array.from({ length: 6 }, () => bombRun.exec({ code: 'const a = []; for (;;) a.push({ x: a.length })' })))
     for (const bomb of bombs) expect(expectStatus(bomb, 'failed').code).toBe('memory_limit_exceeded')
     gate.resolve('ok')
     await sleep(20)

@@ -30,6 +30,9 @@ use std::time::Duration;
 /// Largest cell source accepted.
 pub const MAX_CODE_BYTES: usize = 1 << 20;
 
+// Cells are prepared on the engine's workers: their stacks must hold a preparation.
+const _: () = assert!(frontend::PREPARE_STACK <= engine::WORKER_STACK);
+
 /// Who a run belongs to: a `runId` token resumes only from the same scope (ARCHITECTURE.md, decision 7).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Scope {

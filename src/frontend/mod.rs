@@ -23,10 +23,13 @@ mod wrapper;
 
 pub use javascript::prepare_javascript;
 pub use parse::PREPARE_STACK;
+// The fuzzing entry points (`testing` feature) and the tests reach into the parse.
+#[cfg(any(test, feature = "testing"))]
 pub(crate) use parse::parse_wrapped;
 pub use positions::user_line_col;
 pub use program::{Language, Program};
 pub use typescript::prepare_typescript;
+#[cfg(any(test, feature = "testing"))]
 pub use wrapper::wrap;
 
 use crate::error::Failure;

@@ -74,6 +74,19 @@ describe('failed results are bounded by maxOutputBytes', () => {
   })
 })
 
+describe('the agent tools pass the model no more than the result holds', () => {
+  it('a deeply nested value is not inflated by indentation', async () => {
+    const { run } = makeRun({ config: { enabled: true, maxOutputBytes: 65_536 } })
+    const [exec] = createCodeModeAgentTools(run)
+    // About 10 KB of JSON; indented, 2,000 levels would be four million characters.
+    const deep = await exec.execute('call-1', { code: 'let a = 0; for (let i = 0; i < 2000; i++) a = [a]; a' })
+    expect(deep.details.status).toBe('completed')
+    expect(deep.content[0].text).toBe(JSON.stringify(deep.details))
+    const flat = await exec.execute('call-2', { code: '({ a: [1, 2], b: "x" })' })
+    expect(flat.content[0].text).toBe(JSON.stringify(flat.details, null, 2))
+  })
+})
+
 describe('maxOutputBytes counts bytes as they cross, escaped', () => {
   it('control characters count their escapes', async () => {
     const { run } = makeRun({ config: { enabled: true, maxOutputBytes: 1024 } })

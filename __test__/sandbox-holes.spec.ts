@@ -150,6 +150,13 @@ describe('builtins that looped natively now stop at the deadline', () => {
     await stopsAtDeadline('Array.prototype.fill.call({ length: 2 ** 53 - 1 }, 0)')
   })
 
+  it('Array.from, Object.fromEntries and concat over huge array-likes and iterators', async () => {
+    await stopsAtDeadline('Array.from({ length: 2 ** 32 - 1 }).length')
+    await stopsAtDeadline('Array.from(new Array(2 ** 32 - 1).keys()).length')
+    await stopsAtDeadline('Object.fromEntries(new Array(2 ** 32 - 1).entries())')
+    await stopsAtDeadline('[].concat(new Array(1e7), new Array(1e7), new Array(1e7)).length')
+  })
+
   it('quadratic indexOf, includes, lastIndexOf, split and replaceAll', async () => {
     const hay = "const hay = 'a'.repeat(2e6), needle = 'a'.repeat(1e6) + 'b';"
     await stopsAtDeadline(`${hay} hay.indexOf(needle)`)
@@ -190,7 +197,9 @@ describe('builtins that looped natively now stop at the deadline', () => {
     const started = performance.now()
     const result = expectStatus(await run.exec({ code: `enum E {\n${members}\n}\nE.M1`, language: 'typescript' }), 'failed')
     expect(result.code, result.error).toBe('timeout')
-    expect(performance.now() - started).toBeLessThan(600 + GRACE_MS)
+    // Within the deadline plus the longest pass (the emitter, about half a second here); without
+    // the checks every pass runs, two seconds and more.
+    expect(performance.now() - started).toBeLessThan(2000)
   })
 })
 

@@ -42358,6 +42358,10 @@ static JSValue js_object_fromEntries(JSContext *ctx, JSValueConst this_val,
 
     for(;;) {
         JSValue key, value, item;
+        /* openclaw code mode: a built-in iterator over a huge sparse array runs no bytecode;
+           the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto fail;
         item = JS_IteratorNext(ctx, iter, next_method, 0, NULL, &done);
         if (JS_IsException(item))
             goto fail;
@@ -43399,6 +43403,10 @@ static JSValue js_array_from(JSContext *ctx, JSValueConst this_val,
         if (js_for_of_start(ctx, &stack[1], false))
             goto exception;
         for (k = 0;; k++) {
+            /* openclaw code mode: a built-in iterator over a huge sparse array runs no
+               bytecode; the deadline holds. */
+            if (js_poll_interrupts(ctx))
+                goto exception_close;
             v = JS_IteratorNext(ctx, stack[0], stack[1], 0, NULL, &done);
             if (JS_IsException(v))
                 goto exception_close;
@@ -43434,6 +43442,9 @@ static JSValue js_array_from(JSContext *ctx, JSValueConst this_val,
         if (JS_IsException(r))
             goto exception;
         for(k = 0; k < len; k++) {
+            /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds. */
+            if (js_poll_interrupts(ctx))
+                goto exception;
             v = JS_GetPropertyInt64(ctx, arrayLike, k);
             if (JS_IsException(v))
                 goto exception;
@@ -43716,6 +43727,10 @@ static JSValue js_array_concat(JSContext *ctx, JSValueConst this_val,
                 goto exception;
             }
             for (k = 0; k < len; k++, n++) {
+                /* openclaw code mode: up to 2^24 elements per argument, and any number of
+                   arguments; the deadline holds. */
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 res = JS_TryGetPropertyInt64(ctx, e, k, &val);
                 if (res < 0)
                     goto exception;

@@ -50,6 +50,7 @@ pub use cell::{Cell, deliver};
 pub use core_fns::{guarded, request_promise, throw, throw_type};
 pub use output::OutputItem;
 
+#[cfg(any(test, feature = "testing"))]
 pub use pool::abandoned_workers;
 #[cfg(test)]
 pub use pool::worker_count;

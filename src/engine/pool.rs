@@ -140,7 +140,8 @@ fn max_abandoned() -> usize {
   POOL.workers.lock().1.max(2)
 }
 
-/// Abandoned workers still stuck in native code now.
+/// Abandoned workers still stuck in native code now (for the test suites).
+#[cfg(any(test, feature = "testing"))]
 pub fn abandoned_workers() -> usize {
   ABANDONED.load(Ordering::Acquire)
 }

@@ -105,6 +105,12 @@ export interface CodeModeConfig {
   maxSnapshotBytes: number
   /** Nested tool calls in flight per cell. Default 16, clamped to 1..=128. */
   maxPendingToolCalls: number
+  /**
+   * Cap on the JSON input of one nested tool call, in UTF-8 bytes. A larger input is a
+   * catchable error in the cell and never reaches the executor. Default 8 MiB, clamped to
+   * 1024..=64 MiB.
+   */
+  maxToolInputBytes: number
   /** How long a suspended cell can be resumed. Default 900, clamped to 1..=86400. */
   snapshotTtlSeconds: number
   /** `tools.search` result count when no limit is given. Default 8, clamped to 1..=maxSearchLimit. */

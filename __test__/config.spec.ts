@@ -11,6 +11,7 @@ const DEFAULTS = {
   maxOutputBytes: 65_536,
   maxSnapshotBytes: 10_485_760,
   maxPendingToolCalls: 16,
+  maxToolInputBytes: 8_388_608,
   snapshotTtlSeconds: 900,
   searchDefaultLimit: 8,
   maxSearchLimit: 50,
@@ -39,6 +40,7 @@ describe('resolveCodeModeConfig', () => {
       maxOutputBytes: 10,
       maxSnapshotBytes: 1e12,
       maxPendingToolCalls: 1000,
+      maxToolInputBytes: 1e12,
       snapshotTtlSeconds: 1e9,
       maxSearchLimit: 99,
     })
@@ -48,6 +50,7 @@ describe('resolveCodeModeConfig', () => {
       maxOutputBytes: 1024,
       maxSnapshotBytes: 268_435_456,
       maxPendingToolCalls: 128,
+      maxToolInputBytes: 67_108_864,
       snapshotTtlSeconds: 86_400,
       maxSearchLimit: 50,
     })

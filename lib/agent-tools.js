@@ -3,6 +3,37 @@
 
 const { CodeModeRun } = require('./run.js')
 
+// Pretty-printing indents every line by its depth, so a deeply nested value of a few kilobytes
+// (within maxOutputBytes) would become megabytes of model content. Indented only when shallow
+// and small enough that the indentation stays a fraction of the text.
+const PRETTY_MAX_CHARS = 1 << 20
+const PRETTY_MAX_DEPTH = 16
+
+/** Deepest nesting of arrays and objects in JSON text. */
+function nesting(json) {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // backslash: skip the escaped character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) deepest = Math.max(deepest, ++depth)
+    else if (c === 125 || c === 93) depth--
+  }
+  return deepest
+}
+
+/** The result as the model reads it: indented JSON, or compact when indenting would bloat it. */
+function modelText(result) {
+  const compact = JSON.stringify(result)
+  if (compact.length > PRETTY_MAX_CHARS || nesting(compact) > PRETTY_MAX_DEPTH) return compact
+  const pretty = JSON.stringify(result, null, 2)
+  return pretty.length <= 2 * compact.length + 4096 ? pretty : compact
+}
+
 /** Wraps a run's exec and wait as OpenClaw agent tools (drop-in for the gateway's tool list). */
 function createCodeModeAgentTools(run) {
   if (!(run instanceof CodeModeRun)) {
@@ -29,7 +60,7 @@ function createCodeModeAgentTools(run) {
             onUpdate({ content: [{ type: 'text', text: `waiting: ${result.runId}` }], details: result })
           } catch {}
         }
-        return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], details: result }
+        return { content: [{ type: 'text', text: modelText(result) }], details: result }
       },
     }
   })

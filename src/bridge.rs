@@ -236,6 +236,16 @@ fn start_call(
     return Err(throw(ctx, "code mode cell is ending: no more tool calls."));
   }
   crate::testing::at_bridge_call(&run.scope.run_id);
+  let cap = run.config.max_tool_input_bytes as usize;
+  if input.len() > cap {
+    return Err(throw(
+      ctx,
+      &format!(
+        "tool input is {} bytes, over maxToolInputBytes ({cap} bytes).",
+        input.len()
+      ),
+    ));
+  }
   let (entry, via, input): (&CatalogEntry, Via, String) = match kind {
     0 => {
       let entry = run

@@ -34,6 +34,10 @@ pub struct CodeModeConfig {
   pub max_snapshot_bytes: u32,
   /// Nested tool calls in flight per cell. Default 16, clamped to 1..=128.
   pub max_pending_tool_calls: u32,
+  /// Cap on the JSON input of one nested tool call, in UTF-8 bytes. A larger input is a
+  /// catchable error in the cell and never reaches the executor. Default 8 MiB, clamped to
+  /// 1024..=64 MiB.
+  pub max_tool_input_bytes: u32,
   /// How long a suspended cell can be resumed. Default 900, clamped to 1..=86400.
   pub snapshot_ttl_seconds: u32,
   /// `tools.search` result count when no limit is given. Default 8, clamped to 1..=maxSearchLimit.
@@ -53,6 +57,7 @@ pub const CONFIG_KEYS: &[&str] = &[
   "maxOutputBytes",
   "maxSnapshotBytes",
   "maxPendingToolCalls",
+  "maxToolInputBytes",
   "snapshotTtlSeconds",
   "searchDefaultLimit",
   "maxSearchLimit",
@@ -120,6 +125,13 @@ const MAX_PENDING_TOOL_CALLS: Limit = Limit {
   min: 1,
   max: 128,
 };
+/// Far below V8's longest string (about 2^29 characters): a call batch holding inputs this
+/// large still becomes one JS string (see `src/engine/state.rs`, `OUTBOX_MAX_BYTES`).
+const MAX_TOOL_INPUT_BYTES: Limit = Limit {
+  default: 8 << 20,
+  min: 1_024,
+  max: 64 << 20,
+};
 const SNAPSHOT_TTL_SECONDS: Limit = Limit {
   default: 900,
   min: 1,
@@ -177,6 +189,7 @@ pub fn resolve(input: &Field) -> CodeModeConfig {
     max_output_bytes: MAX_OUTPUT_BYTES.apply(input.get("maxOutputBytes")),
     max_snapshot_bytes: MAX_SNAPSHOT_BYTES.apply(input.get("maxSnapshotBytes")),
     max_pending_tool_calls: MAX_PENDING_TOOL_CALLS.apply(input.get("maxPendingToolCalls")),
+    max_tool_input_bytes: MAX_TOOL_INPUT_BYTES.apply(input.get("maxToolInputBytes")),
     snapshot_ttl_seconds: SNAPSHOT_TTL_SECONDS.apply(input.get("snapshotTtlSeconds")),
     search_default_limit,
     max_search_limit,
@@ -226,6 +239,7 @@ mod tests {
       ),
       (16, 900, 8, 50)
     );
+    assert_eq!(c.max_tool_input_bytes, 8 << 20);
   }
 
   #[test]
@@ -233,8 +247,13 @@ mod tests {
     let c = from(json!({
       "enabled": true, "timeoutMs": 5, "memoryLimitBytes": 1e12, "maxOutputBytes": 1.5,
       "maxSnapshotBytes": -3, "maxPendingToolCalls": 500, "snapshotTtlSeconds": "60",
-      "maxSearchLimit": 10, "searchDefaultLimit": 40
+      "maxSearchLimit": 10, "searchDefaultLimit": 40, "maxToolInputBytes": 1e10
     }));
+    assert_eq!(c.max_tool_input_bytes, 64 << 20);
+    assert_eq!(
+      from(json!({ "maxToolInputBytes": 10 })).max_tool_input_bytes,
+      1_024
+    );
     assert_eq!(c.timeout_ms, 100);
     assert_eq!(c.memory_limit_bytes, 1 << 30);
     assert_eq!(c.max_output_bytes, 65_536);

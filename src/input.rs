@@ -186,11 +186,29 @@ fn element(env: sys::napi_env, value: sys::napi_value, index: u32) -> Option<sys
   settled(env, status).then_some(item)
 }
 
+/// An own property only: a key inherited from the prototype (`Object.create({ runId })`, or a
+/// polluted `Object.prototype`) reads as missing.
 fn property(env: sys::napi_env, value: sys::napi_value, key: &str) -> Option<sys::napi_value> {
   let key = std::ffi::CString::new(key).ok()?;
+  let mut name = ptr::null_mut();
+  // SAFETY: `key` is a NUL-terminated string that outlives the call; creating a string runs no
+  // JavaScript.
+  let status = unsafe {
+    sys::napi_create_string_utf8(env, key.as_ptr(), key.as_bytes().len() as isize, &mut name)
+  };
+  if !settled(env, status) {
+    return None;
+  }
+  let mut own = false;
+  // SAFETY: `name` is a string handle of this call; a Proxy trap may run and its exception is
+  // cleared.
+  let status = unsafe { sys::napi_has_own_property(env, value, name, &mut own) };
+  if !settled(env, status) || !own {
+    return None;
+  }
   let mut item = ptr::null_mut();
-  // SAFETY: `key` outlives the call; a getter may run and its exception is cleared.
-  let status = unsafe { sys::napi_get_named_property(env, value, key.as_ptr(), &mut item) };
+  // SAFETY: as above; a getter may run and its exception is cleared.
+  let status = unsafe { sys::napi_get_property(env, value, name, &mut item) };
   settled(env, status).then_some(item)
 }
 

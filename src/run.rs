@@ -291,6 +291,15 @@ impl Run {
   /// Starts a wait leg on a suspended cell (same contract as `exec`).
   pub fn wait(self: &Arc<Self>, input: &Field, leg: LegStart) -> Option<String> {
     Counters::bump(&self.telemetry.waits);
+    if leg.aborted {
+      // An already-aborted signal drops the cell it names, as an abort during the leg would.
+      if let Ok(token) = validate_wait(input)
+        && let Some(cell) = Cell::parked(&token)
+        && Run::of(cell.host()).scope == self.scope
+      {
+        cell.abort();
+      }
+    }
     let resumed = self
       .usable(&leg)
       .and_then(|_| validate_wait(input))

@@ -24,6 +24,12 @@ pub fn test_stall(ms: u32, run_id: Option<String>) {
   );
 }
 
+/// TEST ONLY. Worker threads the watchdog gave up on that are still stuck in native code.
+#[napi(js_name = "__testAbandonedWorkers", catch_unwind)]
+pub fn test_abandoned_workers() -> u32 {
+  crate::engine::abandoned_workers() as u32
+}
+
 /// TEST ONLY. Decodes packed outcomes with the Rust decoder (`src/protocol/settle.rs`), as
 /// `settleMany` would receive them: JSON `[[cell, [[call, ok, text], …]], …]`.
 #[napi(js_name = "__testDecodeSettled", catch_unwind)]

@@ -44,6 +44,11 @@ impl Harness {
 
   /// A harness whose run id is its own (test faults are armed per run id).
   fn for_run(run_id: &str, config: Value) -> Harness {
+    Harness::for_guest(run_id, config, &crate::bridge::CODE_MODE)
+  }
+
+  /// A harness whose cells run in VMs of `guest`.
+  fn for_guest(run_id: &str, config: Value, guest: &'static crate::engine::Guest) -> Harness {
     let (tx, rx) = unbounded();
     let run = Run::new(
       RunOptions {
@@ -56,7 +61,7 @@ impl Harness {
         tools: tools(),
         disable_tools: false,
         raw_model_call: false,
-        guest: &crate::bridge::CODE_MODE,
+        guest,
       },
       Arc::new(ChannelPort(tx)),
     );
@@ -610,6 +615,33 @@ fn a_slice_stuck_in_native_code_fails_timeout_and_its_worker_is_replaced() {
     assert_eq!(r["value"], n * 2, "{r}");
   }
   assert_eq!(crate::engine::worker_count(), workers);
+}
+
+#[test]
+fn a_vm_whose_prelude_load_outlives_the_slice_deadline_fails_timeout() {
+  use crate::engine::Guest;
+  use crate::testing::{Fault, arm};
+  // Code mode's guest under another name: no warm VM of it exists, so the cell's first slice
+  // builds its VM, under the slice's deadline.
+  static COLD: std::sync::LazyLock<Guest> = std::sync::LazyLock::new(|| {
+    Guest::new(
+      crate::bridge::CODE_MODE.prelude,
+      crate::bridge::CODE_MODE.install,
+    )
+  });
+  let mut h = Harness::for_guest(
+    "cold-vm",
+    json!({ "enabled": true, "timeoutMs": 100 }),
+    &COLD,
+  );
+  // The slice starts past its deadline (not long enough for the watchdog), as under heavy load:
+  // the prelude's first interrupt poll ends it.
+  arm(
+    Fault::StallSlice(Duration::from_millis(300)),
+    Some("cold-vm".into()),
+  );
+  let r = h.exec("1");
+  assert_eq!(r["code"], "timeout", "{r}");
 }
 
 #[test]

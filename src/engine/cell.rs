@@ -14,7 +14,7 @@ use super::vm::{self, Delivery, SliceEnd, Vm};
 use super::watchdog::Overrun;
 use super::watchdog::{self, STUCK_GRACE};
 use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
-use super::{admission, clock, pool, warm};
+use super::{admission, clock, output, pool, warm};
 use crate::engine::state::{Outcome, VmState};
 use crate::error::{ErrorCode, Failure, messages, panic_message};
 use dashmap::DashMap;
@@ -256,6 +256,10 @@ impl Cell {
   }
 
   fn enter_leg(self: &Arc<Self>) {
+    if let Some(message) = pool::refusal() {
+      let failure = Failure::new(ErrorCode::RuntimeUnavailable, message);
+      return self.finish(None, End::Failed(failure));
+    }
     let weak: std::sync::Weak<dyn Waiting> = Arc::downgrade(self) as _;
     if admission::admit(weak) {
       if let Some(leg) = self.state.lock().leg.as_mut() {
@@ -502,8 +506,15 @@ impl Cell {
       // Preparing is not guest JavaScript: the interrupt handler cannot stop it, a deadline can.
       let program = prepare(self.signals.deadline())?;
       if slot.is_none() {
-        let vm = Vm::new(self.guest, host, self.id, self.signals.clone())?;
-        *slot = Some(Box::new(vm));
+        // Built inside the slice, under its deadline: an interrupt while the prelude loads is
+        // the kill's failure (timeout, memory), not a runtime fault.
+        match Vm::new(self.guest, host, self.id, self.signals.clone()) {
+          Ok(vm) => *slot = Some(Box::new(vm)),
+          Err(_) if self.signals.killed() != Kill::None => {
+            return Ok(SliceEnd::Killed(self.signals.killed()));
+          }
+          Err(failure) => return Err(failure),
+        }
       }
       let vm = slot.as_mut().expect("the VM exists from here on");
       let caller_id = self
@@ -718,7 +729,12 @@ impl Cell {
     }
     let (end, dropped) = match end {
       End::Completed(value) => (LegEnd::Completed { value }, None),
-      End::Failed(failure) => (LegEnd::Failed(failure), None),
+      End::Failed(mut failure) => {
+        // The guest writes most of the message (an uncaught error's): bounded like its output.
+        let cap = host.limits().max_output_bytes;
+        failure.message = output::bound_text(failure.message, cap);
+        (LegEnd::Failed(failure), None)
+      }
       End::Dropped(reason) => (
         LegEnd::Failed(kill_failure(Kill::Aborted, host.limits(), &self.signals)),
         Some(reason),

@@ -18,7 +18,8 @@
 //! - **The clock thread** (`clock.rs`) fires every timed event: guest timers, leg wall clocks,
 //!   queued legs' admission timeouts, parked cells' expiry, and the watchdog's scan.
 //! - **Abandoned workers**: a slice stuck in native code past its deadline is given up on
-//!   (`watchdog.rs`); its thread keeps the VM until the native loop returns, then exits.
+//!   (`watchdog.rs`); its thread keeps the VM until the native loop returns, then exits. While as
+//!   many are stuck as the pool has workers, new legs fail `runtime_unavailable` (`pool.rs`).
 //!
 //! ## Locks, in the order they may be taken (a lock is never taken while a later one is held)
 //! 1. `Cell::state` (cell.rs), then `Cell::host` (the host driving it; leaf).
@@ -50,6 +51,8 @@ pub use cell::{Cell, deliver};
 pub use core_fns::{guarded, request_promise, throw, throw_type};
 pub use output::OutputItem;
 
+#[cfg(any(test, feature = "testing"))]
+pub use pool::abandoned_workers;
 #[cfg(test)]
 pub use pool::worker_count;
 pub use state::{Pending, VmState};

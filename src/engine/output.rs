@@ -1,5 +1,8 @@
 //! Output capture: the items a leg produces (`text()`, `json()`, `console.*`), counted against
 //! the leg's `max_output_bytes`. Crossing the cap is terminal for the cell.
+//!
+//! Text is counted as it crosses to the JS layer, JSON-escaped inside the result: a control
+//! character costs its six-byte `\u00XX` escape, so no result holds more than the cap allows.
 
 use super::limits::{Kill, Signals};
 
@@ -30,7 +33,9 @@ impl Output {
       return;
     }
     let len = match &item {
-      OutputItem::Text(t) | OutputItem::Json(t) => t.len(),
+      OutputItem::Text(t) => escaped_len(t),
+      // Already JSON text: spliced into the result as it is.
+      OutputItem::Json(t) => t.len(),
     };
     let room = cap.saturating_sub(self.bytes);
     if len <= room {
@@ -39,14 +44,11 @@ impl Output {
       return;
     }
     if let OutputItem::Text(text) = item {
-      let mut end = room;
-      while !text.is_char_boundary(end) {
-        end -= 1;
-      }
+      let (end, escaped) = escaped_prefix(&text, room);
       if end > 0 {
         self.items.push(OutputItem::Text(text[..end].to_string()));
       }
-      self.bytes += end;
+      self.bytes += escaped;
     }
     signals.kill(Kill::Output);
   }
@@ -55,5 +57,94 @@ impl Output {
   pub fn take(&mut self) -> Vec<OutputItem> {
     self.bytes = 0;
     std::mem::take(&mut self.items)
+  }
+}
+
+/// Bytes of one character inside a JSON string, as `serde_json` escapes it.
+fn escaped_char_len(c: char) -> usize {
+  match c {
+    '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+    c if (c as u32) < 0x20 => 6,
+    c => c.len_utf8(),
+  }
+}
+
+/// Bytes of `text` inside a JSON string, quotes excluded.
+pub fn escaped_len(text: &str) -> usize {
+  // Most text has nothing to escape: count bytes, and look at characters only past a byte that
+  // could need it.
+  if !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    return text.len();
+  }
+  text.chars().map(escaped_char_len).sum()
+}
+
+/// The longest prefix of `text` whose escaped length fits `room`: its byte length and its
+/// escaped length.
+fn escaped_prefix(text: &str, room: usize) -> (usize, usize) {
+  let mut escaped = 0;
+  for (at, c) in text.char_indices() {
+    let len = escaped_char_len(c);
+    if escaped + len > room {
+      return (at, escaped);
+    }
+    escaped += len;
+  }
+  (text.len(), escaped)
+}
+
+/// `text` bounded to `cap` escaped bytes: past it, what fits with a marker saying how much was
+/// cut. For text that crosses whole, outside the output items (a failed result's error).
+pub fn bound_text(text: String, cap: usize) -> String {
+  let len = escaped_len(&text);
+  if len <= cap {
+    return text;
+  }
+  let marker = format!(" … [truncated: {len} bytes, over maxOutputBytes ({cap} bytes)]");
+  let (end, _) = escaped_prefix(&text, cap.saturating_sub(marker.len()));
+  let mut bounded = text;
+  bounded.truncate(end);
+  bounded.push_str(&marker);
+  bounded
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn text_is_counted_escaped() {
+    let signals = Signals::new();
+    let mut output = Output::default();
+    // 100 control characters: 100 bytes of UTF-8, 600 once escaped.
+    output.push(OutputItem::Text("\u{1}".repeat(100)), 1024, &signals);
+    assert_eq!(output.bytes(), 600);
+    output.push(OutputItem::Text("\u{1}".repeat(100)), 1024, &signals);
+    assert_eq!(signals.killed(), Kill::Output);
+    let items = output.take();
+    let json = serde_json::to_string(
+      &items
+        .iter()
+        .map(|item| match item {
+          OutputItem::Text(t) => t.clone(),
+          OutputItem::Json(t) => t.clone(),
+        })
+        .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    // What crosses stays within the cap (quotes and commas aside).
+    assert!(json.len() <= 1024 + 8, "{}", json.len());
+    assert_eq!(escaped_len("a\"\\\n\u{1}é"), 1 + 2 + 2 + 2 + 6 + 2);
+  }
+
+  #[test]
+  fn bound_text_keeps_a_prefix_and_says_so() {
+    assert_eq!(bound_text("short".into(), 1024), "short");
+    let bounded = bound_text("x".repeat(8_000_000), 1024);
+    assert!(bounded.len() <= 1024, "{}", bounded.len());
+    assert!(bounded.starts_with("xxx"));
+    assert!(bounded.ends_with("[truncated: 8000000 bytes, over maxOutputBytes (1024 bytes)]"));
+    let bounded = bound_text("\u{1}".repeat(1000), 1024);
+    assert!(escaped_len(&bounded) <= 1024);
   }
 }

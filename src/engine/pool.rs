@@ -6,6 +6,7 @@
 use super::{WORKER_STACK, warm};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use parking_lot::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
@@ -63,6 +64,7 @@ fn spawn_worker(index: usize) -> bool {
           // An abandoned worker was already replaced and left the pool's count: it exits.
           Message::Run(job) => {
             if job.run() {
+              ABANDONED.fetch_sub(1, Ordering::AcqRel);
               break;
             }
           }
@@ -128,9 +130,36 @@ pub(super) fn schedule(job: Arc<dyn Job>) {
   let _ = POOL.sender.send(Message::Run(job));
 }
 
+/// Abandoned workers still stuck in native code (see [`replace_stuck_worker`]).
+static ABANDONED: AtomicUsize = AtomicUsize::new(0);
+
+/// Abandoned workers the process keeps at most before it refuses new legs: each one spins a
+/// core until its native loop returns, so without a cap a stream of such cells would starve
+/// every other cell, and the gateway, of CPU. The pool's own size, and at least two.
+fn max_abandoned() -> usize {
+  POOL.workers.lock().1.max(2)
+}
+
+/// Abandoned workers still stuck in native code now (for the test suites).
+#[cfg(any(test, feature = "testing"))]
+pub fn abandoned_workers() -> usize {
+  ABANDONED.load(Ordering::Acquire)
+}
+
+/// Why no new leg may start now, if the abandoned workers fill their cap.
+pub(super) fn refusal() -> Option<String> {
+  let (abandoned, max) = (ABANDONED.load(Ordering::Acquire), max_abandoned());
+  (abandoned >= max).then(|| {
+    format!(
+      "code mode runtime is overloaded: {abandoned} worker threads are still stuck in native code past their cells' deadlines (at most {max}); try again once they finish."
+    )
+  })
+}
+
 /// A worker is stuck in native code: it no longer counts as one, and a fresh thread takes its
-/// place so the pool keeps its size.
+/// place so the pool keeps its size. It counts as abandoned until its job returns.
 pub(super) fn replace_stuck_worker() {
+  ABANDONED.fetch_add(1, Ordering::AcqRel);
   let mut workers = POOL.workers.lock();
   if !spawn_worker(workers.0 + 1) {
     workers.0 = workers.0.saturating_sub(1);

@@ -16,6 +16,12 @@ pub const MAX_TIMERS: usize = 1_000;
 /// few batches while the guest is still starting the rest, and their outcomes come back
 /// together (a cell woken once per batch, not once per request).
 const OUTBOX_MAX: usize = 32;
+/// Bytes a batch grows to at most before it is sent (plus the one request that crossed the
+/// mark, itself capped by the host: code mode's `maxToolInputBytes`, at most 64 MiB). Every
+/// batch becomes one JavaScript string, and the JS layer parses it in one go on Node's main
+/// thread: bounded far below V8's longest string, a batch can neither end the process nor stall
+/// the main thread for long.
+const OUTBOX_MAX_BYTES: usize = 16 << 20;
 /// How long a started request may wait in the outbox while the guest keeps running.
 pub const OUTBOX_WAIT: Duration = Duration::from_micros(100);
 
@@ -55,9 +61,9 @@ pub struct VmState {
   pub outcome: Option<Outcome>,
   pub yielded: bool,
   /// Requests started but not yet sent to the host: bytes in the host's own format, sent as
-  /// one batch when [`OUTBOX_MAX`] are queued, when the slice ends, or when the oldest has
-  /// waited [`OUTBOX_WAIT`] (checked as requests start and at the guest's interrupt polls). A
-  /// request started with nothing else in flight is sent at once.
+  /// one batch when [`OUTBOX_MAX`] are queued or [`OUTBOX_MAX_BYTES`] written, when the slice
+  /// ends, or when the oldest has waited [`OUTBOX_WAIT`] (checked as requests start and at the
+  /// guest's interrupt polls). A request started with nothing else in flight is sent at once.
   outbox: Vec<u8>,
   outbox_count: usize,
   outbox_since: Option<Instant>,
@@ -152,11 +158,16 @@ impl VmState {
     self.outbox_count += 1;
     let now = Instant::now();
     self.outbox_since.get_or_insert(now);
-    if self.requests_in_flight() == 1 || self.outbox_count >= OUTBOX_MAX {
+    if self.requests_in_flight() == 1 || self.outbox_full() {
       self.take_outbox()
     } else {
       self.take_overdue_outbox(now)
     }
+  }
+
+  /// The outbox holds a full batch: [`OUTBOX_MAX`] requests or [`OUTBOX_MAX_BYTES`].
+  fn outbox_full(&self) -> bool {
+    self.outbox_count >= OUTBOX_MAX || self.outbox.len() >= OUTBOX_MAX_BYTES
   }
 
   /// The batch of requests not yet sent, with the host to send it to.
@@ -257,5 +268,25 @@ impl VmState {
   /// only at its next interrupt poll; until then a catch block could still reach the host.
   pub fn ending(&self) -> bool {
     self.signals.killed() != Kill::None
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn a_batch_is_full_at_its_count_or_its_bytes() {
+    let mut state = VmState::new(Signals::new());
+    assert!(!state.outbox_full());
+    state.outbox_count = 2;
+    state.outbox.resize(OUTBOX_MAX_BYTES - 1, b' ');
+    assert!(!state.outbox_full());
+    // Two large inputs fill a batch long before 32 requests do.
+    state.outbox.push(b' ');
+    assert!(state.outbox_full());
+    state.outbox.clear();
+    state.outbox_count = OUTBOX_MAX;
+    assert!(state.outbox_full());
   }
 }

@@ -43,6 +43,15 @@ pub(crate) fn until<T>(deadline: Option<Instant>, f: impl FnOnce() -> T) -> T {
   out
 }
 
+/// True once the deadline `until` set on this thread has passed. What runs after the parse (the
+/// TypeScript transform and the emitter) cannot be cut short inside, so it looks between steps:
+/// each step is linear in the program, at most 1 MiB.
+pub(crate) fn past_deadline() -> bool {
+  DEADLINE
+    .with(Cell::get)
+    .is_some_and(|deadline| Instant::now() >= deadline)
+}
+
 /// Why a guarded parse was cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Cut {

@@ -17,11 +17,12 @@ mod namespaces;
 
 use super::checks::{cell_body, check_module_access, check_supported};
 use super::completion::{cell_stmts, return_last};
+use super::guard;
 use super::parse::parse_wrapped;
 use super::positions::PositionMap;
 use super::program::{Language, Program};
 use super::wrapper::{START, wrap};
-use crate::error::Failure;
+use crate::error::{ErrorCode, Failure};
 use accessors::LowerAccessors;
 use aliases::{alias_imports, drop_type_aliases};
 use namespaces::{MergeNamespaces, NamespaceParams};
@@ -43,6 +44,17 @@ fn failure(message: String) -> Failure {
   Failure::invalid(format!("typescript transform failed: {message}"))
 }
 
+/// `Err(timeout)` once the preparation deadline has passed (see `guard::past_deadline`).
+fn in_time() -> Result<(), Failure> {
+  if guard::past_deadline() {
+    return Err(Failure::new(
+      ErrorCode::Timeout,
+      "code mode cell ran out of time (timeoutMs) before its TypeScript was transformed.",
+    ));
+  }
+  Ok(())
+}
+
 /// Transforms a TypeScript cell into the wrapped JavaScript the VM runs.
 pub fn prepare_typescript(user: &str) -> Result<Program, Failure> {
   // Aliases are rewritten in place, byte for byte, so every offset (and so every line and
@@ -61,12 +73,16 @@ pub fn prepare_typescript(user: &str) -> Result<Program, Failure> {
   // Completion value, in the AST: its span (and so the position map) stays.
   return_last(&mut script);
 
+  // Every pass is linear but not cheap (a debug build transforms 20,000 enum members in about a
+  // second): the deadline is checked between them.
+  in_time()?;
   let cm: Lrc<SourceMap> = Default::default();
   let (code, pairs) = GLOBALS.set(&Globals::new(), || {
     let unresolved = Mark::new();
     let top_level = Mark::new();
     HELPERS.set(&Helpers::new(false), || {
       script.visit_mut_with(&mut resolver(unresolved, top_level, true));
+      in_time()?;
       script.visit_mut_with(&mut MergeNamespaces);
       if let Some(body) = cell_stmts(&mut script) {
         drop_type_aliases(body, aliases);
@@ -80,17 +96,24 @@ pub fn prepare_typescript(user: &str) -> Result<Program, Failure> {
         ..Default::default()
       };
       program.mutate(&mut typescript(config, unresolved, top_level));
+      in_time()?;
       program.visit_mut_with(&mut LowerAccessors);
       program.visit_mut_with(&mut NamespaceParams);
       program.mutate(&mut inject_helpers(unresolved));
+      in_time()?;
       program.mutate(&mut hygiene());
+      in_time()?;
       program.mutate(&mut fixer(None));
+      in_time()?;
       emit(&cm, &program, wrapped.len())
     })
   })?;
+  in_time()?;
 
   // The emitted program must still be exactly one script with no module access.
   let output = parse_wrapped(user, &code, Language::JavaScript, failure);
+  // A parse cut short by the deadline checked nothing.
+  in_time()?;
   if let Ok(script) = &output {
     check_module_access(user, &Ast::Script(script.clone()))?;
   }

@@ -1430,6 +1430,7 @@ static int re_parse_nested_class(REParseState *s, REStringList *cr, const uint8_
     int ret;
     REStringList cr1_s, *cr1 = &cr1_s;
     bool invert, is_first;
+    int64_t work = 0;
 
     if (lre_check_stack_overflow(s->opaque, 0))
         return re_parse_error(s, "stack overflow");
@@ -1449,6 +1450,18 @@ static int re_parse_nested_class(REParseState *s, REStringList *cr, const uint8_
     for(;;) {
         if (*p == ']')
             break;
+        /* openclaw code mode: each union copies the ranges so far, so a class of n distinct
+           characters costs n^2 / 2 (400,000 astral characters: minutes, natively). Poll the
+           interrupt handler every few million points copied. Once it fires the cell is being
+           killed: the guest may catch the SyntaxError below, but not the kill at its next poll. */
+        work += cr->cr.len + 1;
+        if (work >= (1 << 22)) {
+            work = 0;
+            if (lre_check_timeout(s->opaque)) {
+                re_parse_error(s, "interrupted");
+                goto fail;
+            }
+        }
         if (*p == '[' && s->unicode_sets) {
             if (re_parse_nested_class(s, cr1, &p))
                 goto fail;

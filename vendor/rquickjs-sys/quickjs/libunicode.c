@@ -973,16 +973,50 @@ static int unicode_get_cc(uint32_t c)
     }
 }
 
-static void sort_cc(int *buf, int len)
+/* openclaw code mode: runs of combining marks longer than this are sorted by counting
+   instead of by insertion. Insertion is quadratic: one normalize() or localeCompare() of a few
+   hundred thousand marks ran for minutes, natively, past any deadline. Counting is stable, so
+   the order is the same; short runs, the usual case, keep the insertion sort. */
+#define CM_SORT_CC_INSERTION_MAX 32
+
+/* Stable sort of buf[start, end) by combining class, in O(n + 256); `tmp` holds end - start. */
+static void cm_sort_cc_counting(int *buf, int start, int end, int *tmp)
+{
+    int count[257], k, cc;
+
+    memset(count, 0, sizeof(count));
+    for(k = start; k < end; k++)
+        count[unicode_get_cc(buf[k]) + 1]++;
+    for(cc = 1; cc < 257; cc++)
+        count[cc] += count[cc - 1];
+    for(k = start; k < end; k++)
+        tmp[count[unicode_get_cc(buf[k])]++] = buf[k];
+    memcpy(buf + start, tmp, sizeof(int) * (end - start));
+}
+
+static void sort_cc(int *buf, int len, void *opaque, DynBufReallocFunc *realloc_func)
 {
     int i, j, k, cc, cc1, start, ch1;
+    int *tmp = NULL;
 
     for(i = 0; i < len; i++) {
         cc = unicode_get_cc(buf[i]);
         if (cc != 0) {
             start = i;
             j = i + 1;
-            while (j < len) {
+            while (j < len && unicode_get_cc(buf[j]) != 0)
+                j++;
+            if (j - start > CM_SORT_CC_INSERTION_MAX) {
+                if (!tmp)
+                    tmp = realloc_func(opaque, NULL, sizeof(int) * len);
+                if (tmp) {
+                    cm_sort_cc_counting(buf, start, j, tmp);
+                    i = j;
+                    continue;
+                }
+                /* No memory for the buffer: sort in place, slowly. */
+            }
+            for(j = start + 1; j < len; j++) {
                 ch1 = buf[j];
                 cc1 = unicode_get_cc(ch1);
                 if (cc1 == 0)
@@ -995,11 +1029,12 @@ static void sort_cc(int *buf, int len)
                     k--;
                 }
                 buf[k + 1] = ch1;
-                j++;
             }
             i = j;
         }
     }
+    if (tmp)
+        realloc_func(opaque, tmp, 0);
 }
 
 static void to_nfd_rec(DynBuf *dbuf,
@@ -1087,7 +1122,7 @@ int unicode_normalize(uint32_t **pdst, const uint32_t *src, int src_len,
     buf = (int *)dbuf->buf;
     buf_len = dbuf->size / sizeof(int);
 
-    sort_cc(buf, buf_len);
+    sort_cc(buf, buf_len, opaque, realloc_func);
 
     if (buf_len <= 1 || (n_type & 1) != 0) {
         /* NFD / NFKD */

@@ -8909,6 +8909,18 @@ static inline __exception int js_poll_interrupts(JSContext *ctx)
     }
 }
 
+/* openclaw code mode: js_poll_interrupts for native loops whose steps cost very different
+   amounts (a string comparison of up to `work` characters, say): one tick per step plus one
+   per 1024 units of work, so the interrupt handler, and with it the cell's CPU deadline, is
+   polled every ten million or so units however the work is spread. */
+static inline __exception int cm_poll_work(JSContext *ctx, int64_t work)
+{
+    ctx->interrupt_counter -= 1 + (int)min_int64(work >> 10, JS_INTERRUPT_COUNTER_INIT);
+    if (unlikely(ctx->interrupt_counter <= 0))
+        return __js_poll_interrupts(ctx);
+    return 0;
+}
+
 /* return -1 (exception) or true/false */
 static int JS_SetPrototypeInternal(JSContext *ctx, JSValueConst obj,
                                    JSValueConst proto_val, bool throw_flag)
@@ -24798,6 +24810,12 @@ static int define_var(JSParseState *s, JSFunctionDef *fd, JSAtom name,
     JSContext *ctx = s->ctx;
     JSVarDef *vd;
     int idx;
+
+    /* openclaw code mode: a declaration looks through the function's variables for a clash,
+       so a body of n declarations parses in n^2 / 2 steps (`new Function` with 150,000 `let`s:
+       minutes, natively). The deadline holds; the parse fails with the interrupt. */
+    if (cm_poll_work(ctx, fd->var_count))
+        return -1;
 
     switch (var_def_type) {
     case JS_VAR_DEF_WITH:
@@ -42340,6 +42358,10 @@ static JSValue js_object_fromEntries(JSContext *ctx, JSValueConst this_val,
 
     for(;;) {
         JSValue key, value, item;
+        /* openclaw code mode: a built-in iterator over a huge sparse array runs no bytecode;
+           the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto fail;
         item = JS_IteratorNext(ctx, iter, next_method, 0, NULL, &done);
         if (JS_IsException(item))
             goto fail;
@@ -43381,6 +43403,10 @@ static JSValue js_array_from(JSContext *ctx, JSValueConst this_val,
         if (js_for_of_start(ctx, &stack[1], false))
             goto exception;
         for (k = 0;; k++) {
+            /* openclaw code mode: a built-in iterator over a huge sparse array runs no
+               bytecode; the deadline holds. */
+            if (js_poll_interrupts(ctx))
+                goto exception_close;
             v = JS_IteratorNext(ctx, stack[0], stack[1], 0, NULL, &done);
             if (JS_IsException(v))
                 goto exception_close;
@@ -43416,6 +43442,9 @@ static JSValue js_array_from(JSContext *ctx, JSValueConst this_val,
         if (JS_IsException(r))
             goto exception;
         for(k = 0; k < len; k++) {
+            /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds. */
+            if (js_poll_interrupts(ctx))
+                goto exception;
             v = JS_GetPropertyInt64(ctx, arrayLike, k);
             if (JS_IsException(v))
                 goto exception;
@@ -43698,6 +43727,10 @@ static JSValue js_array_concat(JSContext *ctx, JSValueConst this_val,
                 goto exception;
             }
             for (k = 0; k < len; k++, n++) {
+                /* openclaw code mode: up to 2^24 elements per argument, and any number of
+                   arguments; the deadline holds. */
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 res = JS_TryGetPropertyInt64(ctx, e, k, &val);
                 if (res < 0)
                     goto exception;
@@ -44051,6 +44084,9 @@ static JSValue js_array_fill(JSContext *ctx, JSValueConst this_val,
 
     /* XXX: should special case fast arrays */
     while (start < end) {
+        /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto exception;
         if (JS_SetPropertyInt64(ctx, obj, start, js_dup(argv[0])) < 0)
             goto exception;
         start++;
@@ -47562,7 +47598,9 @@ static int string_indexof_char(JSString *p, int c, int from)
     return -1;
 }
 
-static int string_indexof(JSString *p1, JSString *p2, int from)
+/* openclaw code mode: -2 once the interrupt handler stopped the search (the exception is
+   thrown): a long needle that almost matches everywhere makes it quadratic. */
+static int string_indexof(JSContext *ctx, JSString *p1, JSString *p2, int from)
 {
     /* assuming 0 <= from <= p1->len */
     int c, i, j, len1 = p1->len, len2 = p2->len;
@@ -47572,6 +47610,8 @@ static int string_indexof(JSString *p1, JSString *p2, int from)
         j = string_indexof_char(p1, c, i);
         if (j < 0 || j + len2 > len1)
             break;
+        if (cm_poll_work(ctx, j - i + len2))
+            return -2;
         if (!string_cmp(p1, p2, j + 1, 1, len2 - 1))
             return j;
     }
@@ -47712,6 +47752,9 @@ static JSValue js_string_indexOf(JSContext *ctx, JSValueConst this_val,
     ret = -1;
     if (len >= v_len && inc * (stop - start) >= 0) {
         for (i = start;; i += inc) {
+            /* openclaw code mode: quadratic on a long needle; the deadline holds. */
+            if (cm_poll_work(ctx, v_len))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = i;
                 break;
@@ -47778,6 +47821,9 @@ static JSValue js_string_includes(JSContext *ctx, JSValueConst this_val,
     }
     if (start >= 0 && start <= stop) {
         for (i = start;; i++) {
+            /* openclaw code mode: quadratic on a long needle; the deadline holds. */
+            if (cm_poll_work(ctx, v_len))
+                goto fail;
             if (!string_cmp(p, p1, i, 0, v_len)) {
                 ret = 1;
                 break;
@@ -48047,7 +48093,9 @@ static JSValue js_string_replace(JSContext *ctx, JSValueConst this_val,
             else
                 pos = endOfLastMatch + 1;
         } else {
-            pos = string_indexof(sp, searchp, endOfLastMatch);
+            pos = string_indexof(ctx, sp, searchp, endOfLastMatch);
+            if (pos == -2)
+                goto exception;
         }
         if (pos < 0) {
             if (is_first) {
@@ -48158,7 +48206,9 @@ static JSValue js_string_split(JSContext *ctx, JSValueConst this_val,
     }
     q = p;
     for (q = p; (q += !r) <= s - r - !r; q = p = e + r) {
-        e = string_indexof(sp, rp, q);
+        e = string_indexof(ctx, sp, rp, q);
+        if (e == -2)
+            goto exception;
         if (e < 0)
             break;
         T = js_sub_string(ctx, sp, p, e);

@@ -705,7 +705,10 @@ impl Cell {
       .as_ref()
       .and_then(|state| state.try_lock_for(Duration::from_millis(100)))
     {
-      Some(mut state) => (state.take_output(), state.requests_in_flight()),
+      Some(mut state) => {
+        state.drop_queued();
+        (state.take_output(), state.requests_in_flight())
+      }
       None => (Vec::new(), usize::from(state.is_some())),
     };
     // Completion leaves requests running in the host (their outcomes are dropped); every other

@@ -52,7 +52,7 @@ pub use output::OutputItem;
 
 #[cfg(test)]
 pub use pool::worker_count;
-pub use state::{Pending, VmState};
+pub use state::{MAX_QUEUED_REQUESTS, Pending, VmState};
 pub use vm::Delivery;
 
 /// Process-wide settings: worker threads, cells in a leg at once (later legs queue, see

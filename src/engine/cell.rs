@@ -16,7 +16,7 @@ use super::watchdog::{self, STUCK_GRACE};
 use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
 use super::{admission, clock, pool, warm};
 use crate::engine::state::{Outcome, VmState};
-use crate::error::{ErrorCode, Failure, messages, panic_message};
+use crate::error::{ErrorCode, Failure, FailurePhase, messages, panic_message};
 use dashmap::DashMap;
 use parking_lot::Mutex;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -110,10 +110,12 @@ enum End {
 
 fn kill_failure(kill: Kill, limits: &Limits, signals: &Signals) -> Failure {
   match kill {
+    // Only the host functions' guard (`guarded`) reports a panic through the signals.
     Kill::Panic => Failure::internal(format!(
       "code mode runtime failed: {}",
       signals.panic_message().unwrap_or_default()
-    )),
+    ))
+    .in_phase(FailurePhase::Bridge),
     Kill::Timeout => Failure::new(
       ErrorCode::Timeout,
       format!(
@@ -442,7 +444,8 @@ impl Cell {
         let failure = Failure::internal(format!(
           "code mode runtime failed: {}",
           panic_message(&*panic)
-        ));
+        ))
+        .in_phase(FailurePhase::Host);
         self.finish(None, End::Failed(failure));
       }
       Ok(Err(failure)) => self.finish(slot, End::Failed(failure)),
@@ -461,7 +464,9 @@ impl Cell {
         Some(vm) => self.after_idle(vm),
         None => self.finish(
           None,
-          End::Failed(Failure::internal("code mode cell lost its VM.")),
+          End::Failed(
+            Failure::internal("code mode cell lost its VM.").in_phase(FailurePhase::Host),
+          ),
         ),
       },
     }
@@ -498,7 +503,9 @@ impl Cell {
     let host = self.host();
     crate::testing::at_slice(host.label());
     if !slot.as_ref().is_some_and(|vm| vm.started) {
-      let prepare = prepare.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
+      let prepare = prepare.ok_or_else(|| {
+        Failure::internal("code mode cell has no program.").in_phase(FailurePhase::Host)
+      })?;
       // Preparing is not guest JavaScript: the interrupt handler cannot stop it, a deadline can.
       let program = prepare(self.signals.deadline())?;
       if slot.is_none() {
@@ -630,7 +637,7 @@ impl Cell {
       drop(st);
       return self.finish(
         Some(vm),
-        End::Failed(Failure::invalid(messages::TOO_MANY_SUSPENDED)),
+        End::Failed(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host)),
       );
     }
     let leg = st.leg.take().expect("a suspending cell is in a leg");

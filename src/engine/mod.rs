@@ -206,7 +206,8 @@ pub struct Guest {
   /// A parenthesised function expression `(function (host, core) { … return { bind } })`:
   /// it defines the host's globals from `host` (the engine's and the host's functions) and
   /// `core` (the engine prelude's helpers, see `engine/prelude.js`), and returns `bind`, which
-  /// runs once the VM knows its host.
+  /// runs once the VM knows its host, and optionally `explain(error)`, which may make the
+  /// uncaught error a cell ends with clearer.
   pub prelude: &'static str,
   pub install: InstallFn,
   /// The composed prelude, compiled on first use.

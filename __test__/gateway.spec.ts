@@ -84,6 +84,25 @@ return [refused, (await Promise.all(started)).length]`,
     expect(calls.every((call) => call.signal.aborted)).toBe(true)
   })
 
+  it('queued calls of a parked cell start as soon as a slot frees, before the next wait', async () => {
+    const first = deferred()
+    const calls: NestedToolCall[] = []
+    const { run } = makeRun({
+      config: { enabled: true, maxPendingToolCalls: 1, timeoutMs: 100 },
+      executor: (call) => {
+        calls.push(call)
+        return calls.length === 1 ? first.promise : (call.input as { i: number }).i
+      },
+    })
+    const waiting = expectStatus(await run.exec({ code: 'await Promise.all([0, 1, 2].map((i) => tools.slow({ i })))' }), 'waiting')
+    expect(calls).toHaveLength(1)
+    first.resolve(0)
+    await sleep(50)
+    // Both started while the cell was parked: each settled in turn and freed the slot.
+    expect(calls.map((c) => c.input)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }])
+    expect(expectStatus(await run.wait({ runId: waiting.runId }), 'completed').value).toEqual([0, 1, 2])
+  })
+
   it('queued calls of a waiting cell start as it resumes, and its pending list names them', async () => {
     const first = deferred()
     const calls: NestedToolCall[] = []

@@ -308,7 +308,29 @@ impl Cell {
     if st.phase == Phase::Done {
       return;
     }
+    let first = st.inbox.len();
     st.inbox.extend(deliveries);
+    // A parked cell runs again only on `wait`; its queued requests (past the host's in-flight
+    // cap) take the slots of the ones that just settled now, not then.
+    if st.phase == Phase::Suspended
+      && let Some(vm) = st.vm.as_ref()
+    {
+      let batches: Vec<_> = {
+        let mut state = vm.state.lock();
+        if state.requests_queued() == 0 {
+          return;
+        }
+        st.inbox[first..]
+          .iter()
+          .filter_map(|delivery| state.settled_while_parked(delivery.call))
+          .collect()
+      };
+      drop(st);
+      for batch in batches {
+        batch.send();
+      }
+      return;
+    }
     self.requeue_if_idle(&mut st, false);
   }
 

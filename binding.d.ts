@@ -105,7 +105,10 @@ export interface CodeModeConfig {
   maxOutputBytes: number
   /** Cap on the memory of a suspended cell. Default 10 MiB, clamped to 1024..=256 MiB. */
   maxSnapshotBytes: number
-  /** Nested tool calls in flight per cell. Default 16, clamped to 1..=128. */
+  /**
+   * Nested tool calls in flight per cell. Default 16, clamped to 1..=128. Up to 128 more
+   * queue behind them and start as earlier ones settle; one more is a guest error.
+   */
   maxPendingToolCalls: number
   /** How long a suspended cell can be resumed. Default 900, clamped to 1..=86400. */
   snapshotTtlSeconds: number

@@ -84,6 +84,23 @@ return [refused, (await Promise.all(started)).length]`,
     expect(calls.every((call) => call.signal.aborted)).toBe(true)
   })
 
+  it('expiry drops the queued calls of a parked cell: the executor never sees them', async () => {
+    const calls: NestedToolCall[] = []
+    const { run, events } = makeRun({
+      config: { enabled: true, maxPendingToolCalls: 1, timeoutMs: 100, snapshotTtlSeconds: 1 },
+      executor: (call) => {
+        calls.push(call)
+        return new Promise(() => {})
+      },
+    })
+    const waiting = expectStatus(await run.exec({ code: 'await Promise.all([0, 1, 2].map((i) => tools.slow({ i })))' }), 'waiting')
+    expect(waiting.pendingToolCalls).toHaveLength(3)
+    while (!events.some((e) => e.type === 'cell_expired')) await sleep(50)
+    await sleep(50)
+    expect(calls).toHaveLength(1)
+    expect(calls[0].signal.aborted).toBe(true)
+  })
+
   it('queued calls of a parked cell start as soon as a slot frees, before the next wait', async () => {
     const first = deferred()
     const calls: NestedToolCall[] = []

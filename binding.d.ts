@@ -14,6 +14,8 @@ export declare class NativeRun {
   /** `port(kind, id, payload)` receives every message of the run (see `src/protocol`). */
   constructor(config: unknown | undefined | null, options: NativeRunOptions, port: (kind: number, id: number, payload: string) => void)
   get active(): boolean
+  /** Why the run is inactive; `undefined` when it is active. */
+  get inactiveReason(): CodeModeInactiveReason | null
   get config(): CodeModeConfig
   /** What the model sees: `exec` and `wait` when active, none otherwise. */
   get modelTools(): Array<ModelToolDefinition>
@@ -103,7 +105,10 @@ export interface CodeModeConfig {
   maxOutputBytes: number
   /** Cap on the memory of a suspended cell. Default 10 MiB, clamped to 1024..=256 MiB. */
   maxSnapshotBytes: number
-  /** Nested tool calls in flight per cell. Default 16, clamped to 1..=128. */
+  /**
+   * Nested tool calls in flight per cell. Default 16, clamped to 1..=128. Up to 128 more
+   * queue behind them and start as earlier ones settle; one more is a guest error.
+   */
   maxPendingToolCalls: number
   /**
    * Cap on the JSON input of one nested tool call, in UTF-8 bytes. A larger input is a
@@ -122,11 +127,26 @@ export interface CodeModeConfig {
 /** Why a cell failed. */
 export type CodeModeErrorCode = 'invalid_input' | 'runtime_unavailable' | 'timeout' | 'output_limit_exceeded' | 'snapshot_limit_exceeded' | 'internal_error' | 'memory_limit_exceeded' | 'aborted'
 
+/**
+ * Where a cell failed, so a model's own error can be told from a runtime fault:
+ * - `input`: the exec/wait input was refused (validation, disabled language, unknown or
+ *   foreign `runId`, module access, a syntax error);
+ * - `guest`: the program failed (an uncaught error, a timeout, a memory, output or snapshot
+ *   limit, a promise nothing settles);
+ * - `bridge`: the plumbing of a nested call failed (a host function under the VM panicked);
+ * - `host`: the runtime failed or was unavailable (no runtime, at capacity, a panic outside
+ *   the bridge, the run or cell aborted by its host).
+ */
+export type CodeModeFailurePhase = 'input' | 'guest' | 'bridge' | 'host'
+
 /** Why a registered namespace is hidden in a run. */
 export interface CodeModeHiddenNamespace {
   id: string
   reason: string
 }
+
+/** Why a run is inactive (`run.inactiveReason`), the first that applies in this order. */
+export type CodeModeInactiveReason = 'disabled' | 'raw_model_call' | 'tools_disabled' | 'no_tools'
 
 /** Two catalog tools given the same safe name. */
 export interface CodeModeNameCollision {
@@ -151,7 +171,11 @@ export type CodeModeResult =
   | { status: 'completed'; value: unknown; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
   | { status: 'waiting'; /** Single-use token for `wait`. */
   runId: string; reason: 'pending_tools' | 'yield'; pendingToolCalls?: Array<CodeModePendingToolCall>; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
-  | { status: 'failed'; error: string; code: CodeModeErrorCode; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
+  | { status: 'failed'; error: string; code: CodeModeErrorCode; /**
+     * Where it failed (see `CodeModeFailurePhase`): the input, the guest program, the
+     * nested-call bridge, or the host runtime.
+     */
+  failurePhase: CodeModeFailurePhase; output?: Array<CodeModeOutput>; telemetry: CodeModeTelemetry }
 
 /** Host-only counters of a run (never shown to the model): the result telemetry and more. */
 export interface CodeModeRunTelemetry {
@@ -175,7 +199,10 @@ export interface CodeModeRunTelemetry {
   peakSnapshotBytes: number
   /** Namespace ids shown in this run. */
   visibleNamespaces: Array<string>
-  /** Registered namespaces whose tools are visible but whose scope failed, and why. */
+  /**
+   * Registered namespaces not shown in this run (a required tool missing or not owned by the
+   * plugin, or a scope that failed), and why.
+   */
   hiddenNamespaces: Array<CodeModeHiddenNamespace>
   /** Cells of this run still alive (running, idle or suspended). */
   liveCells: number

@@ -5,6 +5,8 @@ import type {
   CodeModeCellEvent,
   CodeModeConfig,
   CodeModeErrorCode,
+  CodeModeFailurePhase,
+  CodeModeInactiveReason,
   CodeModeOutput,
   CodeModePendingToolCall,
   CodeModeResult,
@@ -20,6 +22,8 @@ export type {
   CodeModeCellEvent,
   CodeModeConfig,
   CodeModeErrorCode,
+  CodeModeFailurePhase,
+  CodeModeInactiveReason,
   CodeModeOutput,
   CodeModePendingToolCall,
   CodeModeResult,
@@ -145,16 +149,49 @@ interface NestedCallEventBase {
   sourceName: string
 }
 
-/** What `onEvent` receives: nested calls (for transcript projection) and cell lifecycle. */
-/** Why a registered namespace is not shown in a run. */
+/**
+ * Why a registered namespace is not shown in a run: fired once per hidden namespace when the run
+ * is created (a required tool missing, or there without the plugin's `sourceName`, or a scope
+ * that failed).
+ */
 export type CodeModeNamespaceHiddenEvent = { type: 'namespace_hidden'; runId: string; namespaceId: string; reason: string }
 
+/**
+ * A nested call starts. `input` is the executor's input; when its JSON is longer than 8,192
+ * characters it is that JSON cut there, ending in `…[truncated N characters]`, and
+ * `inputTruncated` is true.
+ */
+export type CodeModeToolCallStartEvent = { type: 'tool_call_start'; input: unknown; inputTruncated?: true } & NestedCallEventBase
+
+/**
+ * A nested call ended: `result` (ok) or `error` (not ok), bounded like the start event's input
+ * (`resultTruncated` when the result's JSON was cut; an error's text ends in the marker).
+ */
+export type CodeModeToolCallEndEvent = {
+  type: 'tool_call_end'
+  durationMs: number
+  ok: boolean
+  result?: unknown
+  resultTruncated?: true
+  error?: string
+  aborted: boolean
+} & NestedCallEventBase
+
+/** What `onEvent` receives: nested calls (for transcript projection) and cell lifecycle. */
 export type CodeModeEvent =
   | CodeModeNamespaceHiddenEvent
-  | ({ type: 'tool_call_start' } & NestedCallEventBase)
+  | CodeModeToolCallStartEvent
   | ({ type: 'tool_call_update'; partial: unknown } & NestedCallEventBase)
-  | ({ type: 'tool_call_end'; durationMs: number; ok: boolean; error?: string; aborted: boolean } & NestedCallEventBase)
+  | CodeModeToolCallEndEvent
   | CodeModeCellEvent
+
+/** What `exec` takes: a cell's source (`command` is accepted as an alias of `code`). */
+export type CodeModeExecInput =
+  | { code: string; language?: 'javascript' | 'typescript' }
+  | { command: string; language?: 'javascript' | 'typescript' }
+
+/** What `wait` takes: the `runId` token of a `waiting` result (`run_id` is an alias). */
+export type CodeModeWaitInput = { runId: string } | { run_id: string }
 
 export interface CodeModeLegOptions {
   /** The exec/wait tool call id; becomes `parentToolCallId` of nested calls. */
@@ -169,16 +206,26 @@ export declare class CodeModeRun {
   private constructor(options: CodeModeRunOptions)
   /** False: config off, no tools, `disableTools`, or a raw model call. */
   readonly active: boolean
+  /** Why the run is inactive; undefined when it is active. */
+  readonly inactiveReason: CodeModeInactiveReason | undefined
+  /**
+   * How many times `onEvent` threw. The first throw of a run is also a process warning
+   * (`OPENCLAW_CODE_MODE_ON_EVENT`); a throwing listener never breaks the run.
+   */
+  readonly eventListenerErrors: number
   readonly config: CodeModeConfig
   /** Exactly `[exec, wait]` when active, `[]` otherwise. */
   readonly modelTools: ModelToolDefinition[]
   /** The guest-visible `ALL_TOOLS` view. */
   readonly catalog: ToolCatalogEntry[]
   readonly telemetry: CodeModeRunTelemetry
-  /** Runs a cell. Never rejects: bad input is a `failed` result. */
-  exec(input: unknown, options?: CodeModeLegOptions): Promise<CodeModeResult>
+  /**
+   * Runs a cell. Never rejects: bad input (from an untyped caller, e.g. a model's raw
+   * arguments cast to this type) is a `failed` result.
+   */
+  exec(input: CodeModeExecInput, options?: CodeModeLegOptions): Promise<CodeModeResult>
   /** Continues a waiting cell (`{ runId }`). Never rejects. */
-  wait(input: unknown, options?: CodeModeLegOptions): Promise<CodeModeResult>
+  wait(input: CodeModeWaitInput, options?: CodeModeLegOptions): Promise<CodeModeResult>
   /** Every cell this run created: cancel nested calls, drop VMs; later exec/wait fail `aborted`. */
   abort(): void
 }

@@ -81,4 +81,23 @@ describe('code-mode CLI', () => {
     expect(status).toBe(2)
     expect(stderr).toContain('no tools: give --tools and/or --mcp')
   })
+
+  it('names --config and exits 2 when its JSON is bad, for run and check', () => {
+    for (const command of ['run', 'check']) {
+      const bad = cli(command, cell('1'), '--tools', join(examples, 'tools.json'), '--config', '{timeoutMs: 5}')
+      expect(bad.status).toBe(2)
+      expect(bad.stderr).toMatch(/^code-mode: --config: not valid JSON/)
+    }
+    const notObject = cli('run', cell('1'), '--tools', join(examples, 'tools.json'), '--config', '[1]')
+    expect(notObject.status).toBe(2)
+    expect(notObject.stderr).toContain('--config: expected a JSON object')
+  })
+
+  it("shows an MCP server's stderr when it fails to start", () => {
+    const server = cell('process.stderr.write("server says: missing API_TOKEN\\n"); process.exit(3)', 'server.js')
+    const { status, stderr } = cli('run', cell('1'), '--mcp', `broken=${process.execPath} ${server}`)
+    expect(status).toBe(1)
+    expect(stderr).toContain('MCP server "broken"')
+    expect(stderr).toContain('server says: missing API_TOKEN')
+  })
 })

@@ -253,7 +253,7 @@ describe('panics inside the runtime', () => {
     const { run } = makeRun({ runId: 'panic-slice' })
     __testPanic('slice', 'panic-slice')
     const result = expectStatus(await run.exec({ code: '1' }), 'failed')
-    expect(result).toMatchObject({ code: 'internal_error', error: 'code mode runtime failed: test fault: panic injected in a VM slice' })
+    expect(result).toMatchObject({ code: 'internal_error', failurePhase: 'host', error: 'code mode runtime failed: test fault: panic injected in a VM slice' })
     expect(expectStatus(await run.exec({ code: '2' }), 'completed').value).toBe(2)
   })
 
@@ -266,6 +266,7 @@ describe('panics inside the runtime', () => {
     )
     expect(result).toMatchObject({
       code: 'internal_error',
+      failurePhase: 'bridge',
       error: 'code mode runtime failed: test fault: panic injected in a bridge call',
       output: [{ type: 'text', text: 'before' }],
     })

@@ -76,7 +76,7 @@ describe('exec', () => {
       [{ code: 'a', command: 'b' }, /code and command must match/],
       [{ code: '1', language: 'python' }, /language must be/],
     ] as const) {
-      const result = expectStatus(await run.exec(input), 'failed')
+      const result = expectStatus(await run.exec(input as never), 'failed')
       expect(result.code).toBe('invalid_input')
       expect(result.error).toMatch(message)
     }
@@ -351,21 +351,30 @@ describe('the tool bridge', () => {
     ])
   })
 
-  it('rejects the call past maxPendingToolCalls with a catchable error', async () => {
+  it('queues calls past maxPendingToolCalls, and rejects one past the queue with a catchable error', async () => {
     const gate = deferred()
-    const { run } = makeRun({ config: { enabled: true, maxPendingToolCalls: 3 }, executor: () => gate.promise.then(() => 'ok') })
+    let started = 0
+    const { run } = makeRun({
+      config: { enabled: true, maxPendingToolCalls: 3 },
+      executor: () => {
+        started++
+        return gate.promise.then(() => 'ok')
+      },
+    })
     const pending = run.exec({
-      code: `const running = [1, 2, 3].map(() => tools.message({}));
+      code: `const running = Array.from({ length: 3 + 128 }, () => tools.message({}));
              let error = null;
              try { await tools.message({}) } catch (e) { error = e.message }
-             [error, await Promise.all(running)]`,
+             [error, (await Promise.all(running)).length]`,
     })
     await sleep(30)
+    expect(started).toBe(3)
     gate.resolve(undefined)
     expect(expectStatus(await pending, 'completed').value).toEqual([
-      'Too many pending tool calls: at most 3 may run at once (maxPendingToolCalls).',
-      ['ok', 'ok', 'ok'],
+      'Too many pending tool calls: 3 are running (maxPendingToolCalls) and 128 more are queued. Await some before starting more.',
+      131,
     ])
+    expect(started).toBe(131)
   })
 
   it('turns a guest input that is not JSON into a guest error', async () => {

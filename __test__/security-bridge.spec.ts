@@ -212,7 +212,7 @@ describe('runId tokens', () => {
       expect(denied).toMatchObject({ code: 'invalid_input', error: 'code mode run is unavailable or expired.' })
     }
     for (const input of [{ runId: 42 }, { runId: { toString: () => real.runId } }, { runId: [real.runId] }]) {
-      expect(expectStatus(await run.wait(input), 'failed').code).toBe('invalid_input')
+      expect(expectStatus(await run.wait(input as never), 'failed').code).toBe('invalid_input')
     }
     slow.resolve('owner')
     await sleep(10)

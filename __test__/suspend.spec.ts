@@ -65,7 +65,7 @@ describe('waiting and wait', () => {
     const { run } = track(makeRun({ config: { enabled: true, timeoutMs: 100 }, executor: () => slow.promise }))
     const unknown = expectStatus(await run.wait({ runId: 'cm_00000000000000000000000000000000' }), 'failed')
     expect(unknown).toMatchObject({ code: 'invalid_input', error: 'code mode run is unavailable or expired.' })
-    expect(expectStatus(await run.wait({}), 'failed').error).toBe('wait requires a runId string.')
+    expect(expectStatus(await run.wait({} as never), 'failed').error).toBe('wait requires a runId string.')
 
     const first = expectStatus(await run.exec({ code: 'await tools.slow({})' }), 'waiting')
     for (const other of [

@@ -1,7 +1,8 @@
-// `npm run demo`: a gateway-style walk through code mode. A catalog of 34 local tools and a
-// real MCP server (@modelcontextprotocol/server-memory) is hidden behind exec and wait; a
-// scripted "model" runs a few cells through the OpenClaw adapter, one of which outlives its
-// leg and is resumed with wait.
+// `npm run demo`: a gateway-style walk through code mode. A catalog of local tools
+// (examples/gateway-tools.mjs) and a real MCP server (@modelcontextprotocol/server-memory) is
+// hidden behind exec and wait; a scripted "model" runs a few cells through the OpenClaw
+// adapter, one of which outlives its leg and is resumed with wait. Each step prints the cell's
+// code and the exact text the model receives back.
 import { mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
@@ -40,24 +41,29 @@ assertCodeModePayload(agentTools.map((t) => t.name))
 const [exec, wait] = agentTools
 let callNumber = 0
 
-function show(title, result, ms) {
+const indent = (text) => text.split('\n').map((line) => `   │ ${line}`).join('\n')
+
+function show(title, params, result, content, ms) {
   console.log(`\n━━ ${title}  (${result.status}, ${ms.toFixed(1)} ms)`)
-  if (result.output?.length) {
-    for (const item of result.output) console.log(`   output: ${item.type === 'text' ? item.text : JSON.stringify(item.value)}`)
-  }
-  if (result.status === 'completed') console.log(`   value:  ${JSON.stringify(result.value)}`)
-  if (result.status === 'failed') console.log(`   error:  [${result.code}] ${result.error}`)
-  if (result.status === 'waiting') console.log(`   waiting (${result.reason}) on ${JSON.stringify(result.pendingToolCalls)}; runId ${result.runId}`)
+  console.log(`   ${'code' in params ? `cell (${params.language ?? 'javascript'})` : 'wait input'}:`)
+  console.log(indent('code' in params ? params.code : JSON.stringify(params)))
+  console.log('   the model receives:')
+  console.log(indent(content.map((item) => item.text).join('\n')))
 }
 
 async function model(title, tool, params) {
   const started = performance.now()
-  const { details } = await tool.execute(`call_${++callNumber}`, params)
-  show(title, details, performance.now() - started)
+  const { content, details } = await tool.execute(`call_${++callNumber}`, params)
+  show(title, params, details, content, performance.now() - started)
   return details
 }
 
-console.log(`Model-visible tools: ${agentTools.map((t) => t.name).join(', ')}; hidden catalog: ${run.telemetry.catalogSize} tools (${run.catalog.length} in ALL_TOOLS, ${run.telemetry.sources.mcp} behind MCP.memory)`)
+// Counted from the run itself, so the header always agrees with what the cells see.
+const { catalogSize, sources } = run.telemetry
+console.log(
+  `Model-visible tools: ${agentTools.map((t) => t.name).join(', ')}; hidden catalog: ${catalogSize} tools ` +
+    `(${gatewayTools.length} local, ${sources.mcp} behind MCP.memory; ${run.catalog.length} in ALL_TOOLS)`,
+)
 
 await model('Discover the catalog', exec, {
   code: `const hits = await tools.search("read a file from the workspace", { limit: 3 });

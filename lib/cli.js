@@ -40,6 +40,21 @@ and column), 2 for a usage error or a missing "typescript" package (check).
 
 class UsageError extends Error {}
 
+/** The `--config` JSON object; anything else is a usage error naming the flag. */
+function parseConfig(text) {
+  if (text === undefined) return {}
+  let config
+  try {
+    config = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`--config: not valid JSON (${error.message}): ${text}`)
+  }
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw new UsageError(`--config: expected a JSON object such as '{"timeoutMs": 2000}', got ${text}`)
+  }
+  return config
+}
+
 function parseArgs(argv) {
   const options = { mcp: [], json: false, maxLegs: 100 }
   const positional = []
@@ -145,7 +160,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
   try {
     const code = readFileSync(resolve(file), 'utf8')
     const language = options.language ?? (/\.m?ts$/.test(file) ? 'typescript' : 'javascript')
-    const config = options.config ? { ...JSON.parse(options.config), enabled: true } : { enabled: true }
+    const config = { ...parseConfig(options.config), enabled: true }
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     if (options.mcp.length > 0) {
       const { connectMcpServer } = require('./mcp.js')
@@ -201,6 +216,8 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
 async function check(file, options, io) {
   const servers = []
   try {
+    // Usage errors first: they need neither the addon nor typescript.
+    const config = parseConfig(options.config)
     const checker = require('./check.js')
     const ts = checker.loadTypeScript()
     if (!ts) {
@@ -210,7 +227,6 @@ async function check(file, options, io) {
     const language = options.language ?? (/\.m?ts$/.test(file) ? 'typescript' : 'javascript')
     if (language !== 'typescript' && language !== 'javascript') throw new UsageError(`--language ${language}: expected javascript or typescript`)
     const code = readFileSync(resolve(file), 'utf8')
-    const config = options.config ? JSON.parse(options.config) : {}
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     if (options.mcp.length > 0) {
       const { connectMcpServer } = require('./mcp.js')

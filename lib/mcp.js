@@ -63,6 +63,13 @@ async function mcpCatalogTools(serverName, client) {
   return catalog
 }
 
+/** Characters of a failing server's stderr shown with its error. */
+const STDERR_KEPT = 4096
+
+function errorText(error) {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /**
  * Starts `command ...args` as an MCP server over stdio and lists its tools.
  * Resolves to `{ name, client, tools, close() }`.
@@ -71,9 +78,28 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
   const { Client, StdioClientTransport } = sdk()
   const client = new Client({ name: 'openclaw-code-mode', version: '0.1.0' })
   const transport = new StdioClientTransport({ command, args, cwd, env: { ...process.env, ...env }, stderr: 'pipe' })
-  await client.connect(transport)
-  const tools = await mcpCatalogTools(name, client)
-  return { name, client, tools, close: () => client.close() }
+  // The server's stderr, kept (the last STDERR_KEPT characters) until it has started: a server
+  // that fails to start usually says why there.
+  let stderr = ''
+  const keep = (chunk) => {
+    stderr = (stderr + chunk).slice(-STDERR_KEPT)
+  }
+  transport.stderr?.setEncoding('utf8')
+  transport.stderr?.on('data', keep)
+  try {
+    await client.connect(transport)
+    const tools = await mcpCatalogTools(name, client)
+    transport.stderr?.off('data', keep)
+    // Drained so a chatty server never blocks on a full pipe.
+    transport.stderr?.resume()
+    return { name, client, tools, close: () => client.close() }
+  } catch (error) {
+    // Give the process a moment to flush what it wrote before exiting.
+    await new Promise((done) => setTimeout(done, 50))
+    await client.close().catch(() => {})
+    const said = stderr.trim()
+    throw new Error(`MCP server "${name}" (${command}) failed to start: ${errorText(error)}${said ? `\n${name} stderr:\n${said}` : ''}`)
+  }
 }
 
 /** Runs an MCP nested call (`call.mcp` set) on the matching server. */

@@ -38,13 +38,19 @@ function registerCodeModeNamespaceForPlugin(pluginId, registration) {
   if (typeof createScope !== 'function') {
     throw new TypeError(`code mode namespace "${id}" needs a createScope(ctx) function.`)
   }
-  native.registerNamespace(pluginId, {
-    id,
-    globalName,
-    description: typeof description === 'string' ? description : undefined,
-    prompt: typeof prompt === 'string' ? prompt : undefined,
-    requiredToolNames,
-  })
+  try {
+    native.registerNamespace(pluginId, {
+      id,
+      globalName,
+      description: typeof description === 'string' ? description : undefined,
+      prompt: typeof prompt === 'string' ? prompt : undefined,
+      requiredToolNames,
+    })
+  } catch (error) {
+    // The native check's refusals (a bad id, a taken id or globalName) are misuse, like the
+    // checks above: a TypeError, as index.d.ts says.
+    throw new TypeError(errorMessage(error))
+  }
   scopeBuilders.set(id, createScope)
 }
 

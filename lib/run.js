@@ -6,6 +6,8 @@ const native = require('../binding.js')
 const { legStarted, legEnded } = require('./keep-alive.js')
 const { describeNamespaces } = require('./namespaces.js')
 const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
+const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
+const { debugEnabled, debugLine, byteLength } = require('./debug-log.js')
 const {
   CALL,
   LEG_DONE,
@@ -19,12 +21,24 @@ const {
   OutcomeQueue,
 } = require('./protocol.js')
 
-function emit(onEvent, event) {
+/**
+ * Calls the run's listener. A listener that throws must not break the run, and must not fail
+ * silently either: the first throw of each run is reported as a process warning
+ * (`OPENCLAW_CODE_MODE_ON_EVENT`); every throw is counted in `run.eventListenerErrors`.
+ */
+function emit(run, onEvent, event) {
   if (typeof onEvent !== 'function') return
   try {
     onEvent(event)
-  } catch {
-    // A throwing listener must not break the run.
+  } catch (error) {
+    if (run.eventListenerErrors++ === 0) {
+      try {
+        process.emitWarning(
+          `code mode onEvent listener threw on a ${event?.type} event (later throws of this run are only counted in run.eventListenerErrors): ${errorMessage(error)}`,
+          { code: 'OPENCLAW_CODE_MODE_ON_EVENT' },
+        )
+      } catch {}
+    }
   }
 }
 
@@ -49,6 +63,10 @@ class CodeModeRun {
   #nestedIdPrefix
   #outcomes = new OutcomeQueue()
   #lifetime = new AbortController()
+  /** OPENCLAW_DEBUG_CODE_MODE=1 when the run was created (see lib/debug-log.js). */
+  #debug = debugEnabled()
+  /** How many times `onEvent` threw (the first is also a process warning). */
+  eventListenerErrors = 0
 
   /**
    * Builds the run-scoped catalog and model surface for one agent run. Throws only on misuse
@@ -116,13 +134,18 @@ class CodeModeRun {
     const descriptors = describeNamespaces(candidates, ctx, this.#mappers)
     const hidden = JSON.parse(this.#native.installNamespaces(JSON.stringify(descriptors)))
     for (const { id, reason } of hidden) {
-      emit(this.#onEvent, { type: 'namespace_hidden', runId: options.runId, namespaceId: id, reason })
+      emit(this, this.#onEvent, { type: 'namespace_hidden', runId: options.runId, namespaceId: id, reason })
     }
   }
 
   /** False when code mode does not apply to this run (config off, no tools, raw call). */
   get active() {
     return this.#native.active
+  }
+
+  /** Why the run is inactive (`'disabled'`, `'raw_model_call'`, `'tools_disabled'`, `'no_tools'`); undefined when active. */
+  get inactiveReason() {
+    return this.#native.inactiveReason ?? undefined
   }
 
   /** The resolved `tools.codeMode` settings of this run. */
@@ -166,7 +189,9 @@ class CodeModeRun {
     const signal = options?.signal
     this.#nextLeg = (this.#nextLeg % 0x7fffffff) + 1
     const leg = this.#nextLeg
-    return new Promise((resolve) => {
+    const debug = this.#debug ? this.#debugLeg(kind, leg, toolCallId, input) : undefined
+    return new Promise((outer) => {
+      const resolve = debug ? (result) => outer(debug(result)) : outer
       const immediate = this.#native[kind](input, leg, toolCallId, signal?.aborted === true)
       if (immediate !== null && immediate !== undefined) {
         resolve(decodeLegResult(immediate))
@@ -184,6 +209,29 @@ class CodeModeRun {
         resolve(result)
       })
     })
+  }
+
+  // The debug line of one leg, written as its result arrives (sizes, never contents).
+  #debugLeg(kind, leg, toolCallId, input) {
+    const started = performance.now()
+    const inputBytes = byteLength(jsonOf(input))
+    return (result) => {
+      debugLine('leg', {
+        kind,
+        leg,
+        runId: this.#scope.runId,
+        toolCallId,
+        status: result?.status,
+        code: result?.code,
+        failurePhase: result?.failurePhase,
+        cellRunId: result?.runId,
+        pendingToolCalls: result?.pendingToolCalls?.length,
+        ms: Math.round((performance.now() - started) * 1000) / 1000,
+        inputBytes,
+        resultBytes: byteLength(jsonOf(result)),
+      })
+      return result
+    }
   }
 
   // Every native message arrives here; nothing may throw out of it.
@@ -206,7 +254,7 @@ class CodeModeRun {
           this.#calls.delete(id)
           for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
         }
-      } else if (kind === EVENT) emit(this.#onEvent, decodeEvent(payload))
+      } else if (kind === EVENT) emit(this, this.#onEvent, decodeEvent(payload))
     } catch {
       // Only a bug can get here; the run carries on.
     }
@@ -256,27 +304,51 @@ class CodeModeRun {
       }
     }
     const nested = new NestedCall(tool, input, toolCallId, parentToolCallId, scope, controller, (partial) => {
-      if (described) emit(onEvent, { type: 'tool_call_update', ...described, partial })
+      if (described) emit(this, onEvent, { type: 'tool_call_update', ...described, partial })
     })
     if (tool.mcp) nested.mcp = { ...tool.mcp }
     if (namespace) nested.namespace = { id: namespace.id, globalName: namespace.globalName, path: namespace.path }
-    const started = described ? performance.now() : 0
-    if (described) emit(onEvent, { type: 'tool_call_start', ...described })
+    const debug = this.#debug
+    const started = described || debug ? performance.now() : 0
+    const inputJson = described || debug ? jsonOf(input) : undefined
+    if (described) {
+      const bounded = boundedJson(inputJson, input)
+      emit(this, onEvent, {
+        type: 'tool_call_start',
+        ...described,
+        input: bounded.value,
+        ...(bounded.truncated ? { inputTruncated: true } : {}),
+      })
+    }
     // Runs inside promise callbacks: a throw here would be an unhandled rejection, which ends
     // the process. Nothing may escape.
     const finish = (ok, text, error) => {
       try {
         calls.delete(call)
         if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
+        const durationMs = described || debug ? Math.round((performance.now() - started) * 1000) / 1000 : 0
         if (described) {
-          const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-          emit(onEvent, {
+          const result = ok ? boundedJson(text) : undefined
+          emit(this, onEvent, {
             type: 'tool_call_end',
             ...described,
             durationMs,
             ok,
-            ...(ok ? {} : { error }),
+            ...(ok ? { result: result.value } : { error: boundedText(error) }),
+            ...(result?.truncated ? { resultTruncated: true } : {}),
             aborted: controller.signal.aborted,
+          })
+        }
+        if (debug) {
+          debugLine('call', {
+            toolCallId,
+            parentToolCallId,
+            runId: scope.runId,
+            toolId: tool.id,
+            status: ok ? 'ok' : controller.signal.aborted ? 'aborted' : 'error',
+            ms: durationMs,
+            inputBytes: byteLength(inputJson),
+            resultBytes: byteLength(text),
           })
         }
         this.#settle(cell, call, ok, text)

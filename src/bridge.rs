@@ -7,7 +7,9 @@
 
 use crate::catalog::Source;
 use crate::catalog::{self, CatalogEntry};
-use crate::engine::{self, Guest, Pending, VmState, guarded, throw, throw_type};
+use crate::engine::{
+  self, Guest, MAX_QUEUED_REQUESTS, Pending, VmState, guarded, throw, throw_type,
+};
 use crate::mcp;
 use crate::protocol::calls::{NestedCall, Via, nested_tool_call_id};
 use crate::run::Run;
@@ -280,12 +282,19 @@ fn start_call(
   };
   let max = run.config.max_pending_tool_calls as usize;
   let mut guard = state.lock();
-  if guard.requests_in_flight() >= max {
+  // Past the cap a call waits in the VM's queue (a batch of its own, sent as an in-flight call
+  // settles); past the queue it is a guest error. Below the cap nothing here allocates more
+  // than before.
+  let queue = guard.requests_in_flight() >= max;
+  if queue && guard.requests_queued() >= MAX_QUEUED_REQUESTS {
     // Never build an exception under the state lock (see src/engine/mod.rs, lock order).
     drop(guard);
     return Err(throw(
       ctx,
-      &format!("Too many pending tool calls: at most {max} may run at once (maxPendingToolCalls)."),
+      &format!(
+        "Too many pending tool calls: {max} are running (maxPendingToolCalls) and \
+         {MAX_QUEUED_REQUESTS} more are queued. Await some before starting more."
+      ),
     ));
   }
   let state = &mut *guard;
@@ -296,6 +305,7 @@ fn start_call(
     target: Some(entry.id.clone()),
     id: tool_call_id,
   };
+  let mut own_batch = Vec::new();
   let (outbox, parent) = state.outbox();
   let written = run.write_call(
     NestedCall {
@@ -305,11 +315,15 @@ fn start_call(
       parent_tool_call_id: parent,
       via,
     },
-    outbox,
+    if queue { &mut own_batch } else { outbox },
   );
   if let Err(message) = written {
     drop(guard);
     return Err(throw_type(ctx, message));
+  }
+  if queue {
+    state.queue_behind(id, pending, own_batch);
+    return Ok(id);
   }
   let batch = state.queue_request(id, pending);
   drop(guard);

@@ -32,7 +32,8 @@ pub struct CodeModeConfig {
   pub max_output_bytes: u32,
   /// Cap on the memory of a suspended cell. Default 10 MiB, clamped to 1024..=256 MiB.
   pub max_snapshot_bytes: u32,
-  /// Nested tool calls in flight per cell. Default 16, clamped to 1..=128.
+  /// Nested tool calls in flight per cell. Default 16, clamped to 1..=128. Up to 128 more
+  /// queue behind them and start as earlier ones settle; one more is a guest error.
   pub max_pending_tool_calls: u32,
   /// Cap on the JSON input of one nested tool call, in UTF-8 bytes. A larger input is a
   /// catchable error in the cell and never reaches the executor. Default 8 MiB, clamped to

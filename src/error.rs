@@ -32,11 +32,56 @@ impl ErrorCode {
   }
 }
 
+/// Where a cell failed, so a model's own error can be told from a runtime fault:
+/// - `input`: the exec/wait input was refused (validation, disabled language, unknown or
+///   foreign `runId`, module access, a syntax error);
+/// - `guest`: the program failed (an uncaught error, a timeout, a memory, output or snapshot
+///   limit, a promise nothing settles);
+/// - `bridge`: the plumbing of a nested call failed (a host function under the VM panicked);
+/// - `host`: the runtime failed or was unavailable (no runtime, at capacity, a panic outside
+///   the bridge, the run or cell aborted by its host).
+#[napi(string_enum = "lowercase", js_name = "CodeModeFailurePhase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailurePhase {
+  Input,
+  Guest,
+  Bridge,
+  Host,
+}
+
+impl FailurePhase {
+  pub fn as_str(self) -> &'static str {
+    match self {
+      FailurePhase::Input => "input",
+      FailurePhase::Guest => "guest",
+      FailurePhase::Bridge => "bridge",
+      FailurePhase::Host => "host",
+    }
+  }
+}
+
+impl ErrorCode {
+  /// The phase a failure with this code is in unless the place that makes it says otherwise
+  /// ([`Failure::in_phase`]).
+  fn phase(self) -> FailurePhase {
+    match self {
+      ErrorCode::InvalidInput => FailurePhase::Input,
+      ErrorCode::Timeout
+      | ErrorCode::OutputLimitExceeded
+      | ErrorCode::SnapshotLimitExceeded
+      | ErrorCode::MemoryLimitExceeded
+      | ErrorCode::InternalError => FailurePhase::Guest,
+      ErrorCode::RuntimeUnavailable | ErrorCode::Aborted => FailurePhase::Host,
+    }
+  }
+}
+
 /// A `failed` result before telemetry and output are attached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
   pub code: ErrorCode,
   pub message: String,
+  pub phase: FailurePhase,
 }
 
 impl Failure {
@@ -44,7 +89,14 @@ impl Failure {
     Failure {
       code,
       message: message.into(),
+      phase: code.phase(),
     }
+  }
+
+  /// The same failure, made in `phase`.
+  pub fn in_phase(mut self, phase: FailurePhase) -> Self {
+    self.phase = phase;
+    self
   }
 
   pub fn invalid(message: impl Into<String>) -> Self {

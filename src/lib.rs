@@ -36,7 +36,9 @@ use napi_derive::napi;
 use std::sync::Arc;
 
 pub use config::CodeModeConfig;
-use protocol::types::{CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry};
+use protocol::types::{
+  CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry,
+};
 
 /// Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
 /// defaults and clamps. Never throws; anything unusable becomes its default.
@@ -177,6 +179,12 @@ impl NativeRun {
   #[napi(getter)]
   pub fn active(&self) -> bool {
     self.run.active
+  }
+
+  /// Why the run is inactive; `undefined` when it is active.
+  #[napi(getter)]
+  pub fn inactive_reason(&self) -> Option<CodeModeInactiveReason> {
+    self.run.inactive_reason
   }
 
   #[napi(getter)]

@@ -213,6 +213,39 @@ pub fn visible(catalog: &Catalog) -> Vec<Registration> {
     .collect()
 }
 
+/// Registrations [`visible`] leaves out, each with the first required tool the run lacks and
+/// why: a tool of that name that is there but not owned by the plugin (most often one given no
+/// `sourceName`, so it counts as `core`'s) says so.
+pub fn not_visible(catalog: &Catalog) -> Vec<Hidden> {
+  REGISTRY
+    .lock()
+    .iter()
+    .filter_map(|r| {
+      let missing = r
+        .required_tool_names
+        .iter()
+        .find(|name| owned_tool(catalog, &r.plugin_id, name).is_none())?;
+      let plugin = &r.plugin_id;
+      let same_name = catalog
+        .entries()
+        .iter()
+        .find(|e| e.source == Source::OpenClaw && e.name == *missing);
+      let reason = match same_name {
+        Some(e) => format!(
+          "required tool \"{missing}\" is in this run with sourceName \"{}\", not \"{plugin}\": \
+           a namespace's tools must carry its plugin id as sourceName",
+          e.source_name
+        ),
+        None => format!("required tool \"{missing}\" is not in this run"),
+      };
+      Some(Hidden {
+        id: r.id.clone(),
+        reason,
+      })
+    })
+    .collect()
+}
+
 /// A namespace as one run shows it.
 #[derive(Debug, Clone)]
 pub struct Installed {

@@ -6,6 +6,15 @@
   'use strict';
   const { defineProperty, deepFreeze, freeze, isArray, JSONparse, JSONstringify } = core;
   const { reject, resolve, str, TypeErrorCtor, wellFormed, lazy } = core;
+  const ProxyCtor = Proxy;
+  // Names a caller probes without meaning a tool (`await tools`, `JSON.stringify(tools)`).
+  const NOT_TOOL_NAMES = ['then', 'toJSON'];
+
+  // The last `tools.<name>` read for a name the run does not have (undefined once a real tool
+  // is read). `tools.nope()` fails in QuickJS with a bare "not a function"; if the cell ends
+  // with that error right after such a read, `explain` says where to look instead.
+  // `typeof tools.nope` stays 'undefined', so probing for a tool works as before.
+  let missingTool;
 
   function inputJson(input) {
     if (input === undefined) return '{}';
@@ -63,7 +72,14 @@
         enumerable: true,
       });
     }
-    return freeze(tools);
+    return new ProxyCtor(freeze(tools), {
+      get(target, name) {
+        if (typeof name === 'string') {
+          missingTool = name in target || NOT_TOOL_NAMES.includes(name) ? undefined : name;
+        }
+        return target[name];
+      },
+    });
   }
 
   // MCP.<server>.<tool>({...}): exactly one object argument (none means {}).
@@ -147,6 +163,17 @@
   });
 
   return {
+    // The uncaught error a cell ends with, made clearer (see `missingTool`).
+    explain(error) {
+      if (missingTool !== undefined && error instanceof TypeErrorCtor && error.message === 'not a function') {
+        try {
+          error.message =
+            'tools.' + missingTool + ' is not a function: there is no such tool in this run. Find tools with ' +
+            'tools.search(query) (or ALL_TOOLS), then call one by its name or with tools.call(id, input).';
+        } catch (ignored) {}
+      }
+      return error;
+    },
     bind() {
       namespaceList = JSONparse(host.namespaces());
       for (let i = 0; i < namespaceList.length; i++) lazy(namespaceList[i].name, () => namespaceAt(i));

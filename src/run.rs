@@ -12,7 +12,9 @@ use crate::mcp::McpSurface;
 use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::port::Port;
 use crate::protocol::calls::{self, NestedCall};
-use crate::protocol::types::{CodeModeHiddenNamespace, CodeModeRunTelemetry, ModelToolDefinition};
+use crate::protocol::types::{
+  CodeModeHiddenNamespace, CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition,
+};
 use crate::protocol::{
   Message, cell_event,
   result::{self, Status},
@@ -61,6 +63,8 @@ pub struct Run {
   limits: Limits,
   guest: &'static Guest,
   pub active: bool,
+  /// Why `active` is false (`None` when it is true).
+  pub inactive_reason: Option<CodeModeInactiveReason>,
   pub catalog: Catalog,
   model_tools: OnceLock<Vec<ModelToolDefinition>>,
   mcp: OnceLock<McpSurface>,
@@ -95,8 +99,18 @@ impl Run {
   pub fn new(options: RunOptions, port: Arc<dyn Port>) -> Arc<Run> {
     let config = config::resolve(&options.config);
     let catalog = Catalog::build(&options.tools);
-    let active =
-      config.enabled && !catalog.is_empty() && !options.disable_tools && !options.raw_model_call;
+    let inactive_reason = if !config.enabled {
+      Some(CodeModeInactiveReason::Disabled)
+    } else if options.raw_model_call {
+      Some(CodeModeInactiveReason::RawModelCall)
+    } else if options.disable_tools {
+      Some(CodeModeInactiveReason::ToolsDisabled)
+    } else if catalog.is_empty() {
+      Some(CodeModeInactiveReason::NoTools)
+    } else {
+      None
+    };
+    let active = inactive_reason.is_none();
     let limits = Limits {
       timeout: Duration::from_millis(config.timeout_ms as u64),
       memory_limit_bytes: config.memory_limit_bytes as usize,
@@ -110,6 +124,7 @@ impl Run {
       guest: options.guest,
       config,
       active,
+      inactive_reason,
       catalog,
       model_tools: OnceLock::new(),
       mcp: OnceLock::new(),
@@ -186,7 +201,10 @@ impl Run {
   /// which the JS layer reports as `namespace_hidden` events.
   pub fn install_namespaces(&self, descriptors: &Value) -> Vec<Hidden> {
     let candidates = self.namespace_candidates();
-    let result = namespaces::install(&self.catalog, &candidates, descriptors);
+    let mut result = namespaces::install(&self.catalog, &candidates, descriptors);
+    if self.active {
+      result.1.extend(namespaces::not_visible(&self.catalog));
+    }
     let hidden = result.1.clone();
     let _ = self.namespaces.set(result);
     hidden

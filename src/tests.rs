@@ -393,17 +393,54 @@ fn floating_rejections_and_deadlocks() {
 }
 
 #[test]
-fn pending_call_cap_is_catchable() {
+fn calls_past_the_cap_queue_and_past_the_queue_fail_catchably() {
   let mut h = Harness::new(json!({ "enabled": true, "maxPendingToolCalls": 2 }));
-  let r = h.exec("const p = [tools.slow(), tools.slow()];\ntry { await tools.slow() } catch (e) { return [e.message, (await Promise.all(p)).length] }");
+  // 2 in flight and 128 queued: all run, in the order they were started.
+  let r = h.exec(
+    "const p = [];\nfor (let i = 0; i < 130; i++) p.push(tools.slow({ i }));\n\
+     try { await tools.slow({ i: -1 }) } catch (e) { return [e.message, (await Promise.all(p)).map((v) => v.echo.i)] }",
+  );
+  assert_eq!(r["status"], "completed", "{r}");
   assert_eq!(
-    r["value"],
-    json!([
-      "Too many pending tool calls: at most 2 may run at once (maxPendingToolCalls).",
-      2
-    ]),
+    r["value"][0],
+    "Too many pending tool calls: 2 are running (maxPendingToolCalls) and 128 more are queued. \
+     Await some before starting more.",
     "{r}"
   );
+  let order: Vec<i64> = h
+    .calls
+    .iter()
+    .map(|c| c["input"]["i"].as_i64().unwrap())
+    .collect();
+  assert_eq!(order, (0..130).collect::<Vec<_>>());
+  assert_eq!(r["value"][1], json!((0..130).collect::<Vec<_>>()));
+}
+
+#[test]
+fn queued_calls_start_only_as_in_flight_ones_settle() {
+  let mut h = Harness::new(json!({ "enabled": true, "maxPendingToolCalls": 2, "timeoutMs": 300 }));
+  // Nothing settles: only the cap reaches the host; the queued calls are listed as pending.
+  let r = h.exec_with(
+    "await Promise.all([1, 2, 3, 4].map((i) => tools.slow({ i })))",
+    &|_| None,
+  );
+  assert_eq!(r["status"], "waiting", "{r}");
+  assert_eq!(h.calls.len(), 2, "{:?}", h.calls);
+  assert_eq!(r["pendingToolCalls"].as_array().unwrap().len(), 4, "{r}");
+  let token = r["runId"].as_str().unwrap().to_string();
+  // Settling the two in flight starts the other two.
+  for call in h.calls.clone() {
+    let (cell, id) = (
+      call["cell"].as_u64().unwrap(),
+      call["call"].as_u64().unwrap(),
+    );
+    h.run
+      .settle(cell, id as u32, true, Some(call["input"]["i"].to_string()));
+  }
+  let r = h.wait(&token, &|call| Some((true, call["input"]["i"].to_string())));
+  assert_eq!(r["status"], "completed", "{r}");
+  assert_eq!(r["value"], json!([1, 2, 3, 4]), "{r}");
+  assert_eq!(h.calls.len(), 4, "{:?}", h.calls);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use super::watchdog::{self, STUCK_GRACE};
 use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
 use super::{admission, clock, output, pool, warm};
 use crate::engine::state::{Outcome, VmState};
-use crate::error::{ErrorCode, Failure, messages, panic_message};
+use crate::error::{ErrorCode, Failure, FailurePhase, messages, panic_message};
 use dashmap::DashMap;
 use parking_lot::Mutex;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -110,10 +110,12 @@ enum End {
 
 fn kill_failure(kill: Kill, limits: &Limits, signals: &Signals) -> Failure {
   match kill {
+    // Only the host functions' guard (`guarded`) reports a panic through the signals.
     Kill::Panic => Failure::internal(format!(
       "code mode runtime failed: {}",
       signals.panic_message().unwrap_or_default()
-    )),
+    ))
+    .in_phase(FailurePhase::Bridge),
     Kill::Timeout => Failure::new(
       ErrorCode::Timeout,
       format!(
@@ -310,7 +312,29 @@ impl Cell {
     if st.phase == Phase::Done {
       return;
     }
+    let first = st.inbox.len();
     st.inbox.extend(deliveries);
+    // A parked cell runs again only on `wait`; its queued requests (past the host's in-flight
+    // cap) take the slots of the ones that just settled now, not then.
+    if st.phase == Phase::Suspended
+      && let Some(vm) = st.vm.as_ref()
+    {
+      let batches: Vec<_> = {
+        let mut state = vm.state.lock();
+        if state.requests_queued() == 0 {
+          return;
+        }
+        st.inbox[first..]
+          .iter()
+          .filter_map(|delivery| state.settled_while_parked(delivery.call))
+          .collect()
+      };
+      drop(st);
+      for batch in batches {
+        batch.send();
+      }
+      return;
+    }
     self.requeue_if_idle(&mut st, false);
   }
 
@@ -446,7 +470,8 @@ impl Cell {
         let failure = Failure::internal(format!(
           "code mode runtime failed: {}",
           panic_message(&*panic)
-        ));
+        ))
+        .in_phase(FailurePhase::Host);
         self.finish(None, End::Failed(failure));
       }
       Ok(Err(failure)) => self.finish(slot, End::Failed(failure)),
@@ -465,7 +490,9 @@ impl Cell {
         Some(vm) => self.after_idle(vm),
         None => self.finish(
           None,
-          End::Failed(Failure::internal("code mode cell lost its VM.")),
+          End::Failed(
+            Failure::internal("code mode cell lost its VM.").in_phase(FailurePhase::Host),
+          ),
         ),
       },
     }
@@ -502,7 +529,9 @@ impl Cell {
     let host = self.host();
     crate::testing::at_slice(host.label());
     if !slot.as_ref().is_some_and(|vm| vm.started) {
-      let prepare = prepare.ok_or_else(|| Failure::internal("code mode cell has no program."))?;
+      let prepare = prepare.ok_or_else(|| {
+        Failure::internal("code mode cell has no program.").in_phase(FailurePhase::Host)
+      })?;
       // Preparing is not guest JavaScript: the interrupt handler cannot stop it, a deadline can.
       let program = prepare(self.signals.deadline())?;
       if slot.is_none() {
@@ -641,7 +670,7 @@ impl Cell {
       drop(st);
       return self.finish(
         Some(vm),
-        End::Failed(Failure::invalid(messages::TOO_MANY_SUSPENDED)),
+        End::Failed(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host)),
       );
     }
     let leg = st.leg.take().expect("a suspending cell is in a leg");
@@ -716,7 +745,10 @@ impl Cell {
       .as_ref()
       .and_then(|state| state.try_lock_for(Duration::from_millis(100)))
     {
-      Some(mut state) => (state.take_output(), state.requests_in_flight()),
+      Some(mut state) => {
+        state.drop_queued();
+        (state.take_output(), state.requests_in_flight())
+      }
       None => (Vec::new(), usize::from(state.is_some())),
     };
     // Completion leaves requests running in the host (their outcomes are dropped); every other

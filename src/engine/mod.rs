@@ -55,7 +55,7 @@ pub use output::OutputItem;
 pub use pool::abandoned_workers;
 #[cfg(test)]
 pub use pool::worker_count;
-pub use state::{Pending, VmState};
+pub use state::{MAX_QUEUED_REQUESTS, Pending, VmState};
 pub use vm::Delivery;
 
 /// Process-wide settings: worker threads, cells in a leg at once (later legs queue, see
@@ -209,7 +209,8 @@ pub struct Guest {
   /// A parenthesised function expression `(function (host, core) { … return { bind } })`:
   /// it defines the host's globals from `host` (the engine's and the host's functions) and
   /// `core` (the engine prelude's helpers, see `engine/prelude.js`), and returns `bind`, which
-  /// runs once the VM knows its host.
+  /// runs once the VM knows its host, and optionally `explain(error)`, which may make the
+  /// uncaught error a cell ends with clearer.
   pub prelude: &'static str,
   pub install: InstallFn,
   /// The composed prelude, compiled on first use.

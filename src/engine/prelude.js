@@ -224,7 +224,10 @@
         }
         host.done(true, text);
       };
-      apply(then, main(), [done, (error) => host.done(false, errorInfo(error))]);
+      // The host's half may make an uncaught error clearer (`explain`, optional).
+      const failed = (error) =>
+        host.done(false, errorInfo(own.explain === undefined ? error : own.explain(error)));
+      apply(then, main(), [done, failed]);
     },
     // A failed nested call: its promise rejects with an Error built here, like any guest error.
     fail(rejectCall, text) {

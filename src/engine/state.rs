@@ -5,7 +5,7 @@
 use super::limits::{Kill, Signals};
 use super::output::{Output, OutputItem};
 use super::{Host, PendingRequest};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,10 @@ const OUTBOX_MAX: usize = 32;
 const OUTBOX_MAX_BYTES: usize = 16 << 20;
 /// How long a started request may wait in the outbox while the guest keeps running.
 pub const OUTBOX_WAIT: Duration = Duration::from_micros(100);
+
+/// Requests that may wait for a free slot behind the host's in-flight cap, as upstream's
+/// queue: past it, starting one more is a guest error.
+pub const MAX_QUEUED_REQUESTS: usize = 128;
 
 /// A request the guest waits on.
 #[derive(Debug, Clone)]
@@ -67,6 +71,12 @@ pub struct VmState {
   outbox: Vec<u8>,
   outbox_count: usize,
   outbox_since: Option<Instant>,
+  /// Requests started past the host's in-flight cap, oldest first: each is a whole batch in
+  /// the host's format, sent as an in-flight request settles. They are in `pending` too.
+  queued: VecDeque<(u32, Vec<u8>)>,
+  /// In-flight requests whose outcome reached a parked cell and already gave their slot to a
+  /// queued one ([`VmState::settled_while_parked`]); still in `pending` until delivered.
+  released: Vec<u32>,
   pub signals: Arc<Signals>,
 }
 
@@ -99,6 +109,8 @@ impl VmState {
       outbox: Vec::new(),
       outbox_count: 0,
       outbox_since: None,
+      queued: VecDeque::new(),
+      released: Vec::new(),
       signals,
     }
   }
@@ -139,9 +151,25 @@ impl VmState {
     self.next_id
   }
 
-  /// Requests in flight (the yield entry aside).
+  /// Requests in flight (the yield entry and queued requests aside).
   pub fn requests_in_flight(&self) -> usize {
-    self.pending.len() - usize::from(self.yield_entry.is_some())
+    self.pending.len()
+      - usize::from(self.yield_entry.is_some())
+      - self.queued.len()
+      - self.released.len()
+  }
+
+  /// Requests waiting for a slot behind the host's in-flight cap.
+  pub fn requests_queued(&self) -> usize {
+    self.queued.len()
+  }
+
+  /// Records request `id` as pending but not sent: `batch` (a whole batch of one, in the
+  /// host's format) goes to the host once an in-flight request settles. The caller keeps the
+  /// queue within [`MAX_QUEUED_REQUESTS`].
+  pub fn queue_behind(&mut self, id: u32, pending: Pending, batch: Vec<u8>) {
+    self.pending.insert(id, pending);
+    self.queued.push_back((id, batch));
   }
 
   /// The outbox, for a host function to append one request in the host's own format before
@@ -218,11 +246,69 @@ impl VmState {
   }
 
   /// Settles pending entry `id`: false if there is none (already settled or never made).
-  pub fn take_pending(&mut self, id: u32) -> bool {
+  /// When an in-flight request settles, the oldest queued one takes its slot: its batch is
+  /// returned, to send once the lock is released. A cell that is ending starts none.
+  pub fn take_pending(&mut self, id: u32) -> (bool, Option<Batch>) {
     if self.yield_entry == Some(id) {
       self.yield_entry = None;
+      return (self.pending.remove(&id).is_some(), None);
     }
-    self.pending.remove(&id).is_some()
+    if self.pending.remove(&id).is_none() {
+      return (false, None);
+    }
+    if let Some(at) = self.released.iter().position(|released| *released == id) {
+      // Its slot went to a queued request when its outcome arrived.
+      self.released.swap_remove(at);
+      return (true, None);
+    }
+    if self.queued.is_empty() {
+      return (true, None);
+    }
+    if let Some(at) = self.queued.iter().position(|(queued, _)| *queued == id) {
+      // Settled before it was sent (the host never saw it): no slot frees.
+      self.queued.remove(at);
+      return (true, None);
+    }
+    if self.ending() {
+      return (true, None);
+    }
+    let batch = self.queued.pop_front().and_then(|(_, bytes)| {
+      Some(Batch {
+        host: self.host.clone()?,
+        cell: self.cell_id,
+        bytes,
+      })
+    });
+    (true, batch)
+  }
+
+  /// The outcome of request `id` reached the cell while it is parked (it is delivered on the
+  /// next `wait`): if `id` is in flight, its slot goes to the oldest queued request now, so a
+  /// queue keeps moving while the model thinks. Returns that request's batch to send.
+  pub fn settled_while_parked(&mut self, id: u32) -> Option<Batch> {
+    if self.queued.is_empty()
+      || self.yield_entry == Some(id)
+      || !self.pending.contains_key(&id)
+      || self.released.contains(&id)
+      || self.queued.iter().any(|(queued, _)| *queued == id)
+      || self.ending()
+    {
+      return None;
+    }
+    let (_, bytes) = self.queued.pop_front()?;
+    self.released.push(id);
+    Some(Batch {
+      host: self.host.clone()?,
+      cell: self.cell_id,
+      bytes,
+    })
+  }
+
+  /// Drops the queued requests unsent (the cell is ending).
+  pub fn drop_queued(&mut self) {
+    for (id, _) in std::mem::take(&mut self.queued) {
+      self.pending.remove(&id);
+    }
   }
 
   /// What the cell waits on: its pending requests, then its timers.

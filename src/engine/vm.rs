@@ -262,7 +262,11 @@ impl Vm {
         .userdata::<core_fns::RequestPromises>()
         .expect("the request table is installed with the VM");
       for delivery in deliveries {
-        if !host.lock().take_pending(delivery.call) {
+        let (known, queued) = host.lock().take_pending(delivery.call);
+        if let Some(batch) = queued {
+          batch.send();
+        }
+        if !known {
           continue;
         }
         match calls.take(delivery.call) {

@@ -60,6 +60,9 @@ pub fn to_json(status: Status, output: &[OutputItem], telemetry: &str) -> String
       push_str(&mut out, &failure.message);
       out.push_str(",\"code\":");
       push_str(&mut out, failure.code.as_str());
+      out.push_str(",\"failurePhase\":\"");
+      out.push_str(failure.phase.as_str());
+      out.push('"');
     }
   }
   if !output.is_empty() {
@@ -141,6 +144,7 @@ mod tests {
       (v["error"].as_str(), v["code"].as_str()),
       (Some("too slow"), Some("timeout"))
     );
+    assert_eq!(v["failurePhase"], "guest");
     assert_eq!(v["output"], json!([{ "type": "json", "value": 2 }]));
   }
 }

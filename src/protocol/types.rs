@@ -59,6 +59,20 @@ pub struct CodeModeTelemetry {
   pub visible_tools: Vec<String>,
 }
 
+/// Why a run is inactive (`run.inactiveReason`), the first that applies in this order.
+#[napi(string_enum = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeModeInactiveReason {
+  /// `tools.codeMode.enabled` is not true.
+  Disabled,
+  /// The run is a raw model call (`rawModelCall`).
+  RawModelCall,
+  /// The run's tools are disabled (`disableTools`).
+  ToolsDisabled,
+  /// The catalog is empty: no valid tool was given.
+  NoTools,
+}
+
 /// Two catalog tools given the same safe name.
 #[napi(object, object_from_js = false)]
 pub struct CodeModeNameCollision {
@@ -97,7 +111,8 @@ pub struct CodeModeRunTelemetry {
   pub peak_snapshot_bytes: f64,
   /// Namespace ids shown in this run.
   pub visible_namespaces: Vec<String>,
-  /// Registered namespaces whose tools are visible but whose scope failed, and why.
+  /// Registered namespaces not shown in this run (a required tool missing or not owned by the
+  /// plugin, or a scope that failed), and why.
   pub hidden_namespaces: Vec<CodeModeHiddenNamespace>,
   /// Cells of this run still alive (running, idle or suspended).
   pub live_cells: u32,
@@ -175,6 +190,10 @@ pub enum CodeModeResult {
     error: String,
     #[napi(ts_type = "CodeModeErrorCode")]
     code: String,
+    /// Where it failed (see `CodeModeFailurePhase`): the input, the guest program, the
+    /// nested-call bridge, or the host runtime.
+    #[napi(ts_type = "CodeModeFailurePhase")]
+    failure_phase: String,
     output: Option<Vec<CodeModeOutput>>,
     telemetry: CodeModeTelemetry,
   },
@@ -284,7 +303,10 @@ mod tests {
     );
     let failure = Failure::new(ErrorCode::Timeout, "slow");
     let failed = to_json(Status::Failed(&failure), &output[..1], TELEMETRY);
-    assert!(matches!(read(&failed), CodeModeResult::Failed { code, .. } if code == "timeout"));
+    assert!(matches!(
+      read(&failed),
+      CodeModeResult::Failed { code, failure_phase, .. } if code == "timeout" && failure_phase == "guest"
+    ));
     // A field the declaration lacks is refused: the check can fail.
     let extra = completed.replacen("\"status\"", "\"surprise\":1,\"status\"", 1);
     assert!(serde_json::from_str::<CodeModeResult>(&extra).is_err());

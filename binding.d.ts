@@ -240,14 +240,19 @@ export interface ModelToolDefinition {
 }
 
 /**
- * A namespace registration as the plugin loader passes it (without its JS callbacks, which
- * stay in `lib/namespaces.js`).
+ * What a plugin namespace declares, as the plugin loader passes it; `index.d.ts` adds its
+ * JavaScript callback (`createScope`), which stays in `lib/namespaces.js`.
  */
 export interface NamespaceRegistration {
+  /** Unique namespace id. */
   id: string
+  /** The guest global (`Issues`); also `namespaces.<globalName>`. A JavaScript identifier, not reserved. */
   globalName: string
-  description?: string
+  /** Appended to the exec description when the namespace is visible. */
+  description: string
+  /** Optional usage hint appended after the description. */
   prompt?: string
+  /** Visibility gate and ownership check: each must be in the run with `sourceName === pluginId`. */
   requiredToolNames: Array<string>
 }
 

@@ -13,6 +13,7 @@ import type {
   CodeModeRunTelemetry,
   CodeModeTelemetry,
   ModelToolDefinition,
+  NamespaceRegistration,
   ToolCatalogEntry,
 } from './binding'
 
@@ -278,17 +279,7 @@ export interface CodeModeNamespaceToolMarker {
  */
 export type CodeModeNamespaceScope = Record<string, unknown>
 
-export interface CodeModeNamespaceRegistration {
-  /** Unique namespace id. */
-  id: string
-  /** The guest global (`Issues`); also `namespaces.<globalName>`. A JavaScript identifier, not reserved. */
-  globalName: string
-  /** Appended to the exec description when the namespace is visible. */
-  description: string
-  /** Optional usage hint appended after the description. */
-  prompt?: string
-  /** Visibility gate and ownership check: each must be in the run with `sourceName === pluginId`. */
-  requiredToolNames: string[]
+export interface CodeModeNamespaceRegistration extends NamespaceRegistration {
   /** Builds the run's scope (runs once per `CodeModeRun.create`, on the main thread). */
   createScope: (ctx: CodeModeNamespaceContext) => CodeModeNamespaceScope
 }

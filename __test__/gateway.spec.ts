@@ -36,7 +36,19 @@ function concurrentExecutor(delayMs = 2) {
 
 describe('calls past maxPendingToolCalls queue', () => {
   it('Promise.all over 17 calls completes with the default cap, at most 16 in flight', async () => {
-    const { seen, executor } = concurrentExecutor()
+    // Calls are held until the cap is reached, so a slow machine cannot settle the first ones
+    // before the rest have started.
+    let open!: () => void
+    const full = new Promise<void>((resolve) => (open = resolve))
+    const seen = { now: 0, most: 0 }
+    const executor = async (call: NestedToolCall) => {
+      seen.now++
+      seen.most = Math.max(seen.most, seen.now)
+      if (seen.now >= 16) open()
+      await Promise.race([full, sleep(5000)])
+      seen.now--
+      return (call.input as { i: number }).i
+    }
     const { run } = makeRun({ executor })
     const result = await run.exec({ code: 'await Promise.all(Array.from({ length: 17 }, (_, i) => tools.slow({ i })))' })
     expect(expectStatus(result, 'completed').value).toEqual(Array.from({ length: 17 }, (_, i) => i))

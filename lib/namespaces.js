@@ -42,7 +42,7 @@ function registerCodeModeNamespaceForPlugin(pluginId, registration) {
     native.registerNamespace(pluginId, {
       id,
       globalName,
-      description: typeof description === 'string' ? description : undefined,
+      description: typeof description === 'string' ? description : '',
       prompt: typeof prompt === 'string' ? prompt : undefined,
       requiredToolNames,
     })

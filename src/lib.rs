@@ -76,14 +76,19 @@ pub fn assert_code_mode_payload(tool_names: Vec<String>) -> Result<()> {
   surface::check_payload(&tool_names).map_err(|message| Error::new(Status::InvalidArg, message))
 }
 
-/// A namespace registration as the plugin loader passes it (without its JS callbacks, which
-/// stay in `lib/namespaces.js`).
+/// What a plugin namespace declares, as the plugin loader passes it; `index.d.ts` adds its
+/// JavaScript callback (`createScope`), which stays in `lib/namespaces.js`.
 #[napi(object)]
 pub struct NamespaceRegistration {
+  /// Unique namespace id.
   pub id: String,
+  /// The guest global (`Issues`); also `namespaces.<globalName>`. A JavaScript identifier, not reserved.
   pub global_name: String,
-  pub description: Option<String>,
+  /// Appended to the exec description when the namespace is visible.
+  pub description: String,
+  /// Optional usage hint appended after the description.
   pub prompt: Option<String>,
+  /// Visibility gate and ownership check: each must be in the run with `sourceName === pluginId`.
   pub required_tool_names: Vec<String>,
 }
 
@@ -94,7 +99,7 @@ pub fn register_namespace(plugin_id: String, registration: NamespaceRegistration
     plugin_id,
     id: registration.id,
     global_name: registration.global_name,
-    description: registration.description.unwrap_or_default(),
+    description: registration.description,
     prompt: registration.prompt,
     required_tool_names: registration.required_tool_names,
   })

@@ -8,8 +8,9 @@ export interface NativeTesting {
   __testStall(ms: number, runId?: string | null): void
   __testDecodeSettled(numbers: Float64Array, payloads: string): string
   __testWriteCalls(toolsJson: string, parent: string | null, calls: string): string
+  __testClearCatalogCache(): void
 }
 
 const native = createRequire(import.meta.url)('../../binding.js') as NativeTesting
 
-export const { __testPanic, __testStall, __testDecodeSettled, __testWriteCalls } = native
+export const { __testPanic, __testStall, __testDecodeSettled, __testWriteCalls, __testClearCatalogCache } = native

@@ -210,7 +210,7 @@ describe('shared catalog', () => {
     { name: 'tool_describe', description: 'control tool' },
     { name: 'tool_search_code', description: 'control tool' },
     { name: 'wait', description: 'control tool' },
-    { name: 'exec', toolKind: 'code_mode_exec', description: 'the code mode exec' },
+    { name: 'exec', toolKind: 'code_mode_exec', description: 'the code mode exec' } as CatalogTool,
   ]
 
   it('has code mode ids, ranking and exclusions', async () => {

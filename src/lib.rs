@@ -38,6 +38,7 @@ use std::sync::Arc;
 
 pub use config::CodeModeConfig;
 use protocol::types::{CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry};
+pub use toolsearch::resolve_tool_search_config;
 
 /// Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
 /// defaults and clamps. Never throws; anything unusable becomes its default.

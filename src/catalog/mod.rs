@@ -466,4 +466,51 @@ mod tests {
     assert_eq!(collided, vec!["web_search", "constructor", "search"]);
     assert_eq!(catalog.stats.name_collisions[0].ids.len(), 2);
   }
+
+  #[test]
+  fn searches_leave_no_state_behind_across_catalogs() {
+    let tools = |n: usize, tag: &str| -> Value {
+      Value::Array(
+        (0..n)
+          .map(|i| json!({ "name": format!("{tag}_note_{i}"), "description": format!("write notes and files for team {}", i % 7) }))
+          .collect(),
+      )
+    };
+    let big = Catalog::build(&tools(2_000, "big"));
+    let small = Catalog::build(&tools(30, "small"));
+    let ids = |hits: Vec<&CatalogEntry>| hits.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let queries = [
+      "write notes",
+      "files for team 3",
+      "team notes files",
+      "small_note_4",
+      "big_note_1999",
+    ];
+    let first: Vec<_> = queries
+      .iter()
+      .map(|q| (ids(big.search(q, 10)), ids(small.search(q, 10))))
+      .collect();
+    for _ in 0..3 {
+      for (q, expected) in queries.iter().zip(&first) {
+        assert_eq!(
+          &(ids(big.search(q, 10)), ids(small.search(q, 10))),
+          expected,
+          "{q}"
+        );
+      }
+    }
+    // Tool Search sees MCP entries too, ranked the same way.
+    let mixed = Catalog::build(&json!([
+      { "name": "create_issue", "source": "mcp", "sourceName": "github", "description": "Create an issue" },
+      { "name": "list_issues", "description": "List issues" },
+    ]));
+    assert_eq!(
+      ids(mixed.search("issue", 5)),
+      vec!["openclaw:core:list_issues"]
+    );
+    assert_eq!(
+      ids(mixed.search_all("create issue", 5)),
+      vec!["mcp:github:create_issue", "openclaw:core:list_issues"]
+    );
+  }
 }

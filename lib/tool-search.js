@@ -201,6 +201,15 @@ class ToolSearchRun {
         result.output,
       )
     }
+    if (result.status === 'failed' && result.code === 'snapshot_limit_exceeded') {
+      // The engine refused to park the cell at the deadline (too large to keep): still this
+      // call's deadline, and the engine already dropped the cell and cancelled its calls.
+      return this.#failed(
+        'timeout',
+        `tool_search_code did not finish within ${this.#config.codeTimeoutMs} ms (codeTimeoutMs); its pending tool calls were cancelled.`,
+        result.output,
+      )
+    }
     return this.#result(result)
   }
 

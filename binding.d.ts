@@ -58,6 +58,38 @@ export declare class NativeRun {
   abort(): void
 }
 
+/** The native half of a `ToolSearchRun`, over the code-mode run the JS layer made for it. */
+export declare class NativeToolSearch {
+  constructor(run: NativeRun, mode: string)
+  /** The model tools of this run's mode. */
+  modelTools(): Array<ToolSearchModelTool>
+  /** The capability directory (`directory` mode's prompt). */
+  directory(): string
+  get catalogSize(): number
+  get sources(): CodeModeSources
+  /**
+   * `tool_search`: compact hits as JSON text; throws on a bad limit (the JS layer makes it a
+   * failed result).
+   */
+  search(query: string, limit?: number | undefined | null): string
+  /** `tool_describe`: the entry with `parameters` as JSON text, or null when unavailable. */
+  describe(id: string): string | null
+  /**
+   * `{ id, name, source, sourceName }` of a catalog entry as JSON text (not counted as a
+   * describe), or null when it is not in the catalog.
+   */
+  entry(id: string): string | null
+  /** Whether `id` is in the catalog (callable). */
+  has(id: string): boolean
+  /** The message for an id that is not (or no longer) in the catalog. */
+  unavailable(id: string): string
+  /**
+   * Drops a cell that stopped in `waiting` (Tool Search never suspends): its nested calls are
+   * cancelled. False when no such cell of this run is parked.
+   */
+  dropParked(token: string): boolean
+}
+
 /**
  * Throws unless `toolNames` is exactly `exec` and `wait`: the last check before a code-mode
  * request goes to the provider.
@@ -266,6 +298,11 @@ export interface NativeRunOptions {
   toolsJson: string
   disableTools?: boolean
   rawModelCall?: boolean
+  /**
+   * The kind of VM the run's cells use: `"tool_search"` for a `ToolSearchRun`'s, code mode's
+   * otherwise.
+   */
+  guest?: string
 }
 
 /** Registers a plugin namespace; throws a TypeError naming the problem when it is invalid. */
@@ -276,6 +313,13 @@ export declare function registerNamespace(pluginId: string, registration: Namesp
  * defaults and clamps. Never throws; anything unusable becomes its default.
  */
 export declare function resolveCodeModeConfig(input?: unknown | undefined | null): CodeModeConfig
+
+/**
+ * Normalises a `tools.toolSearch` value: `true` is code mode, `false` (or unset) is off, an
+ * object is on unless it says `enabled: false`; defaults and clamps as OpenClaw's Tool Search
+ * page gives them. Never throws.
+ */
+export declare function resolveToolSearchConfig(input?: unknown | undefined | null): ToolSearchConfig
 
 /** Process-wide runtime settings. Every field is optional; call it before or between runs. */
 export interface RuntimeOptions {
@@ -298,6 +342,65 @@ export interface ToolCatalogEntry {
   description: string
   source: 'openclaw' | 'mcp' | 'client'
   sourceName?: string
+}
+
+/** Normalised `tools.toolSearch` settings, as returned by `resolveToolSearchConfig`. */
+export interface ToolSearchConfig {
+  /** `true` or an object (unless it says `enabled: false`) turns Tool Search on. Default `false`. */
+  enabled: boolean
+  /**
+   * `"code"` (`tool_search_code`; the default for `true` and for an object without a mode),
+   * `"tools"` (`tool_search`, `tool_describe`, `tool_call`; the mode when unset) or
+   * `"directory"` (the three tools plus a bounded capability directory in the prompt).
+   */
+  mode: 'code' | 'tools' | 'directory'
+  /**
+   * Wall clock of one whole `tool_search_code` call, nested calls included. Default 10000,
+   * clamped to 1000..=60000.
+   */
+  codeTimeoutMs: number
+  /** Search results when no limit is given. Default 8, clamped to 1..=maxSearchLimit. */
+  searchDefaultLimit: number
+  /** Largest search limit. Default 20, clamped to 1..=50. */
+  maxSearchLimit: number
+}
+
+/** A model-visible Tool Search tool definition. */
+export interface ToolSearchModelTool {
+  name: 'tool_search_code' | 'tool_search' | 'tool_describe' | 'tool_call'
+  label: string
+  description: string
+  /** JSON Schema (flat: no oneOf/anyOf). */
+  parameters: Record<string, unknown>
+}
+
+/** What a Tool Search run reports: prompt size, catalog, and what the model did with it. */
+export interface ToolSearchTelemetry {
+  mode: 'code' | 'tools' | 'directory'
+  /** UTF-8 bytes of the serialized model tools plus the prompt directory. */
+  promptBytes: number
+  /** Number of model-visible tools (1 in code mode, 3 otherwise, 0 inactive). */
+  modelToolCount: number
+  catalogSize: number
+  sources: CodeModeSources
+  searchCount: number
+  describeCount: number
+  /** Tool calls started (through `openclaw.tools.call` or `tool_call`). */
+  callCount: number
+  /** The tool calls that reached the executor, in order. */
+  toolCalls: Array<ToolSearchToolCall>
+}
+
+/** One tool call a Tool Search run executed. */
+export interface ToolSearchToolCall {
+  /** The catalog id called. */
+  id: string
+  source: 'openclaw' | 'mcp' | 'client'
+  sourceName?: string
+  /** The nested call's own id. */
+  toolCallId: string
+  /** The model's call (`tool_search_code` or `tool_call`) it ran under. */
+  parentToolCallId?: string
 }
 
 /** Removes one namespace; false when it was not registered. */

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeRun = nativeBinding.NativeRun
+module.exports.NativeToolSearch = nativeBinding.NativeToolSearch
 module.exports.assertCodeModePayload = nativeBinding.assertCodeModePayload
 module.exports.benchPrepare = nativeBinding.benchPrepare
 module.exports.clearNamespaces = nativeBinding.clearNamespaces
@@ -848,4 +849,5 @@ module.exports.CodeModeInactiveReason = nativeBinding.CodeModeInactiveReason
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
 module.exports.registerNamespace = nativeBinding.registerNamespace
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig
+module.exports.resolveToolSearchConfig = nativeBinding.resolveToolSearchConfig
 module.exports.unregisterNamespace = nativeBinding.unregisterNamespace

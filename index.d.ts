@@ -15,6 +15,10 @@ import type {
   ModelToolDefinition,
   NamespaceRegistration,
   ToolCatalogEntry,
+  ToolSearchConfig,
+  ToolSearchModelTool,
+  ToolSearchTelemetry,
+  ToolSearchToolCall,
 } from './binding'
 
 // Shapes the native side produces, declared once in Rust (src/protocol/types.rs) and generated
@@ -32,6 +36,10 @@ export type {
   CodeModeTelemetry,
   ModelToolDefinition,
   ToolCatalogEntry,
+  ToolSearchConfig,
+  ToolSearchModelTool,
+  ToolSearchTelemetry,
+  ToolSearchToolCall,
 }
 
 /**
@@ -302,3 +310,78 @@ export declare function clearCodeModeNamespacesForPlugin(pluginId: string): void
 export declare function unregisterCodeModeNamespace(namespaceId: string): void
 /** Removes every registration (test isolation). */
 export declare function clearCodeModeNamespacesForTest(): void
+
+// ---------------------------------------------------------------------------------------------
+// Tool Search (`tools.toolSearch`): search, describe and call on the same catalog and sandbox
+
+/** Normalises a `tools.toolSearch` value (`true` → code mode, `false` → off). Never throws. */
+export declare function resolveToolSearchConfig(input?: unknown): ToolSearchConfig
+
+export interface ToolSearchRunOptions {
+  /** The `tools.toolSearch` value. */
+  config?: unknown
+  /** The `tools.codeMode` value: engaged code mode takes precedence (the run is inactive). */
+  codeMode?: unknown
+  runId: string
+  sessionId?: string
+  sessionKey?: string
+  agentId?: string
+  tools: CatalogTool[]
+  executor: ToolExecutor
+  /** Nested calls, reported as code mode reports them (`tool_call_*`). */
+  onEvent?: (event: CodeModeEvent) => void
+}
+
+/** What a Tool Search call resolves to: shaped like `CodeModeResult`, never a rejection. */
+export type ToolSearchResult =
+  | { status: 'completed'; value: unknown; output?: CodeModeOutput[]; telemetry: ToolSearchTelemetry }
+  | { status: 'failed'; code: CodeModeErrorCode; error: string; output?: CodeModeOutput[]; telemetry: ToolSearchTelemetry }
+
+export interface ToolSearchCallOptions {
+  /** The model's call id; becomes `parentToolCallId` of the nested calls. */
+  toolCallId?: string
+  /** Aborting it fails the call with `aborted` and cancels its nested calls. */
+  signal?: CodeModeAbortSignal
+}
+
+export declare class ToolSearchRun {
+  /** Throws only on misuse (no executor, tools not an array, no runId). */
+  static create(options: ToolSearchRunOptions): ToolSearchRun
+  private constructor(options: ToolSearchRunOptions)
+  /** False: Tool Search off, no tools, or code mode engaged. */
+  readonly active: boolean
+  readonly mode: 'code' | 'tools' | 'directory'
+  readonly config: ToolSearchConfig
+  /** `[tool_search_code]` (code) or `[tool_search, tool_describe, tool_call]`; `[]` when inactive. */
+  readonly modelTools: ToolSearchModelTool[]
+  /** The bounded capability directory for the system prompt (`directory` mode; else `''`). */
+  readonly prompt: string
+  readonly telemetry: ToolSearchTelemetry
+  /** Runs one of `modelTools` by name. Never rejects: bad input is a `failed` result. */
+  call(toolName: string, input: unknown, options?: ToolSearchCallOptions): Promise<ToolSearchResult>
+  /** Cancels every call of this run; later calls fail `aborted`. */
+  abort(): void
+}
+
+/** A Tool Search model tool as an OpenClaw agent tool. */
+export interface ToolSearchAgentTool {
+  name: ToolSearchModelTool['name']
+  label: string
+  description: string
+  parameters: Record<string, unknown>
+  toolKind: 'tool_search'
+  hookMetadata(params: unknown): {
+    toolKind: 'tool_search'
+    toolSearchOperation: ToolSearchModelTool['name']
+    targetToolId?: string
+    toolInputKind?: 'javascript'
+  }
+  execute(
+    toolCallId: string,
+    params: unknown,
+    signal?: CodeModeAbortSignal,
+  ): Promise<{ content: { type: 'text'; text: string }[]; details: ToolSearchResult }>
+}
+
+/** The drop-in adapter: a Tool Search run's model tools as OpenClaw agent tools. */
+export declare function createToolSearchAgentTools(run: ToolSearchRun): ToolSearchAgentTool[]

@@ -2,12 +2,13 @@
 // The public surface of @openclaw/code-mode: this export table. Everything that can live in Rust
 // does; lib/ holds what must touch JavaScript values: the run and its exec/wait promises and
 // AbortSignals (run.js), the executor's side of a nested call (nested-call.js), namespace
-// callbacks (namespaces.js), the agent-tool adapter (agent-tools.js), and the wire format to
+// callbacks (namespaces.js), the agent-tool adapter (agent-tools.js), Tool Search (tool-search.js), and the wire format to
 // the native side (protocol.js).
 
 const native = require('./binding.js')
 const { CodeModeRun } = require('./lib/run.js')
 const { createCodeModeAgentTools } = require('./lib/agent-tools.js')
+const { ToolSearchRun, createToolSearchAgentTools } = require('./lib/tool-search.js')
 const {
   registerCodeModeNamespaceForPlugin,
   createCodeModeNamespaceTool,
@@ -21,6 +22,7 @@ const {
 const resolveCodeModeConfig = native.resolveCodeModeConfig
 const configureCodeModeRuntime = native.configureCodeModeRuntime
 const assertCodeModePayload = native.assertCodeModePayload
+const resolveToolSearchConfig = native.resolveToolSearchConfig
 
 module.exports = {
   CodeModeRun,
@@ -33,4 +35,7 @@ module.exports = {
   resolveCodeModeConfig,
   configureCodeModeRuntime,
   assertCodeModePayload,
+  ToolSearchRun,
+  createToolSearchAgentTools,
+  resolveToolSearchConfig,
 }

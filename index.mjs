@@ -14,6 +14,9 @@ export const {
   resolveCodeModeConfig,
   configureCodeModeRuntime,
   assertCodeModePayload,
+  ToolSearchRun,
+  createToolSearchAgentTools,
+  resolveToolSearchConfig,
 } = codeMode
 
 export default codeMode

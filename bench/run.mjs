@@ -13,6 +13,7 @@ import { catalog, cells, executor } from './lib/catalog.mjs'
 import { formatUs, median, percentile, ratio, sleep, timeUs } from './lib/stats.mjs'
 import { resumeCell, runCell, suspendCell } from './lib/wasi.mjs'
 import { runInWorker } from './lib/worker-pipeline.mjs'
+import { toolSearchRows } from './lib/tool-search.mjs'
 
 const require = createRequire(import.meta.url)
 const { CodeModeRun, configureCodeModeRuntime } = require('../index.js')
@@ -275,6 +276,9 @@ enum E${i} { A = ${i}, B }`).join('\n')
   results.concurrent1000 = { correct, baselineThreads: baseline, peakThreads: peak, workerThreads: cpus().length }
   rows.push(['1,000 concurrent cells, slow tool', correct ? 'all correct' : 'WRONG', '—', '—', '—', '—', `OS threads ${baseline} → peak ${peak}`])
 }
+
+console.error('Tool Search…')
+await toolSearchRows({ catalog, executor, N, rows, results })
 
 configureCodeModeRuntime({})
 const header = ['workload', 'this package', 'quickjs-wasi', 'worker per leg', 'vs quickjs-wasi', 'vs worker', 'note']

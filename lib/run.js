@@ -46,7 +46,17 @@ function optionalString(value) {
   return typeof value === 'string' && value.length > 0 ? value : undefined
 }
 
+// Internal to this package (lib/tool-search.js): a CodeModeRun created with
+// `options[TOOL_SEARCH_GUEST] === true` runs its cells in Tool Search's VM (src/toolsearch) and
+// installs no namespaces; `nativeOf` reaches its native half.
+const TOOL_SEARCH_GUEST = Symbol('toolSearchGuest')
+let nativeOf
+
 class CodeModeRun {
+  static {
+    nativeOf = (run) => run.#native
+  }
+
   #native
   #executor
   #onEvent
@@ -97,13 +107,22 @@ class CodeModeRun {
       sessionKey: optionalString(options.sessionKey),
       agentId: optionalString(options.agentId),
     }
-    const tools = options.tools.map((tool) => {
-      try {
-        return JSON.parse(JSON.stringify(tool))
-      } catch {
-        return null // not JSON: counted as invalid by the catalog
-      }
-    })
+    // One stringify of the whole list: the native side keys its catalog cache on this text
+    // (src/catalog/cache.rs). Only when some tool is not JSON does each go alone, as null.
+    let toolsJson
+    try {
+      toolsJson = JSON.stringify(options.tools)
+    } catch {
+      toolsJson = JSON.stringify(
+        options.tools.map((tool) => {
+          try {
+            return JSON.parse(JSON.stringify(tool))
+          } catch {
+            return null // not JSON: counted as invalid by the catalog
+          }
+        }),
+      )
+    }
     this.#native = new native.NativeRun(
       options.config,
       {
@@ -111,13 +130,14 @@ class CodeModeRun {
         sessionId: optionalString(options.sessionId),
         sessionKey: optionalString(options.sessionKey),
         agentId: optionalString(options.agentId),
-        toolsJson: JSON.stringify(tools),
+        toolsJson,
         disableTools: options.disableTools === true,
         rawModelCall: options.rawModelCall === true,
+        guest: options[TOOL_SEARCH_GUEST] === true ? 'tool_search' : undefined,
       },
       (kind, id, payload) => this.#port(kind, id, payload),
     )
-    this.#installNamespaces(options)
+    if (options[TOOL_SEARCH_GUEST] !== true) this.#installNamespaces(options)
   }
 
   // createScope runs once per run, here on the main thread; a failure hides that namespace.
@@ -366,4 +386,4 @@ class CodeModeRun {
   }
 }
 
-module.exports = { CodeModeRun }
+module.exports = { CodeModeRun, internals: { TOOL_SEARCH_GUEST, nativeOf } }

@@ -220,7 +220,7 @@ fn install<'js>(
 ///
 /// The host lock is never held while an exception is built: building one can run guest code
 /// (stack trace hooks), and guest code calling back into the bridge would deadlock the worker.
-fn start_call(
+pub(crate) fn start_call(
   ctx: &Ctx<'_>,
   state: &Arc<Mutex<VmState>>,
   kind: u32,

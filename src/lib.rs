@@ -22,6 +22,7 @@ mod testing;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod testing_exports;
+mod toolsearch;
 
 #[cfg(test)]
 mod tests;
@@ -39,6 +40,7 @@ pub use config::CodeModeConfig;
 use protocol::types::{
   CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry,
 };
+pub use toolsearch::resolve_tool_search_config;
 
 /// Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
 /// defaults and clamps. Never throws; anything unusable becomes its default.
@@ -142,6 +144,9 @@ pub struct NativeRunOptions {
   pub tools_json: String,
   pub disable_tools: Option<bool>,
   pub raw_model_call: Option<bool>,
+  /// The kind of VM the run's cells use: `"tool_search"` for a `ToolSearchRun`'s, code mode's
+  /// otherwise.
+  pub guest: Option<String>,
 }
 
 /// The native half of a `CodeModeRun` (the public class lives in `lib/run.js`).
@@ -161,7 +166,6 @@ impl NativeRun {
     #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")] port: port::PortFn,
   ) -> Self {
     let config = read_input(&env, config, config::CONFIG_KEYS);
-    let tools = serde_json::from_str(&options.tools_json).unwrap_or(serde_json::Value::Null);
     let run = run::Run::new(
       run::RunOptions {
         config,
@@ -171,10 +175,13 @@ impl NativeRun {
           session_key: options.session_key,
           agent_id: options.agent_id,
         },
-        tools,
+        catalog: catalog::cache::shared(&options.tools_json),
         disable_tools: options.disable_tools.unwrap_or(false),
         raw_model_call: options.raw_model_call.unwrap_or(false),
-        guest: &bridge::CODE_MODE,
+        guest: match options.guest.as_deref() {
+          Some("tool_search") => &toolsearch::guest::TOOL_SEARCH,
+          _ => &bridge::CODE_MODE,
+        },
       },
       Arc::new(port::JsPort::new(port)),
     );

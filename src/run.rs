@@ -48,8 +48,9 @@ pub struct Scope {
 pub struct RunOptions {
   pub config: Field,
   pub scope: Scope,
-  /// The gateway's tools as JSON (an array).
-  pub tools: Value,
+  /// The run's catalog, built from the gateway's tools (shared between runs with the same
+  /// tools, see `catalog/cache.rs`).
+  pub catalog: Arc<Catalog>,
   pub disable_tools: bool,
   pub raw_model_call: bool,
   /// The kind of VM its cells run in (`bridge::CODE_MODE`: code mode's prelude and functions).
@@ -65,7 +66,7 @@ pub struct Run {
   pub active: bool,
   /// Why `active` is false (`None` when it is true).
   pub inactive_reason: Option<CodeModeInactiveReason>,
-  pub catalog: Catalog,
+  pub catalog: Arc<Catalog>,
   model_tools: OnceLock<Vec<ModelToolDefinition>>,
   mcp: OnceLock<McpSurface>,
   /// Namespaces visible to this run (set once, by `install_namespaces`).
@@ -98,7 +99,7 @@ impl Run {
 
   pub fn new(options: RunOptions, port: Arc<dyn Port>) -> Arc<Run> {
     let config = config::resolve(&options.config);
-    let catalog = Catalog::build(&options.tools);
+    let catalog = options.catalog;
     let inactive_reason = if !config.enabled {
       Some(CodeModeInactiveReason::Disabled)
     } else if options.raw_model_call {

@@ -76,3 +76,10 @@ pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: Strin
   }
   protocol::calls::finish_batch(out)
 }
+
+/// TEST ONLY. Empties the process's cache of built catalogs (`src/catalog/cache.rs`), so the
+/// next run over any tools builds its catalog cold.
+#[napi(js_name = "__testClearCatalogCache", catch_unwind)]
+pub fn test_clear_catalog_cache() {
+  crate::catalog::cache::clear();
+}

@@ -58,7 +58,7 @@ impl Harness {
           session_id: Some("s".into()),
           ..Default::default()
         },
-        tools: tools(),
+        catalog: Arc::new(crate::catalog::Catalog::build(&tools())),
         disable_tools: false,
         raw_model_call: false,
         guest,

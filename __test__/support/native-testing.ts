@@ -9,8 +9,9 @@ export interface NativeTesting {
   __testDecodeSettled(numbers: Float64Array, payloads: string): string
   __testWriteCalls(toolsJson: string, parent: string | null, calls: string): string
   __testAbandonedWorkers(): number
+  __testClearCatalogCache(): void
 }
 
 const native = createRequire(import.meta.url)('../../binding.js') as NativeTesting
 
-export const { __testPanic, __testStall, __testDecodeSettled, __testWriteCalls, __testAbandonedWorkers } = native
+export const { __testPanic, __testStall, __testDecodeSettled, __testWriteCalls, __testAbandonedWorkers, __testClearCatalogCache } = native

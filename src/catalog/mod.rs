@@ -4,6 +4,7 @@
 //! MCP entries stay in the catalog (exact ids for dispatch) but are hidden from the guest's
 //! `ALL_TOOLS` and `tools.*` views; they are reached through `MCP.<server>.<tool>()`.
 
+pub mod cache;
 pub mod names;
 pub mod search;
 
@@ -84,6 +85,9 @@ pub struct Catalog {
   safe_names: Vec<(String, usize)>,
   pub stats: CatalogStats,
   index: OnceLock<SearchIndex>,
+  /// Over every entry, MCP included (Tool Search's `search`); unused when there is no MCP entry
+  /// (then it is `index`).
+  all_index: OnceLock<SearchIndex>,
   all_tools_json: OnceLock<String>,
   /// Entries per source, in `Source` order (every result's telemetry reports them).
   counts: [usize; 3],
@@ -163,6 +167,7 @@ impl Catalog {
       safe_names,
       stats,
       index: OnceLock::new(),
+      all_index: OnceLock::new(),
       all_tools_json: OnceLock::new(),
       counts,
     }
@@ -233,20 +238,53 @@ impl Catalog {
 
   /// Ranked guest-visible entries for `tools.search`.
   pub fn search(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
-    let index = self.index.get_or_init(|| {
-      SearchIndex::build(self.guest_entries().map(|e| Doc {
-        name: &e.name,
-        label: e.label.as_deref(),
-        description: &e.description,
-      }))
-    });
-    let hits = index.search(query, limit, |doc| {
+    let hits = self.guest_index().search(query, limit, |doc| {
       self.entries[self.guest[doc]].id.as_str()
     });
     hits
       .into_iter()
       .map(|doc| &self.entries[self.guest[doc]])
       .collect()
+  }
+
+  /// Ranked entries of the whole catalog, MCP included (Tool Search), with the same ranking.
+  pub fn search_all(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
+    if self.guest.len() == self.entries.len() {
+      return self.search(query, limit);
+    }
+    let hits = self
+      .all_index()
+      .search(query, limit, |doc| self.entries[doc].id.as_str());
+    hits.into_iter().map(|doc| &self.entries[doc]).collect()
+  }
+
+  /// Builds the search indexes now (a background thread does it for large catalogs, see
+  /// `cache.rs`); a search meanwhile waits for the build instead of starting its own.
+  pub fn warm_index(&self) {
+    self.guest_index();
+    if self.guest.len() != self.entries.len() {
+      self.all_index();
+    }
+  }
+
+  fn guest_index(&self) -> &SearchIndex {
+    self
+      .index
+      .get_or_init(|| SearchIndex::build(self.guest_entries().map(doc)))
+  }
+
+  fn all_index(&self) -> &SearchIndex {
+    self
+      .all_index
+      .get_or_init(|| SearchIndex::build(self.entries.iter().map(doc)))
+  }
+}
+
+fn doc(e: &CatalogEntry) -> Doc<'_> {
+  Doc {
+    name: &e.name,
+    label: e.label.as_deref(),
+    description: &e.description,
   }
 }
 
@@ -427,5 +465,52 @@ mod tests {
       .collect();
     assert_eq!(collided, vec!["web_search", "constructor", "search"]);
     assert_eq!(catalog.stats.name_collisions[0].ids.len(), 2);
+  }
+
+  #[test]
+  fn searches_leave_no_state_behind_across_catalogs() {
+    let tools = |n: usize, tag: &str| -> Value {
+      Value::Array(
+        (0..n)
+          .map(|i| json!({ "name": format!("{tag}_note_{i}"), "description": format!("write notes and files for team {}", i % 7) }))
+          .collect(),
+      )
+    };
+    let big = Catalog::build(&tools(2_000, "big"));
+    let small = Catalog::build(&tools(30, "small"));
+    let ids = |hits: Vec<&CatalogEntry>| hits.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+    let queries = [
+      "write notes",
+      "files for team 3",
+      "team notes files",
+      "small_note_4",
+      "big_note_1999",
+    ];
+    let first: Vec<_> = queries
+      .iter()
+      .map(|q| (ids(big.search(q, 10)), ids(small.search(q, 10))))
+      .collect();
+    for _ in 0..3 {
+      for (q, expected) in queries.iter().zip(&first) {
+        assert_eq!(
+          &(ids(big.search(q, 10)), ids(small.search(q, 10))),
+          expected,
+          "{q}"
+        );
+      }
+    }
+    // Tool Search sees MCP entries too, ranked the same way.
+    let mixed = Catalog::build(&json!([
+      { "name": "create_issue", "source": "mcp", "sourceName": "github", "description": "Create an issue" },
+      { "name": "list_issues", "description": "List issues" },
+    ]));
+    assert_eq!(
+      ids(mixed.search("issue", 5)),
+      vec!["openclaw:core:list_issues"]
+    );
+    assert_eq!(
+      ids(mixed.search_all("create issue", 5)),
+      vec!["mcp:github:create_issue", "openclaw:core:list_issues"]
+    );
   }
 }

@@ -213,15 +213,49 @@ pub struct Guest {
   /// uncaught error a cell ends with clearer.
   pub prelude: &'static str,
   pub install: InstallFn,
+  /// Which of the engine's own globals this guest's VMs get (see [`EngineGlobals`]).
+  pub globals: EngineGlobals,
   /// The composed prelude, compiled on first use.
   pub bytecode: OnceLock<Option<Vec<u8>>>,
 }
 
+/// The engine's own globals a [`Guest`] installs (`engine/prelude.js`): all of them (code
+/// mode), or only the named ones. A host whose contract lists its globals (Tool Search: only
+/// `console.log/warn/error`) names them instead of deleting them after the fact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineGlobals {
+  /// `text`, `json`, `yield_control`, `setTimeout`, `clearTimeout` and the whole `console`.
+  All,
+  /// A JSON object literal `{ "<global>": true | ["<member>", …] }`: a listed global is
+  /// installed, an array installs only those members (`{"console":["log"]}`).
+  Only(&'static str),
+}
+
+impl EngineGlobals {
+  /// The prelude's third argument: `null` for all.
+  pub(crate) fn literal(self) -> &'static str {
+    match self {
+      EngineGlobals::All => "null",
+      EngineGlobals::Only(list) => list,
+    }
+  }
+}
+
 impl Guest {
   pub const fn new(prelude: &'static str, install: InstallFn) -> Guest {
+    Guest::with_globals(prelude, install, EngineGlobals::All)
+  }
+
+  /// A guest that gets only some of the engine's globals.
+  pub const fn with_globals(
+    prelude: &'static str,
+    install: InstallFn,
+    globals: EngineGlobals,
+  ) -> Guest {
     Guest {
       prelude,
       install,
+      globals,
       bytecode: OnceLock::new(),
     }
   }

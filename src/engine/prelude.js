@@ -3,9 +3,10 @@
 // `clearTimer`, `yield`, `done`, and the host's own) and `guest`, the host's half
 // (`Guest::prelude` in src/engine/mod.rs), which it calls with the helpers below to install the
 // host's globals. It installs the engine's globals (output, timers, yield_control, console) and
-// returns the hooks the engine drives. It captures every builtin it relies on first, so a cell
+// returns the hooks the engine drives. `only` (`EngineGlobals` in src/engine/mod.rs) is null
+// for all of the engine's globals, or an object naming the ones this guest gets. It captures every builtin it relies on first, so a cell
 // that rewrites JSON, Promise or Map only breaks itself.
-(function (host, guest) {
+(function (host, guest, only) {
   'use strict';
   const g = globalThis;
   const { defineProperty, freeze, isFrozen, getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
@@ -204,12 +205,27 @@
   // The host's globals come first, as they always have (the global object's key order).
   const own = guest(host, core);
 
-  constant('text', output(0));
-  constant('json', output(1));
-  constant('yield_control', yield_control);
-  constant('setTimeout', setTimeout);
-  constant('clearTimeout', clearTimeout);
-  constant('console', freeze({ log, info: log, warn: log, error: log, debug: log }));
+  // A guest that names its engine globals gets those and no others (Tool Search: console's
+  // log, warn and error only).
+  function engineGlobal(name, value) {
+    if (only === null || only === undefined) {
+      constant(name, value);
+      return;
+    }
+    const wanted = only[name];
+    if (wanted === true) constant(name, value);
+    else if (isArray(wanted)) {
+      const part = {};
+      for (let i = 0; i < wanted.length; i++) part[wanted[i]] = value[wanted[i]];
+      constant(name, freeze(part));
+    }
+  }
+  engineGlobal('text', output(0));
+  engineGlobal('json', output(1));
+  engineGlobal('yield_control', yield_control);
+  engineGlobal('setTimeout', setTimeout);
+  engineGlobal('clearTimeout', clearTimeout);
+  engineGlobal('console', freeze({ log, info: log, warn: log, error: log, debug: log }));
 
   return freeze({
     bind: own.bind,

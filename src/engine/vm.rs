@@ -22,13 +22,15 @@ const CORE_PRELUDE: &str = include_str!("prelude.js");
 const MAX_STACK: usize = 1 << 20;
 const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
 
-/// The prelude a guest's VMs run: the engine's half called with the host's half.
-fn compose(guest: &str) -> String {
+/// The prelude a guest's VMs run: the engine's half called with the host's half and the
+/// engine globals the guest gets.
+fn compose(guest: &Guest) -> String {
   let trim = |s: &'static str| s.trim_end().trim_end_matches(';');
   format!(
-    "(function (host) {{ return ({})(host, {}); }})",
+    "(function (host) {{ return ({})(host, {}, {}); }})",
     trim(CORE_PRELUDE),
-    guest.trim_end().trim_end_matches(';')
+    trim(guest.prelude),
+    guest.globals.literal()
   )
 }
 
@@ -155,8 +157,7 @@ impl Vm {
       .with(|ctx| -> rquickjs::Result<()> {
         let _ = ctx.store_userdata(Rejections::default());
         let _ = ctx.store_userdata(core_fns::RequestPromises::default());
-        let prelude: Function =
-          bytecode::load(&ctx, &guest.bytecode, || compose(guest.prelude))?.get()?;
+        let prelude: Function = bytecode::load(&ctx, &guest.bytecode, || compose(guest))?.get()?;
         let functions = Object::new(ctx.clone())?;
         core_fns::install(&ctx, &functions, &state)?;
         (guest.install)(&ctx, &functions, &state)?;

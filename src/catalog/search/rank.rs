@@ -83,8 +83,13 @@ impl SearchIndex {
       static SCRATCH: RefCell<Vec<Acc>> = const { RefCell::new(Vec::new()) };
     }
     let mut acc = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
-    acc.clear();
-    acc.resize(self.docs, Acc::default());
+    // Every entry a search touches is a candidate and is reset below, so the scratch is all
+    // defaults between searches: grow it, never refill it. Refilling cost a pass over every
+    // document per search, the one part of a search that grew with the catalog rather than
+    // with the query's matches.
+    if acc.len() < self.docs {
+      acc.resize(self.docs, Acc::default());
+    }
     let mut candidates: Vec<u32> = Vec::new();
     let ranked = self.rank(query, &whole, limit, &tie, &mut acc, &mut candidates);
     for &d in &candidates {
@@ -188,6 +193,9 @@ impl SearchIndex {
       .filter(|c| !c.minor)
       .map(|c| c.word.as_str())
       .collect();
+    // Phrase hits outside the candidates (none are expected, see below) are reset at the end:
+    // the scratch must be all defaults between searches.
+    let mut strays: Vec<u32> = Vec::new();
     for pair in mains.windows(2) {
       let (Some(first), Some(second)) = (self.words.get(pair[0]), self.words.get(pair[1])) else {
         continue;
@@ -197,7 +205,11 @@ impl SearchIndex {
         let (_, postings, idf) = &self.pairs[i];
         for p in postings {
           // A tool with the pair has both words, so it is a candidate already.
-          acc[p.doc as usize].total += PHRASE * p.weight * idf;
+          let a = &mut acc[p.doc as usize];
+          if !a.candidate {
+            strays.push(p.doc);
+          }
+          a.total += PHRASE * p.weight * idf;
         }
       }
     }
@@ -250,6 +262,11 @@ impl SearchIndex {
       let at = top.partition_point(|x| better(x, &entry).is_lt());
       top.insert(at, entry);
       top.truncate(limit);
+    }
+    for d in strays {
+      if !acc[d as usize].candidate {
+        acc[d as usize] = Acc::default();
+      }
     }
     top.into_iter().map(|(d, _, _)| d as usize).collect()
   }

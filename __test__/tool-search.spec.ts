@@ -1,0 +1,503 @@
+// Tool Search (`tools.toolSearch`, issue 17): config, the three modes, the shared catalog, the
+// `tool_search_code` sandbox, failing closed, telemetry and events, and large catalogs (the
+// content-keyed catalog cache and search cost, as ratios measured in this process).
+import { describe, expect, it } from 'vitest'
+
+import {
+  CodeModeRun,
+  ToolSearchRun,
+  createToolSearchAgentTools,
+  resolveToolSearchConfig,
+  type CatalogTool,
+  type CodeModeEvent,
+  type NestedToolCall,
+  type ToolSearchResult,
+} from '../index.js'
+import { TOOLS, deferred, sleep } from './helpers.js'
+import { __testClearCatalogCache } from './support/native-testing.js'
+
+function makeSearch(
+  options: {
+    config?: unknown
+    codeMode?: unknown
+    tools?: CatalogTool[]
+    executor?: (call: NestedToolCall) => unknown
+    runId?: string
+  } = {},
+) {
+  const calls: NestedToolCall[] = []
+  const events: CodeModeEvent[] = []
+  const executor = options.executor ?? ((call: NestedToolCall) => ({ tool: call.name, input: call.input }))
+  const run = ToolSearchRun.create({
+    config: options.config ?? true,
+    codeMode: options.codeMode,
+    runId: options.runId ?? 'ts-run',
+    sessionId: 'session-1',
+    agentId: 'main',
+    tools: options.tools ?? TOOLS,
+    executor: (call) => {
+      calls.push(call)
+      return executor(call)
+    },
+    onEvent: (event) => events.push(event),
+  })
+  return { run, calls, events }
+}
+
+function completed(result: ToolSearchResult): unknown {
+  if (result.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(result)}`)
+  return result.value
+}
+
+function failed(result: ToolSearchResult) {
+  if (result.status !== 'failed') throw new Error(`expected failed, got ${JSON.stringify(result)}`)
+  return result
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+
+describe('resolveToolSearchConfig', () => {
+  it('takes the shorthand, modes, defaults and clamps, and never throws', () => {
+    expect(resolveToolSearchConfig(true)).toEqual({
+      enabled: true,
+      mode: 'code',
+      codeTimeoutMs: 10_000,
+      searchDefaultLimit: 8,
+      maxSearchLimit: 20,
+    })
+    expect(resolveToolSearchConfig(false).enabled).toBe(false)
+    expect(resolveToolSearchConfig(undefined).enabled).toBe(false)
+    expect(resolveToolSearchConfig().mode).toBe('tools')
+    expect(resolveToolSearchConfig({}).mode).toBe('code')
+    expect(resolveToolSearchConfig({ mode: 'tools' })).toMatchObject({ enabled: true, mode: 'tools' })
+    expect(resolveToolSearchConfig({ mode: 'directory' }).mode).toBe('directory')
+    expect(resolveToolSearchConfig({ enabled: false, mode: 'code' }).enabled).toBe(false)
+    expect(resolveToolSearchConfig({ codeTimeoutMs: 1, maxSearchLimit: 500, searchDefaultLimit: 400 })).toMatchObject({
+      codeTimeoutMs: 1_000,
+      maxSearchLimit: 50,
+      searchDefaultLimit: 50,
+    })
+    expect(resolveToolSearchConfig({ codeTimeoutMs: 1e9, maxSearchLimit: 4, searchDefaultLimit: 'x' })).toMatchObject({
+      codeTimeoutMs: 60_000,
+      maxSearchLimit: 4,
+      searchDefaultLimit: 4,
+    })
+    for (const weird of [null, 7, 'code', [], { mode: 5, codeTimeoutMs: -3 }, Symbol('x'), () => 1]) {
+      expect(() => resolveToolSearchConfig(weird)).not.toThrow()
+    }
+  })
+})
+
+describe('ToolSearchRun surface', () => {
+  it('is inactive when off, without tools, or when code mode is engaged', () => {
+    expect(makeSearch({ config: false }).run.active).toBe(false)
+    expect(makeSearch({ config: undefined as unknown as boolean, tools: [] }).run.active).toBe(false)
+    expect(makeSearch({ tools: [] }).run.active).toBe(false)
+    const shadowed = makeSearch({ codeMode: true }).run
+    expect(shadowed.active).toBe(false)
+    expect(shadowed.modelTools).toEqual([])
+    expect(makeSearch({ codeMode: { enabled: false } }).run.active).toBe(true)
+  })
+
+  it('exposes tool_search_code, the three structured tools, or those plus a directory', () => {
+    const code = makeSearch().run
+    expect(code.mode).toBe('code')
+    expect(code.modelTools.map((t) => t.name)).toEqual(['tool_search_code'])
+    expect(code.prompt).toBe('')
+    const tools = makeSearch({ config: { mode: 'tools' } }).run
+    expect(tools.modelTools.map((t) => t.name)).toEqual(['tool_search', 'tool_describe', 'tool_call'])
+    expect(tools.prompt).toBe('')
+    const directory = makeSearch({ config: { mode: 'directory' } }).run
+    expect(directory.modelTools.map((t) => t.name)).toEqual(['tool_search', 'tool_describe', 'tool_call'])
+    expect(directory.prompt).toContain('- read_file: Read a text file from the workspace')
+    // Untrusted (MCP, client) names and descriptions stay out of the prompt.
+    expect(directory.prompt).not.toContain('create_issue')
+    expect(directory.prompt).not.toContain('select_file')
+    for (const run of [code, tools, directory]) {
+      const bytes = Buffer.byteLength(JSON.stringify(run.modelTools)) + Buffer.byteLength(run.prompt)
+      expect(run.telemetry.promptBytes).toBe(bytes)
+      expect(run.telemetry.modelToolCount).toBe(run.modelTools.length)
+    }
+  })
+
+  it('bounds the directory, sorted by name, descriptions shortened before names go', async () => {
+    const many: CatalogTool[] = Array.from({ length: 3_000 }, (_, i) => ({
+      name: `zz_tool_${String(i).padStart(4, '0')}`,
+      description: 'A long description of what this tool does, repeated. '.repeat(4),
+    }))
+    many.push({ name: 'aa_first', description: 'first' })
+    const { run } = makeSearch({ config: { mode: 'directory' }, tools: many })
+    expect(run.prompt.length).toBeLessThanOrEqual(18_000)
+    expect(run.prompt.indexOf('aa_first')).toBeLessThan(run.prompt.indexOf('zz_tool_0000'))
+    expect(run.prompt).toMatch(/more OpenClaw tools not listed; use tool_search/)
+    expect(run.prompt).not.toContain('zz_tool_2999')
+    // Every entry stays searchable.
+    const hits = completed(await run.call('tool_search', { query: 'zz_tool_2999' })) as { id: string }[]
+    expect(hits[0].id).toBe('openclaw:core:zz_tool_2999')
+  })
+})
+
+describe('structured tools', () => {
+  it('tool_search returns compact entries; tool_describe the full entry; tool_call the executor', async () => {
+    const { run, calls, events } = makeSearch({ config: { mode: 'tools' } })
+    const hits = completed(await run.call('tool_search', { query: 'read a file' })) as Record<string, unknown>[]
+    expect(hits[0]).toEqual({
+      id: 'openclaw:core:read_file',
+      name: 'read_file',
+      label: 'Read file',
+      description: 'Read a text file from the workspace',
+      source: 'openclaw',
+      sourceName: 'core',
+    })
+    for (const hit of hits) expect(hit).not.toHaveProperty('parameters')
+    expect((completed(await run.call('tool_search', { query: 'file', limit: 1 })) as unknown[]).length).toBe(1)
+    const described = completed(await run.call('tool_describe', { id: 'mcp:github:create_issue' })) as Record<string, unknown>
+    expect(described).toMatchObject({ id: 'mcp:github:create_issue', source: 'mcp', parameters: { type: 'object' } })
+    const readFile = completed(await run.call('tool_describe', { id: 'openclaw:core:read_file' })) as Record<string, unknown>
+    expect(readFile.parameters).toEqual(TOOLS[0].parameters)
+    const called = completed(
+      await run.call('tool_call', { id: 'openclaw:core:read_file', args: { path: 'a.txt' } }, { toolCallId: 'model-1' }),
+    )
+    expect(called).toEqual({
+      tool: { id: 'openclaw:core:read_file', name: 'read_file', source: 'openclaw', sourceName: 'core' },
+      result: { tool: 'read_file', input: { path: 'a.txt' } },
+    })
+    expect(calls).toHaveLength(1)
+    expect(calls[0]).toMatchObject({ id: 'openclaw:core:read_file', input: { path: 'a.txt' }, parentToolCallId: 'model-1', runId: 'ts-run', sessionId: 'session-1' })
+    expect(events.map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_end'])
+    expect(events[0]).toMatchObject({ toolId: 'openclaw:core:read_file', parentToolCallId: 'model-1', source: 'openclaw' })
+    // MCP and client tools are called through the same path.
+    completed(await run.call('tool_call', { id: 'mcp:github:create_issue', args: { title: 't' } }))
+    completed(await run.call('tool_call', { id: 'client:app:select_file' }))
+    expect(calls.map((c) => c.source)).toEqual(['openclaw', 'mcp', 'client'])
+    expect(calls[1].mcp).toEqual({ serverName: 'github', toolName: 'create_issue', operation: 'tool' })
+  })
+
+  it('refuses bad input as failed results, never a rejection', async () => {
+    const { run, calls } = makeSearch({ config: { mode: 'directory' } })
+    for (const [name, input, message] of [
+      ['tool_search', 'read', /input must be an object, not string/],
+      ['tool_search', {}, /query string/],
+      ['tool_search', { query: 'x', limit: 0 }, /positive integer/],
+      ['tool_search', { query: 'x', limit: 1.5 }, /positive integer/],
+      ['tool_describe', { id: 3 }, /id string/],
+      ['tool_call', { id: 'openclaw:core:read_file', args: [1] }, /args must be an object/],
+      ['tool_search_code', { code: '1' }, /Unknown Tool Search tool "tool_search_code"/],
+      ['exec', { code: '1' }, /Unknown Tool Search tool "exec"/],
+    ] as const) {
+      const result = failed(await run.call(name, input))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(message)
+    }
+    expect(calls).toHaveLength(0)
+    const off = makeSearch({ config: false }).run
+    expect(failed(await off.call('tool_search', { query: 'x' })).error).toMatch(/not active/)
+  })
+
+  it('clamps the limit and uses the default limit', async () => {
+    const tools: CatalogTool[] = Array.from({ length: 40 }, (_, i) => ({ name: `note_${i}`, description: 'write a note' }))
+    const { run } = makeSearch({ config: { mode: 'tools', searchDefaultLimit: 3, maxSearchLimit: 5 }, tools })
+    expect((completed(await run.call('tool_search', { query: 'note' })) as unknown[]).length).toBe(3)
+    expect((completed(await run.call('tool_search', { query: 'note', limit: 50 })) as unknown[]).length).toBe(5)
+  })
+})
+
+describe('shared catalog', () => {
+  const policy: CatalogTool[] = [
+    ...TOOLS,
+    { name: 'tool_search', description: 'control tool' },
+    { name: 'tool_call', description: 'control tool' },
+    { name: 'tool_describe', description: 'control tool' },
+    { name: 'tool_search_code', description: 'control tool' },
+    { name: 'wait', description: 'control tool' },
+    { name: 'exec', toolKind: 'code_mode_exec', description: 'the code mode exec' } as CatalogTool,
+  ]
+
+  it('has code mode ids, ranking and exclusions', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools: policy })
+    const codeMode = CodeModeRun.create({ config: true, runId: 'cm', tools: policy, executor: () => null })
+    for (const query of ['read a file', 'send a message', 'search the web', 'shell command', 'tool', 'control tool']) {
+      const ours = (completed(await run.call('tool_search', { query, limit: 20 })) as { id: string; source: string }[])
+        .filter((hit) => hit.source !== 'mcp')
+        .map((hit) => hit.id)
+      const theirs = await codeMode.exec({ code: `(await tools.search(${JSON.stringify(query)}, { limit: 20 })).map((h) => h.id)` })
+      expect(theirs.status).toBe('completed')
+      expect(ours).toEqual((theirs as { value: string[] }).value)
+      for (const id of ours) expect(id).not.toMatch(/tool_search|tool_call|tool_describe|:wait$/)
+    }
+    expect(run.telemetry.catalogSize).toBe(TOOLS.length)
+    expect(run.telemetry.sources).toEqual({ openclaw: 6, mcp: 1, client: 1 })
+    for (const id of ['openclaw:core:tool_search', 'openclaw:core:wait', 'openclaw:core:denied_tool']) {
+      expect(failed(await run.call('tool_describe', { id })).error).toMatch(/not available in this run/)
+      expect(failed(await run.call('tool_call', { id })).error).toMatch(/not available in this run/)
+    }
+  })
+
+  it('a tool absent from a later run cannot be found or called there', async () => {
+    const narrowed = makeSearch({ config: { mode: 'tools' }, tools: TOOLS.filter((t) => t.name !== 'write_file') })
+    const hits = completed(await narrowed.run.call('tool_search', { query: 'write a file' })) as { id: string }[]
+    expect(hits.map((h) => h.id)).not.toContain('openclaw:core:write_file')
+    const result = failed(await narrowed.run.call('tool_call', { id: 'openclaw:core:write_file', args: {} }))
+    expect(result.error).toMatch(/openclaw:core:write_file is not available in this run/)
+    const code = makeSearch({ tools: TOOLS.filter((t) => t.name !== 'write_file') })
+    const inCode = completed(
+      await code.run.call('tool_search_code', {
+        code: `try { await openclaw.tools.call('openclaw:core:write_file', {}) } catch (e) { return e.message }`,
+      }),
+    )
+    expect(inCode).toMatch(/not available in this run/)
+    expect(code.calls).toHaveLength(0)
+  })
+})
+
+describe('tool_search_code', () => {
+  it('searches, describes and calls through openclaw.tools', async () => {
+    const { run, calls, events } = makeSearch()
+    const result = await run.call(
+      'tool_search_code',
+      {
+        code: `const hits = await openclaw.tools.search("create a GitHub issue");
+const tool = await openclaw.tools.describe(hits[0].id);
+console.log('found', tool.id);
+console.warn('warned');
+console.error('errored');
+return await openclaw.tools.call(tool.id, { title: "Crash" });`,
+      },
+      { toolCallId: 'model-7' },
+    )
+    expect(completed(result)).toEqual({ tool: 'create_issue', input: { title: 'Crash' } })
+    expect(result.output).toEqual([
+      { type: 'text', text: 'found mcp:github:create_issue' },
+      { type: 'text', text: 'warned' },
+      { type: 'text', text: 'errored' },
+    ])
+    expect(calls[0]).toMatchObject({ id: 'mcp:github:create_issue', parentToolCallId: 'model-7' })
+    expect(events.filter((e) => e.type.startsWith('tool_call')).map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_end'])
+    expect(result.telemetry).toMatchObject({ searchCount: 1, describeCount: 1, callCount: 1 })
+  })
+
+  it('has console.log/warn/error and openclaw.tools as its only globals', async () => {
+    const { run } = makeSearch()
+    const value = completed(
+      await run.call('tool_search_code', {
+        code: `return {
+  absent: ['tools', 'ALL_TOOLS', 'MCP', 'API', 'namespaces', 'text', 'json', 'yield_control', 'setTimeout', 'clearTimeout',
+    'require', 'process', 'fetch', 'module', 'exports', 'Deno', 'Bun', 'read_file', 'web_search']
+    .filter((name) => typeof globalThis[name] !== 'undefined'),
+  console: Object.keys(console).sort(),
+  openclaw: Object.keys(openclaw),
+  tools: Object.keys(openclaw.tools).sort(),
+  frozen: Object.isFrozen(openclaw) && Object.isFrozen(openclaw.tools),
+}`,
+      }),
+    )
+    expect(value).toEqual({
+      absent: [],
+      console: ['error', 'log', 'warn'],
+      openclaw: ['tools'],
+      tools: ['call', 'describe', 'search'],
+      frozen: true,
+    })
+  })
+
+  it('makes bad input, module access and guest errors failed results', async () => {
+    const { run } = makeSearch()
+    expect(failed(await run.call('tool_search_code', {})).code).toBe('invalid_input')
+    expect(failed(await run.call('tool_search_code', { code: '  ' })).code).toBe('invalid_input')
+    expect(failed(await run.call('tool_search_code', null)).code).toBe('invalid_input')
+    expect(failed(await run.call('tool_search', { query: 'x' })).error).toMatch(/Unknown Tool Search tool/)
+    for (const code of [`import fs from 'fs'; return 1`, `return await import('fs')`, `export const x = 1`]) {
+      const result = failed(await run.call('tool_search_code', { code }))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(/module access/)
+    }
+    const thrown = failed(await run.call('tool_search_code', { code: `throw new Error('boom')` }))
+    expect(thrown.code).toBe('internal_error')
+    expect(thrown.error).toMatch(/boom/)
+    const syntax = failed(await run.call('tool_search_code', { code: `return (` }))
+    expect(syntax.code).toBe('invalid_input')
+    const badLimit = failed(await run.call('tool_search_code', { code: `return await openclaw.tools.search('x', { limit: -1 })` }))
+    expect(badLimit.error).toMatch(/limit must be a positive integer/)
+  })
+
+  it('ends at codeTimeoutMs with timeout, never waiting, and cancels pending calls', async () => {
+    let signal: AbortSignal | undefined
+    const { run } = makeSearch({
+      config: { codeTimeoutMs: 1_000 },
+      executor: (call) => {
+        signal = call.signal as AbortSignal
+        return new Promise(() => {})
+      },
+    })
+    const started = performance.now()
+    const pending = failed(await run.call('tool_search_code', { code: `return await openclaw.tools.call('openclaw:lab:slow', {})` }))
+    expect(pending.code).toBe('timeout')
+    expect(pending.error).toMatch(/1000 ms \(codeTimeoutMs\)/)
+    expect(performance.now() - started).toBeLessThan(5_000)
+    await sleep(50)
+    expect(signal?.aborted).toBe(true)
+    const spin = failed(await run.call('tool_search_code', { code: `while (true) {}` }))
+    expect(spin.code).toBe('timeout')
+  })
+
+  it('reports an executor refusal as that refusal', async () => {
+    const refuse = (call: NestedToolCall) => {
+      if (call.name === 'exec') throw new Error('Tool call blocked by policy: exec is denied for this agent')
+      return Promise.reject(new Error('approval denied by the user'))
+    }
+    const code = makeSearch({ executor: refuse }).run
+    const caught = completed(
+      await code.call('tool_search_code', {
+        code: `try { await openclaw.tools.call('openclaw:core:exec', { command: 'ls' }) } catch (e) { return e.message }`,
+      }),
+    )
+    expect(caught).toBe('Tool call blocked by policy: exec is denied for this agent')
+    const uncaught = failed(await code.call('tool_search_code', { code: `await openclaw.tools.call('openclaw:core:message', {})` }))
+    expect(uncaught.error).toMatch(/approval denied by the user/)
+    const structured = makeSearch({ config: { mode: 'tools' }, executor: refuse }).run
+    const refused = failed(await structured.call('tool_call', { id: 'openclaw:core:exec', args: { command: 'ls' } }))
+    expect(refused.error).toBe('Tool call blocked by policy: exec is denied for this agent')
+  })
+
+  it('aborts: a signal fails the call, abort() fails later calls', async () => {
+    const gate = deferred()
+    const { run } = makeSearch({ executor: () => gate.promise })
+    const controller = new AbortController()
+    const call = run.call('tool_search_code', { code: `return await openclaw.tools.call('openclaw:lab:slow', {})` }, { signal: controller.signal })
+    await sleep(100)
+    controller.abort()
+    expect(failed(await call).code).toBe('aborted')
+    run.abort()
+    expect(failed(await run.call('tool_search_code', { code: '1' })).code).toBe('aborted')
+  })
+})
+
+describe('telemetry', () => {
+  it('counts searches, describes and calls and lists the calls executed with ids and sources', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' } })
+    await run.call('tool_search', { query: 'file' })
+    await run.call('tool_search', { query: 'issue' })
+    await run.call('tool_describe', { id: 'mcp:github:create_issue' })
+    await run.call('tool_call', { id: 'mcp:github:create_issue', args: {} }, { toolCallId: 'm1' })
+    await run.call('tool_call', { id: 'client:app:select_file', args: {} }, { toolCallId: 'm2' })
+    const telemetry = run.telemetry
+    expect(telemetry).toMatchObject({
+      mode: 'tools',
+      catalogSize: 8,
+      sources: { openclaw: 6, mcp: 1, client: 1 },
+      searchCount: 2,
+      describeCount: 1,
+      callCount: 2,
+    })
+    expect(telemetry.toolCalls.map(({ id, source, sourceName, parentToolCallId }) => ({ id, source, sourceName, parentToolCallId }))).toEqual([
+      { id: 'mcp:github:create_issue', source: 'mcp', sourceName: 'github', parentToolCallId: 'm1' },
+      { id: 'client:app:select_file', source: 'client', sourceName: 'app', parentToolCallId: 'm2' },
+    ])
+    expect(telemetry.promptBytes).toBeGreaterThan(0)
+  })
+})
+
+describe('createToolSearchAgentTools', () => {
+  it('wraps the model tools as agent tools', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' } })
+    const tools = createToolSearchAgentTools(run)
+    expect(tools.map((t) => t.name)).toEqual(['tool_search', 'tool_describe', 'tool_call'])
+    expect(tools[2].hookMetadata({ id: 'openclaw:core:exec' })).toEqual({
+      toolKind: 'tool_search',
+      toolSearchOperation: 'tool_call',
+      targetToolId: 'openclaw:core:exec',
+    })
+    const out = await tools[0].execute('call-1', { query: 'read a file', limit: 1 })
+    expect(out.details.status).toBe('completed')
+    expect(JSON.parse(out.content[0].text).value[0].id).toBe('openclaw:core:read_file')
+    expect(() => createToolSearchAgentTools({} as ToolSearchRun)).toThrow(TypeError)
+    expect(createToolSearchAgentTools(makeSearch().run).map((t) => t.name)).toEqual(['tool_search_code'])
+  })
+})
+
+describe('large catalogs', () => {
+  function bigCatalog(size: number, salt: string): CatalogTool[] {
+    const verbs = ['read', 'write', 'list', 'send', 'sync']
+    const nouns = ['file', 'issue', 'ticket', 'event', 'note', 'user', 'page']
+    return Array.from({ length: size }, (_, i) => ({
+      name: `${verbs[i % 5]}_${nouns[i % 7]}_${i}`,
+      description: `Tool number ${i}: ${verbs[i % 5]}s ${nouns[i % 5]}s for team ${i % 97} ${salt}`,
+      parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'] },
+    }))
+  }
+
+  it('a second run over the same 10,000 tools (a new array) is at least 20× faster to create', () => {
+    __testClearCatalogCache()
+    const executor = () => null
+    const firsts: number[] = []
+    const seconds: number[] = []
+    for (let round = 0; round < 3; round++) {
+      const salt = `round ${round}`
+      let tools = bigCatalog(10_000, salt)
+      let started = performance.now()
+      CodeModeRun.create({ config: true, runId: `first-${round}`, tools, executor })
+      firsts.push(performance.now() - started)
+      for (let again = 0; again < 3; again++) {
+        tools = bigCatalog(10_000, salt) // gateways build a new array every turn
+        started = performance.now()
+        CodeModeRun.create({ config: true, runId: `second-${round}-${again}`, tools, executor })
+        seconds.push(performance.now() - started)
+      }
+    }
+    // Best of each against best of each: a load spike (GC, a neighbour's build) inflates single
+    // samples of either kind, never shortens them.
+    expect(Math.min(...firsts) / Math.min(...seconds)).toBeGreaterThanOrEqual(20)
+    // Tool Search runs share the cache too.
+    const tools = bigCatalog(10_000, 'round 0')
+    const started = performance.now()
+    ToolSearchRun.create({ config: true, runId: 'ts-cached', tools, executor })
+    expect(median(firsts) / (performance.now() - started)).toBeGreaterThanOrEqual(10)
+  }, 120_000)
+
+  // Search cost follows a query's matches, not the catalog's size: with a vocabulary where each
+  // word names a bounded number of tools, 20 searches over 10,000 tools cost at most 3× what they
+  // cost over 100. (On a catalog whose every description shares a word with thousands of tools,
+  // the bench's, the matches themselves grow with the catalog: see the bench rows.)
+  it('20 searches at 10,000 tools cost at most 3× what they cost at 100 (bounded matches)', async () => {
+    // Letters only (digits would split words), none a stopword or a prefix of another.
+    const letters = 'bcdfghjklmnpqrstvwxz'
+    const vocabulary = Array.from({ length: 4_000 }, (_, i) => {
+      let word = 'qu'
+      for (let n = i, k = 0; k < 3; k++, n = Math.floor(n / 20)) word += letters[n % 20] + 'o'
+      return word
+    })
+    const catalog = (size: number): CatalogTool[] =>
+      Array.from({ length: size }, (_, i) => ({
+        name: `${vocabulary[(i * 7) % vocabulary.length]}_${vocabulary[(i * 11 + 5) % vocabulary.length]}`,
+        description: [0, 1, 2, 3].map((k) => vocabulary[(i * 13 + k * 977) % vocabulary.length]).join(' '),
+      }))
+    // Two words of one of the first 100 tools (in both catalogs), one hit asked for: both sizes
+    // return the same amount, so only the search itself differs.
+    const queries = Array.from({ length: 20 }, (_, i) => {
+      const j = i * 5
+      return `${vocabulary[(j * 13) % vocabulary.length]} ${vocabulary[(j * 13 + 977) % vocabulary.length]}`
+    })
+    const code = `const qs = ${JSON.stringify(queries)};
+await openclaw.tools.search('warm up');
+for (let i = 0; i < 20; i++) if ((await openclaw.tools.search(qs[i], { limit: 1 })).length !== 1) throw new Error('no hit');
+return 0;`
+    const cost: Record<number, number> = {}
+    for (const size of [100, 10_000]) {
+      const { run } = makeSearch({ config: { codeTimeoutMs: 60_000 }, tools: catalog(size) })
+      // Let the background index build of the large catalog finish and every worker size its
+      // search scratch once: neither is a search's cost.
+      for (let i = 0; i < 4; i++) {
+        completed(await run.call('tool_search_code', { code: `await openclaw.tools.search('warm'); return 0` }))
+      }
+      const samples: number[] = []
+      for (let i = 0; i < 9; i++) {
+        const started = performance.now()
+        completed(await run.call('tool_search_code', { code }))
+        samples.push(performance.now() - started)
+      }
+      cost[size] = Math.min(...samples)
+    }
+    console.log(`20 searches: ${cost[100].toFixed(1)} ms at 100 tools, ${cost[10_000].toFixed(1)} ms at 10,000`)
+    expect(cost[10_000] / cost[100]).toBeLessThanOrEqual(3)
+  }, 120_000)
+})

@@ -1,0 +1,319 @@
+'use strict'
+// ToolSearchRun: OpenClaw's Tool Search (`tools.toolSearch`) on this package's catalog and
+// sandbox. A second host on the same engine: each run drives a code-mode run made for it (the
+// Tool Search VM of src/toolsearch, the same catalog, executor path, events and counters), so a
+// nested call is exactly a code-mode nested call. `tool_search_code` is a cell with a hard
+// deadline and no suspension; the structured tools answer search and describe natively and run
+// `tool_call` as a one-call cell that is followed to its end.
+
+const native = require('../binding.js')
+const { CodeModeRun, internals } = require('./run.js')
+
+const { TOOL_SEARCH_GUEST, nativeOf } = internals
+
+/** The structured tools follow a call this long per leg before continuing it (no deadline). */
+const STRUCTURED_LEG_MS = 60_000
+/** Tool calls kept in `telemetry.toolCalls` (the oldest go first). */
+const MAX_RECORDED_CALLS = 1_000
+
+function optionalString(value) {
+  return typeof value === 'string' && value.length > 0 ? value : undefined
+}
+
+function typeName(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+function isObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+class ToolSearchRun {
+  #inner
+  #search
+  #config
+  #active
+  #modelTools
+  #prompt
+  #promptBytes
+  #toolCalls = []
+
+  /**
+   * Builds the run's catalog and model surface. Throws only on misuse (missing executor, tools
+   * not an array, missing runId); everything else is a `failed` result of `call`.
+   */
+  static create(options) {
+    if (options === null || typeof options !== 'object') {
+      throw new TypeError('ToolSearchRun.create(options): options must be an object.')
+    }
+    if (typeof options.executor !== 'function') {
+      throw new TypeError('ToolSearchRun.create(options): options.executor must be a function.')
+    }
+    if (!Array.isArray(options.tools)) {
+      throw new TypeError('ToolSearchRun.create(options): options.tools must be an array.')
+    }
+    if (typeof options.runId !== 'string' || options.runId.length === 0) {
+      throw new TypeError('ToolSearchRun.create(options): options.runId must be a non-empty string.')
+    }
+    return new ToolSearchRun(options)
+  }
+
+  constructor(options) {
+    const config = native.resolveToolSearchConfig(options.config)
+    this.#config = config
+    const codeMode = native.resolveCodeModeConfig(options.codeMode)
+    const executor = options.executor
+    const recorded = this.#toolCalls
+    // Every call that reaches the executor is a final tool call of the run (telemetry).
+    const recording = (call) => {
+      if (recorded.length >= MAX_RECORDED_CALLS) recorded.shift()
+      recorded.push({
+        id: call.id,
+        source: call.source,
+        sourceName: call.sourceName,
+        toolCallId: call.toolCallId,
+        parentToolCallId: call.parentToolCallId,
+      })
+      return executor(call)
+    }
+    this.#inner = CodeModeRun.create({
+      runId: options.runId,
+      sessionId: optionalString(options.sessionId),
+      sessionKey: optionalString(options.sessionKey),
+      agentId: optionalString(options.agentId),
+      tools: options.tools,
+      executor: recording,
+      onEvent: options.onEvent,
+      config: {
+        enabled: true,
+        languages: ['javascript'],
+        timeoutMs: config.mode === 'code' ? config.codeTimeoutMs : STRUCTURED_LEG_MS,
+        searchDefaultLimit: config.searchDefaultLimit,
+        maxSearchLimit: config.maxSearchLimit,
+      },
+      [TOOL_SEARCH_GUEST]: true,
+    })
+    this.#search = new native.NativeToolSearch(nativeOf(this.#inner), config.mode)
+    // Off when configured off, when the catalog is empty, or when code mode is engaged (it
+    // takes precedence).
+    this.#active = config.enabled && codeMode.enabled !== true && this.#inner.active
+    this.#modelTools = this.#active ? this.#search.modelTools() : []
+    this.#prompt = this.#active && config.mode === 'directory' ? this.#search.directory() : ''
+    this.#promptBytes = Buffer.byteLength(JSON.stringify(this.#modelTools)) + Buffer.byteLength(this.#prompt)
+  }
+
+  /** False: Tool Search off, no tools, or code mode engaged for this run. */
+  get active() {
+    return this.#active
+  }
+
+  /** `'code'`, `'tools'` or `'directory'`. */
+  get mode() {
+    return this.#config.mode
+  }
+
+  /** The resolved `tools.toolSearch` settings. */
+  get config() {
+    return { ...this.#config }
+  }
+
+  /** What the model sees: `[tool_search_code]`, or `[tool_search, tool_describe, tool_call]`. */
+  get modelTools() {
+    return this.#modelTools.map((tool) => ({ ...tool }))
+  }
+
+  /** The bounded capability directory for the system prompt (`directory` mode; else empty). */
+  get prompt() {
+    return this.#prompt
+  }
+
+  /** Prompt size, catalog, counts and the tool calls executed. */
+  get telemetry() {
+    const counters = this.#inner.telemetry
+    return {
+      mode: this.#config.mode,
+      promptBytes: this.#promptBytes,
+      modelToolCount: this.#modelTools.length,
+      catalogSize: this.#search.catalogSize,
+      sources: this.#search.sources,
+      searchCount: counters.searchCount,
+      describeCount: counters.describeCount,
+      callCount: counters.callCount,
+      toolCalls: this.#toolCalls.map((call) => ({ ...call })),
+    }
+  }
+
+  /** Runs one Tool Search tool. Resolves to a `ToolSearchResult`; never rejects. */
+  async call(toolName, input, options) {
+    try {
+      return await this.#call(toolName, input, options)
+    } catch (error) {
+      // Only a bug can get here; still a result, never a rejection.
+      return this.#failed('internal_error', `Tool Search failed: ${error?.message ?? String(error)}`)
+    }
+  }
+
+  /** Cancels every running call of this run; later calls fail `aborted`. */
+  abort() {
+    this.#inner.abort()
+  }
+
+  async #call(toolName, input, options) {
+    if (!this.#active) {
+      return this.#failed('invalid_input', 'Tool Search is not active for this run.')
+    }
+    if (!this.#modelTools.some((tool) => tool.name === toolName)) {
+      const names = this.#modelTools.map((tool) => tool.name).join(', ')
+      return this.#failed('invalid_input', `Unknown Tool Search tool "${String(toolName)}"; this run exposes ${names}.`)
+    }
+    const leg = { toolCallId: optionalString(options?.toolCallId), signal: options?.signal }
+    if (leg.signal?.aborted === true) return this.#failed('aborted', 'The call was aborted before it started.')
+    if (!isObject(input)) {
+      return this.#failed('invalid_input', `${toolName} input must be an object, not ${typeName(input)}.`)
+    }
+    switch (toolName) {
+      case 'tool_search_code':
+        return this.#code(input, leg)
+      case 'tool_search':
+        return this.#searchTool(input)
+      case 'tool_describe':
+        return this.#describe(input)
+      default:
+        return this.#toolCall(input, leg)
+    }
+  }
+
+  async #code(input, leg) {
+    const code = input.code
+    if (typeof code !== 'string' || code.trim().length === 0) {
+      return this.#failed('invalid_input', 'tool_search_code requires a non-empty code string.')
+    }
+    const result = await this.#inner.exec({ code, language: 'javascript' }, leg)
+    if (result.status === 'waiting') {
+      // No suspension: the wall clock ran out with calls pending. Drop the cell (which cancels
+      // them) and fail.
+      this.#search.dropParked(result.runId)
+      return this.#failed(
+        'timeout',
+        `tool_search_code did not finish within ${this.#config.codeTimeoutMs} ms (codeTimeoutMs); its pending tool calls were cancelled.`,
+        result.output,
+      )
+    }
+    if (result.status === 'failed' && result.code === 'snapshot_limit_exceeded') {
+      // The engine refused to park the cell at the deadline (too large to keep): still this
+      // call's deadline, and the engine already dropped the cell and cancelled its calls.
+      return this.#failed(
+        'timeout',
+        `tool_search_code did not finish within ${this.#config.codeTimeoutMs} ms (codeTimeoutMs); its pending tool calls were cancelled.`,
+        result.output,
+      )
+    }
+    return this.#result(result)
+  }
+
+  #searchTool(input) {
+    const query = input.query
+    if (typeof query !== 'string') {
+      return this.#failed('invalid_input', `tool_search requires a query string, not ${typeName(query)}.`)
+    }
+    const limit = input.limit
+    if (limit !== undefined && limit !== null && !(Number.isInteger(limit) && limit >= 1)) {
+      return this.#failed('invalid_input', 'tool_search limit must be a positive integer.')
+    }
+    let text
+    try {
+      text = this.#search.search(query, limit ?? undefined)
+    } catch (error) {
+      return this.#failed('invalid_input', error?.message ?? String(error))
+    }
+    return this.#completed(JSON.parse(text))
+  }
+
+  #describe(input) {
+    if (typeof input.id !== 'string' || input.id.length === 0) {
+      return this.#failed('invalid_input', 'tool_describe requires an id string.')
+    }
+    const text = this.#search.describe(input.id)
+    if (text === null || text === undefined) return this.#failed('invalid_input', this.#search.unavailable(input.id))
+    return this.#completed(JSON.parse(text))
+  }
+
+  async #toolCall(input, leg) {
+    const id = input.id
+    if (typeof id !== 'string' || id.length === 0) {
+      return this.#failed('invalid_input', 'tool_call requires an id string.')
+    }
+    const args = input.args ?? {}
+    if (!isObject(args)) {
+      return this.#failed('invalid_input', `tool_call args must be an object, not ${typeName(args)}.`)
+    }
+    // Fail closed: a tool no longer in the catalog is never guessed at.
+    if (!this.#search.has(id)) return this.#failed('invalid_input', this.#search.unavailable(id))
+    let argsJson
+    try {
+      argsJson = JSON.stringify(args)
+    } catch (error) {
+      return this.#failed('invalid_input', `tool_call args must be JSON-serialisable: ${error?.message ?? error}`)
+    }
+    // One nested call in a cell: code mode's executor path, events and cancellation. The
+    // outcome comes back as data so an executor refusal is reported verbatim.
+    const code =
+      `try { return { ok: true, value: await openclaw.tools.call(${JSON.stringify(id)}, ${argsJson}) } }\n` +
+      `catch (error) { return { ok: false, error: error instanceof Error ? error.message : String(error) } }`
+    let result = await this.#inner.exec({ code, language: 'javascript' }, leg)
+    // Structured calls have no deadline of their own: a call that outlives a leg is followed.
+    while (result.status === 'waiting') {
+      result = await this.#inner.wait({ runId: result.runId }, leg)
+    }
+    if (result.status !== 'completed') return this.#result(result)
+    const outcome = result.value
+    if (outcome === null || typeof outcome !== 'object' || outcome.ok !== true) {
+      return this.#failed('internal_error', String(outcome?.error ?? 'tool call failed'), result.output)
+    }
+    const tool = JSON.parse(this.#search.entry(id) ?? 'null') ?? { id }
+    return this.#completed({ tool, result: outcome.value }, result.output)
+  }
+
+  // A code-mode result with Tool Search's telemetry.
+  #result(result) {
+    const { telemetry: _codeMode, ...rest } = result
+    return { ...rest, telemetry: this.telemetry }
+  }
+
+  #completed(value, output) {
+    return { status: 'completed', value, ...(output?.length ? { output } : {}), telemetry: this.telemetry }
+  }
+
+  #failed(code, error, output) {
+    return { status: 'failed', code, error, ...(output?.length ? { output } : {}), telemetry: this.telemetry }
+  }
+}
+
+/** Wraps a Tool Search run's model tools as OpenClaw agent tools (like createCodeModeAgentTools). */
+function createToolSearchAgentTools(run) {
+  if (!(run instanceof ToolSearchRun)) {
+    throw new TypeError('createToolSearchAgentTools(run): run must be a ToolSearchRun.')
+  }
+  return run.modelTools.map((definition) => ({
+    name: definition.name,
+    label: definition.label,
+    description: definition.description,
+    parameters: definition.parameters,
+    toolKind: 'tool_search',
+    /** Hook metadata for one call: which Tool Search operation, and the target of tool_call. */
+    hookMetadata(params) {
+      const meta = { toolKind: 'tool_search', toolSearchOperation: definition.name }
+      if (definition.name === 'tool_call' && typeof params?.id === 'string') meta.targetToolId = params.id
+      if (definition.name === 'tool_search_code') meta.toolInputKind = 'javascript'
+      return meta
+    },
+    async execute(toolCallId, params, signal) {
+      const result = await run.call(definition.name, params, { toolCallId, signal })
+      return { content: [{ type: 'text', text: JSON.stringify(result, null, 2) }], details: result }
+    },
+  }))
+}
+
+module.exports = { ToolSearchRun, createToolSearchAgentTools }

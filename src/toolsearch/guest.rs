@@ -1,0 +1,129 @@
+//! Tool Search's kind of VM: `openclaw.tools.search/describe/call` over the run's whole catalog
+//! (MCP entries included), and `console.log/warn/error` from the engine; nothing else.
+//!
+//! The run behind the VM is a code-mode [`Run`] made for Tool Search (its config mapped from
+//! `tools.toolSearch` by the JS layer), so nested calls take code mode's path exactly: the same
+//! batches, executor, events and cancellation (`bridge::start_call`).
+
+use crate::bridge;
+use crate::catalog::{self, Source};
+use crate::engine::{self, EngineGlobals, Guest, VmState, guarded, throw, throw_type};
+use crate::run::Run;
+use crate::telemetry::Counters;
+use parking_lot::Mutex;
+use rquickjs::{Ctx, Function, Object, Value};
+use serde_json::Value as Json;
+use std::sync::Arc;
+
+/// Tool Search's guest: its prelude, its functions, and only console's log, warn and error.
+pub static TOOL_SEARCH: Guest = Guest::with_globals(
+  include_str!("prelude.js"),
+  install,
+  EngineGlobals::Only(r#"{"console":["log","warn","error"]}"#),
+);
+
+/// Nested call kinds of `bridge::start_call`: a catalog tool, an MCP tool.
+const KIND_TOOL: u32 = 0;
+const KIND_MCP: u32 = 1;
+
+fn run_of(state: &Mutex<VmState>) -> Arc<Run> {
+  Run::of(state.lock().host())
+}
+
+/// The message a call or describe of an id outside the catalog gets: the tool may have been
+/// denied or removed since it was found (fail closed, never a guess).
+pub fn unavailable(id: &str) -> String {
+  format!(
+    "Tool {id} is not available in this run: it is unknown, not allowed, or no longer in the catalog. Search again for a current id."
+  )
+}
+
+/// The `limit` a search asked for, or why it is refused.
+pub fn search_limit(run: &Run, limit: Option<f64>) -> Result<usize, &'static str> {
+  let config = &run.config;
+  match limit {
+    None => Ok(config.search_default_limit as usize),
+    Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
+      Ok(n.min(config.max_search_limit as f64) as usize)
+    }
+    Some(_) => Err("limit must be a positive integer."),
+  }
+}
+
+/// Compact search hits as JSON text (no schemas), counted.
+pub fn search_json(run: &Run, query: &str, limit: usize) -> String {
+  Counters::bump(&run.telemetry.searches);
+  let hits: Vec<Json> = run
+    .catalog
+    .search_all(query, limit)
+    .into_iter()
+    .map(|e| catalog::compact_json(e, false))
+    .collect();
+  Json::Array(hits).to_string()
+}
+
+/// One entry with its `parameters` as JSON text, counted; `None` when it is not in the catalog.
+pub fn describe_json(run: &Run, id: &str) -> Option<String> {
+  Counters::bump(&run.telemetry.describes);
+  run
+    .catalog
+    .get(id)
+    .map(|e| catalog::compact_json(e, true).to_string())
+}
+
+fn install<'js>(
+  ctx: &Ctx<'js>,
+  host: &Object<'js>,
+  state: &Arc<Mutex<VmState>>,
+) -> rquickjs::Result<()> {
+  let s = state.clone();
+  host.set(
+    "toolSearch",
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
+        guarded(&ctx, &s, || {
+          let run = run_of(&s);
+          let limit = if limit.is_undefined() || limit.is_null() {
+            None
+          } else {
+            Some(limit.as_number().unwrap_or(f64::NAN))
+          };
+          let limit = search_limit(&run, limit).map_err(|m| throw_type(&ctx, m))?;
+          Ok(search_json(&run, &query, limit))
+        })
+      },
+    )?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "toolDescribe",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: String| {
+      guarded(&ctx, &s, || {
+        let run = run_of(&s);
+        describe_json(&run, &id).ok_or_else(|| throw(&ctx, &unavailable(&id)))
+      })
+    })?,
+  )?;
+
+  let s = state.clone();
+  host.set(
+    "toolCall",
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'js>, id: String, input: String| {
+        guarded(&ctx, &s, || {
+          let kind = match run_of(&s).catalog.get(&id).map(|e| e.source) {
+            Some(Source::Mcp) => KIND_MCP,
+            Some(_) => KIND_TOOL,
+            None => return Err(throw(&ctx, &unavailable(&id))),
+          };
+          let call = bridge::start_call(&ctx, &s, kind, id, input)?;
+          engine::request_promise(&ctx, call)
+        })
+      },
+    )?,
+  )?;
+  Ok(())
+}

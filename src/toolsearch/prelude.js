@@ -1,0 +1,48 @@
+// Tool Search's half of the guest prelude (`Guest::prelude`, see src/engine/mod.rs): the one
+// global `openclaw.tools` with `search`, `describe` and `call`, built from `host` (the functions
+// of src/toolsearch/guest.rs) and the engine prelude's helpers in `core`. The engine adds only
+// `console.log/warn/error` (`EngineGlobals` of this guest).
+(function (host, core) {
+  'use strict';
+  const { constant, freeze, JSONparse, JSONstringify, reject, resolve, str, TypeErrorCtor, wellFormed } = core;
+
+  function parsed(fn) {
+    try {
+      return resolve(JSONparse(fn()));
+    } catch (error) {
+      return reject(error);
+    }
+  }
+
+  const tools = freeze({
+    search(query, options) {
+      return parsed(() => {
+        if (query === undefined || query === null) query = '';
+        if (typeof query !== 'string') throw new TypeErrorCtor('query must be a string.');
+        if (options !== undefined && options !== null && typeof options !== 'object') {
+          throw new TypeErrorCtor('options must be an object like { limit: number }.');
+        }
+        return host.toolSearch(wellFormed(query), options == null ? undefined : options.limit);
+      });
+    },
+    describe(id) {
+      return parsed(() => host.toolDescribe(str(id)));
+    },
+    call(id, args) {
+      try {
+        let input = '{}';
+        if (args !== undefined) {
+          input = JSONstringify(args);
+          if (input === undefined) throw new TypeErrorCtor('tool args must be JSON-serialisable.');
+        }
+        return host.toolCall(str(id), input);
+      } catch (error) {
+        return reject(error);
+      }
+    },
+  });
+
+  constant('openclaw', freeze({ tools }));
+
+  return { bind() {} };
+})

@@ -7,7 +7,7 @@
 //! the host hears of it through [`Host::ended`].
 
 use super::admission::Waiting;
-use super::limits::{Kill, Signals};
+use super::limits::{Kill, Signals, kill_failure};
 use super::pool::Job;
 use super::store::{Store, new_token};
 use super::vm::{self, Delivery, SliceEnd, Vm};
@@ -106,39 +106,6 @@ enum End {
   Failed(Failure),
   /// Dropped between legs (abort or expiry): no leg result to send.
   Dropped(DropReason),
-}
-
-fn kill_failure(kill: Kill, limits: &Limits, signals: &Signals) -> Failure {
-  match kill {
-    // Only the host functions' guard (`guarded`) reports a panic through the signals.
-    Kill::Panic => Failure::internal(format!(
-      "code mode runtime failed: {}",
-      signals.panic_message().unwrap_or_default()
-    ))
-    .in_phase(FailurePhase::Bridge),
-    Kill::Timeout => Failure::new(
-      ErrorCode::Timeout,
-      format!(
-        "code mode cell exceeded timeoutMs ({} ms of guest CPU time).",
-        limits.timeout.as_millis()
-      ),
-    ),
-    Kill::Memory => Failure::new(
-      ErrorCode::MemoryLimitExceeded,
-      format!(
-        "code mode cell exceeded memoryLimitBytes ({} bytes).",
-        limits.memory_limit_bytes
-      ),
-    ),
-    Kill::Output => Failure::new(
-      ErrorCode::OutputLimitExceeded,
-      format!(
-        "code mode output exceeded maxOutputBytes ({} bytes).",
-        limits.max_output_bytes
-      ),
-    ),
-    Kill::Aborted | Kill::None => Failure::new(ErrorCode::Aborted, messages::ABORTED),
-  }
 }
 
 impl Cell {

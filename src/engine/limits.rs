@@ -1,10 +1,12 @@
-//! Per-VM limits: the allocator (where the memory cap becomes terminal) and the interrupt
-//! handler (CPU deadline, terminal kills).
+//! Per-VM limits: the allocator (where the memory cap becomes terminal), the interrupt
+//! handler (CPU deadline, terminal kills), and the failure each kill ends a cell with.
 //!
 //! QuickJS reports an allocation failure as a catchable `InternalError`. The cap must be
 //! terminal, so a refusal at the runtime's memory limit also raises a kill flag that the
 //! interrupt handler turns into QuickJS's uncatchable interrupt at the guest's next poll.
 
+use super::Limits;
+use crate::error::{ErrorCode, Failure, FailurePhase, messages};
 use libmimalloc_sys as mi;
 use rquickjs::allocator::Allocator;
 use std::sync::Arc;
@@ -183,5 +185,39 @@ unsafe impl Allocator for VmAllocator {
   unsafe fn usable_size(ptr: *mut u8) -> usize {
     // SAFETY: forwarded contract; mimalloc answers 0 for null.
     unsafe { mi::mi_usable_size(ptr.cast()) }
+  }
+}
+
+/// The failure a kill ends a cell with, naming the limit it crossed.
+pub fn kill_failure(kill: Kill, limits: &Limits, signals: &Signals) -> Failure {
+  match kill {
+    // Only the host functions' guard (`guarded`) reports a panic through the signals.
+    Kill::Panic => Failure::internal(format!(
+      "code mode runtime failed: {}",
+      signals.panic_message().unwrap_or_default()
+    ))
+    .in_phase(FailurePhase::Bridge),
+    Kill::Timeout => Failure::new(
+      ErrorCode::Timeout,
+      format!(
+        "code mode cell exceeded timeoutMs ({} ms of guest CPU time).",
+        limits.timeout.as_millis()
+      ),
+    ),
+    Kill::Memory => Failure::new(
+      ErrorCode::MemoryLimitExceeded,
+      format!(
+        "code mode cell exceeded memoryLimitBytes ({} bytes).",
+        limits.memory_limit_bytes
+      ),
+    ),
+    Kill::Output => Failure::new(
+      ErrorCode::OutputLimitExceeded,
+      format!(
+        "code mode output exceeded maxOutputBytes ({} bytes).",
+        limits.max_output_bytes
+      ),
+    ),
+    Kill::Aborted | Kill::None => Failure::new(ErrorCode::Aborted, messages::ABORTED),
   }
 }

@@ -67,24 +67,20 @@ fn install<'js>(
       move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
         guarded(&ctx, &s, || {
           let run = run_of(&s);
-          let config = &run.config;
           let limit = if limit.is_undefined() || limit.is_null() {
-            config.search_default_limit
+            None
           } else {
-            match limit.as_number() {
-              Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
-                n.min(config.max_search_limit as f64) as u32
-              }
-              _ => return Err(throw_type(&ctx, "limit must be a positive integer.")),
-            }
+            // Not a number: NaN, refused below.
+            Some(limit.as_number().unwrap_or(f64::NAN))
           };
+          let limit = run.search_limit(limit).map_err(|m| throw_type(&ctx, m))?;
           run
             .telemetry
             .searches
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
           let hits: Vec<Json> = run
             .catalog
-            .search(&query, limit as usize)
+            .search(&query, limit)
             .into_iter()
             .map(|e| catalog::compact_json(e, false))
             .collect();

@@ -161,6 +161,19 @@ impl Run {
     })
   }
 
+  /// The number of hits a search asked for (`None`: the default), clamped to `maxSearchLimit`,
+  /// or why it is refused.
+  pub fn search_limit(&self, limit: Option<f64>) -> Result<usize, &'static str> {
+    let config = &self.config;
+    match limit {
+      None => Ok(config.search_default_limit as usize),
+      Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
+        Ok(n.min(config.max_search_limit as f64) as usize)
+      }
+      Some(_) => Err("limit must be a positive integer."),
+    }
+  }
+
   /// The run's MCP namespace and API files (built on first use).
   pub fn mcp(&self) -> &McpSurface {
     self.mcp.get_or_init(|| McpSurface::build(&self.catalog))

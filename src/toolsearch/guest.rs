@@ -38,18 +38,6 @@ pub fn unavailable(id: &str) -> String {
   )
 }
 
-/// The `limit` a search asked for, or why it is refused.
-pub fn search_limit(run: &Run, limit: Option<f64>) -> Result<usize, &'static str> {
-  let config = &run.config;
-  match limit {
-    None => Ok(config.search_default_limit as usize),
-    Some(n) if n.is_finite() && n.fract() == 0.0 && n >= 1.0 => {
-      Ok(n.min(config.max_search_limit as f64) as usize)
-    }
-    Some(_) => Err("limit must be a positive integer."),
-  }
-}
-
 /// Compact search hits as JSON text (no schemas), counted.
 pub fn search_json(run: &Run, query: &str, limit: usize) -> String {
   Counters::bump(&run.telemetry.searches);
@@ -89,7 +77,7 @@ fn install<'js>(
           } else {
             Some(limit.as_number().unwrap_or(f64::NAN))
           };
-          let limit = search_limit(&run, limit).map_err(|m| throw_type(&ctx, m))?;
+          let limit = run.search_limit(limit).map_err(|m| throw_type(&ctx, m))?;
           Ok(search_json(&run, &query, limit))
         })
       },

@@ -128,8 +128,10 @@ impl NativeToolSearch {
   /// failed result).
   #[napi(catch_unwind)]
   pub fn search(&self, query: String, limit: Option<f64>) -> Result<String> {
-    let limit =
-      guest::search_limit(&self.run, limit).map_err(|m| Error::new(Status::InvalidArg, m))?;
+    let limit = self
+      .run
+      .search_limit(limit)
+      .map_err(|m| Error::new(Status::InvalidArg, m))?;
     Ok(guest::search_json(&self.run, &query, limit))
   }
 

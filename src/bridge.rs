@@ -35,6 +35,16 @@ fn run_of(state: &Mutex<VmState>) -> Arc<Run> {
   Run::of(state.lock().host())
 }
 
+/// A search's `limit` argument for [`Run::search_limit`]: `None` when absent; anything but a
+/// number is NaN, which it refuses.
+pub(crate) fn limit_arg(limit: &Value<'_>) -> Option<f64> {
+  if limit.is_undefined() || limit.is_null() {
+    None
+  } else {
+    Some(limit.as_number().unwrap_or(f64::NAN))
+  }
+}
+
 fn unknown_tool(ctx: &Ctx<'_>, id: &str) -> rquickjs::Error {
   throw(ctx, &format!("Unknown tool id: {id}"))
 }
@@ -67,13 +77,9 @@ fn install<'js>(
       move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
         guarded(&ctx, &s, || {
           let run = run_of(&s);
-          let limit = if limit.is_undefined() || limit.is_null() {
-            None
-          } else {
-            // Not a number: NaN, refused below.
-            Some(limit.as_number().unwrap_or(f64::NAN))
-          };
-          let limit = run.search_limit(limit).map_err(|m| throw_type(&ctx, m))?;
+          let limit = run
+            .search_limit(limit_arg(&limit))
+            .map_err(|m| throw_type(&ctx, m))?;
           run
             .telemetry
             .searches

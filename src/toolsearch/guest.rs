@@ -72,12 +72,9 @@ fn install<'js>(
       move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
         guarded(&ctx, &s, || {
           let run = run_of(&s);
-          let limit = if limit.is_undefined() || limit.is_null() {
-            None
-          } else {
-            Some(limit.as_number().unwrap_or(f64::NAN))
-          };
-          let limit = run.search_limit(limit).map_err(|m| throw_type(&ctx, m))?;
+          let limit = run
+            .search_limit(bridge::limit_arg(&limit))
+            .map_err(|m| throw_type(&ctx, m))?;
           Ok(search_json(&run, &query, limit))
         })
       },

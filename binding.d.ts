@@ -9,6 +9,33 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * The native half of one OpenClaw cell (`lib/openclaw/executor.js` drives it). Its VM lives
+ * here between legs: a parked continuation costs what the VM holds, and no thread.
+ */
+export declare class NativeExecutorCell {
+  constructor(limits: ExecutorCellLimits)
+  /**
+   * The first leg: a VM with the data globals (`dataJson`, an object), the controller (`key`
+   * from `compileExecutorController`), then the program. Resolves with the outcome JSON.
+   */
+  start(key: string, dataJson: string, source: string, locationJson: string, timeoutMs: number): Promise<string>
+  /**
+   * A later leg: settles `settledJson` (`[{id, ok, json}]`) with `pendingJson` as the pending
+   * set, then runs. Resolves with the outcome JSON.
+   */
+  next(settledJson: string, pendingJson: string, timeoutMs: number): Promise<string>
+  /**
+   * Collects the parked VM's garbage and resolves with the bytes it still holds (a
+   * continuation's `retainedBytes`).
+   */
+  park(): Promise<number>
+  /** Stops the running leg (it ends `aborted`). */
+  abort(): void
+  /** Frees the VM (on a worker); later legs fail `runtime_unavailable`. Idempotent. */
+  dispose(): void
+}
+
 /** The native half of a `CodeModeRun` (the public class lives in `lib/run.js`). */
 export declare class NativeRun {
   /** `port(kind, id, payload)` receives every message of the run (see `src/protocol`). */
@@ -259,8 +286,20 @@ export interface CodeModeTelemetry {
   visibleTools: ['exec', 'wait']
 }
 
+/**
+ * Compiles an OpenClaw guest controller to bytecode, once per source: returns its key for
+ * `NativeExecutorCell.start`. Throws (with QuickJS's message) when the source does not compile.
+ */
+export declare function compileExecutorController(source: string): string
+
 /** Applies process-wide runtime settings. */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
+
+/** Limits of one executor cell. */
+export interface ExecutorCellLimits {
+  memoryLimitBytes: number
+  maxPendingToolCalls: number
+}
 
 /** A model-visible tool definition (`exec` and `wait`). */
 export interface ModelToolDefinition {

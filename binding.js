@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeExecutorCell = nativeBinding.NativeExecutorCell
 module.exports.NativeRun = nativeBinding.NativeRun
 module.exports.NativeToolSearch = nativeBinding.NativeToolSearch
 module.exports.assertCodeModePayload = nativeBinding.assertCodeModePayload
@@ -846,6 +847,7 @@ module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.CodeModeFailurePhase = nativeBinding.CodeModeFailurePhase
 module.exports.FailurePhase = nativeBinding.FailurePhase
 module.exports.CodeModeInactiveReason = nativeBinding.CodeModeInactiveReason
+module.exports.compileExecutorController = nativeBinding.compileExecutorController
 module.exports.configureCodeModeRuntime = nativeBinding.configureCodeModeRuntime
 module.exports.registerNamespace = nativeBinding.registerNamespace
 module.exports.resolveCodeModeConfig = nativeBinding.resolveCodeModeConfig

@@ -6,6 +6,7 @@ mod catalog;
 mod config;
 mod engine;
 mod error;
+mod executor;
 mod frontend;
 #[cfg(feature = "testing")]
 #[doc(hidden)]

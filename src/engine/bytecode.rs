@@ -8,13 +8,20 @@ use std::sync::OnceLock;
 
 /// Compiles `source` (a strict global script) to bytecode in a scratch runtime.
 fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
+  compile_script(source, filename, true, false)
+}
+
+/// Compiles a global script to bytecode in a scratch runtime: `strict` or sloppy, and with its
+/// line table (`debug`, so its frames keep their `filename:line:column` in stack traces) or
+/// without.
+pub fn compile_script(source: &str, filename: &str, strict: bool, debug: bool) -> Result<Vec<u8>> {
   let rt = Runtime::new()?;
   let ctx = Context::full(&rt)?;
   ctx.with(|ctx| {
     let code = CString::new(source).map_err(|_| Error::Unknown)?;
     let name = CString::new(filename).map_err(|_| Error::Unknown)?;
-    let flags =
-      (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_STRICT | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
+    let strict = if strict { qjs::JS_EVAL_FLAG_STRICT } else { 0 };
+    let flags = (qjs::JS_EVAL_TYPE_GLOBAL | strict | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
     let raw = ctx.as_raw().as_ptr();
     // SAFETY: `raw` is this context's live JSContext; both C strings outlive the call. The
     // returned value is owned and handed to `Value`, which frees it on drop.
@@ -38,9 +45,13 @@ fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
         // No line table or source text: a prelude frame in a stack trace has no line, its
         // functions print like native ones, and building plus freeing a VM takes 6.5% fewer
         // instructions (callgrind).
-        (qjs::JS_WRITE_OBJ_BYTECODE
-          | qjs::JS_WRITE_OBJ_STRIP_DEBUG
-          | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32,
+        if debug {
+          (qjs::JS_WRITE_OBJ_BYTECODE | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32
+        } else {
+          (qjs::JS_WRITE_OBJ_BYTECODE
+            | qjs::JS_WRITE_OBJ_STRIP_DEBUG
+            | qjs::JS_WRITE_OBJ_STRIP_SOURCE) as i32
+        },
       )
     };
     if buffer.is_null() {
@@ -54,8 +65,8 @@ fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
   })
 }
 
-/// Evaluates bytecode made by [`compile`] in `ctx` and returns the script's value.
-fn run<'js>(ctx: &Ctx<'js>, bytes: &[u8]) -> Result<Value<'js>> {
+/// Evaluates bytecode made by [`compile_script`] in `ctx` and returns the script's value.
+pub fn run<'js>(ctx: &Ctx<'js>, bytes: &[u8]) -> Result<Value<'js>> {
   let raw = ctx.as_raw().as_ptr();
   // SAFETY: `bytes` is bytecode this same QuickJS build wrote (see `compile`); reading it
   // creates an owned function object in this context.

@@ -34,6 +34,7 @@
 //! Host callbacks ([`Host`]) are called with no engine lock held.
 
 mod admission;
+pub mod bare;
 pub mod bytecode;
 mod cell;
 pub mod clock;

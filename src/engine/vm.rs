@@ -19,7 +19,7 @@ use std::time::Instant;
 const CORE_PRELUDE: &str = include_str!("prelude.js");
 /// QuickJS stack cap: deep recursion becomes a catchable RangeError well before the worker's
 /// own stack ([`WORKER_STACK`]) is at risk.
-const MAX_STACK: usize = 1 << 20;
+pub(super) const MAX_STACK: usize = 1 << 20;
 const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
 
 /// The prelude a guest's VMs run: the engine's half called with the host's half and the

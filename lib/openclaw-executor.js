@@ -1,0 +1,448 @@
+'use strict'
+// The OpenClaw `quickjs` code-mode executor on the native engine: upstream's guest controller
+// (imported at run time from openclaw/plugin-sdk/code-mode-executor-runtime, never copied) runs
+// in a native QuickJS VM on the engine's worker threads; this file speaks the executor contract
+// around it: execute → boundaries through inlineHost.onBoundary → continue or checkpoint →
+// completed, failed, or waiting with a continuation that resumes once. A parked continuation is
+// the native VM itself (src/executor/).
+
+const native = require('../binding.js')
+
+/** The oldest openclaw whose executor contract this file speaks. */
+const MIN_OPENCLAW = '2026.9.6'
+const SDK = 'openclaw/plugin-sdk/code-mode-executor-runtime'
+/** What the runtime module must export (checked before the first cell). */
+const SDK_EXPORTS = [
+  'CODE_MODE_CONTROLLER_SOURCE',
+  'prepareSource',
+  'buildUserSource',
+  'captureCodeModeValue',
+  'captureCodeModeOutput',
+  'boundCodeModeError',
+  'EMPTY_CODE_MODE_OUTPUT',
+]
+const EMPTY_OUTPUT = { count: 0, source: { kind: 'complete', json: '[]' } }
+
+const isRecord = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function compareVersions(a, b) {
+  const pa = String(a).split(/[.-]/).map((n) => parseInt(n, 10) || 0)
+  const pb = String(b).split(/[.-]/).map((n) => parseInt(n, 10) || 0)
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0)
+  return 0
+}
+
+/** The installed openclaw's version, found beside its resolved runtime module. */
+function openclawVersion(resolvedFile) {
+  const path = require('node:path')
+  const fs = require('node:fs')
+  for (let dir = path.dirname(resolvedFile); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json')
+    try {
+      const pkg = JSON.parse(fs.readFileSync(file, 'utf8'))
+      if (pkg.name === 'openclaw') return pkg.version
+    } catch {}
+  }
+  return undefined
+}
+
+/**
+ * Imports the gateway's executor runtime: from this package's own resolution (a devDependency,
+ * or a gateway that installed its peer), else from the running gateway's entry point (a plugin
+ * installed into OpenClaw's state directory has no node_modules of its own).
+ */
+async function loadOpenClawRuntime() {
+  const { createRequire } = require('node:module')
+  const { pathToFileURL } = require('node:url')
+  const bases = [__filename]
+  if (process.argv[1]) bases.push(process.argv[1])
+  if (require.main?.filename) bases.push(require.main.filename)
+  let resolved
+  for (const base of bases) {
+    try {
+      resolved = createRequire(base).resolve(SDK)
+      break
+    } catch {}
+  }
+  if (!resolved) {
+    throw new Error(
+      `@openclaw/code-mode's quickjs executor needs the openclaw peer (>= ${MIN_OPENCLAW}), and it is not installed.`,
+    )
+  }
+  const version = openclawVersion(resolved)
+  if (version && compareVersions(version, MIN_OPENCLAW) < 0) {
+    throw new Error(`@openclaw/code-mode's quickjs executor needs openclaw >= ${MIN_OPENCLAW}; found ${version}.`)
+  }
+  return import(pathToFileURL(resolved).href)
+}
+
+function failedResult(error, code, phase = 'host', output = EMPTY_OUTPUT) {
+  return { status: 'failed', error: String(error), code, failurePhase: phase, bridgeDispatchStarted: false, output }
+}
+
+function errorText(error) {
+  if (error instanceof Error) return error.message || String(error)
+  return String(error)
+}
+
+/**
+ * Builds an executor. `loadRuntime` supplies the gateway's executor runtime module (default:
+ * import it from the installed openclaw peer); tests pass their own.
+ * @param {{ loadRuntime?: () => Promise<Record<string, unknown>> }} [options]
+ */
+function createCodeModeExecutor(options = {}) {
+  const loadRuntime = options.loadRuntime ?? loadOpenClawRuntime
+  let runtime
+  /** The runtime module and its compiled controller's key, loaded once. */
+  function ready() {
+    runtime ??= (async () => {
+      const sdk = await loadRuntime()
+      const missing = SDK_EXPORTS.filter((name) => sdk?.[name] === undefined)
+      if (missing.length > 0) {
+        throw new Error(
+          `@openclaw/code-mode's quickjs executor needs openclaw >= ${MIN_OPENCLAW}: its code-mode executor runtime lacks ${missing.join(', ')}.`,
+        )
+      }
+      if (typeof sdk.CODE_MODE_CONTROLLER_SOURCE !== 'string') {
+        throw new Error('the openclaw code-mode controller source is not a string')
+      }
+      const key = native.compileExecutorController(sdk.CODE_MODE_CONTROLLER_SOURCE)
+      return { sdk, key }
+    })()
+    // A failed load is not cached: the next cell tries again (the peer may be installed since).
+    runtime.catch(() => {
+      runtime = undefined
+    })
+    return runtime
+  }
+
+  async function execute(input, options = {}) {
+    const startedAt = performance.now()
+    let loaded
+    try {
+      loaded = await ready()
+    } catch (error) {
+      return failedResult(errorText(error), 'runtime_unavailable')
+    }
+    return runCell(loaded, startedAt, input, options)
+  }
+
+  return { id: 'quickjs', execute }
+}
+
+/** Whether `reason` is upstream's headless timeout rather than an abort. */
+function isTimeoutReason(sdk, reason) {
+  return typeof sdk.CodeModeHeadlessTimeoutError === 'function' && reason instanceof sdk.CodeModeHeadlessTimeoutError
+}
+
+function abortedResult(sdk, signal) {
+  return isTimeoutReason(sdk, signal?.reason)
+    ? failedResult('code mode timeout exceeded', 'timeout')
+    : failedResult('code mode execution aborted', 'aborted')
+}
+
+/** A failed leg as upstream's worker reports it (phase `input` for invalid input). */
+function workerFailure(sdk, config, code, error, output) {
+  const phase = code === 'invalid_input' ? 'input' : code === 'runtime_unavailable' || code === 'aborted' ? 'host' : 'guest'
+  return {
+    status: 'failed',
+    code,
+    error: sdk.boundCodeModeError(String(error), config.maxOutputBytes),
+    failurePhase: phase,
+    bridgeDispatchStarted: false,
+    output: output === undefined ? EMPTY_OUTPUT : sdk.captureCodeModeOutput(output, config.maxOutputBytes),
+  }
+}
+
+async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inlineHost } = {}) {
+  if (!isRecord(input) || !isRecord(input.config) || (input.kind !== 'exec' && input.kind !== 'resume')) {
+    return failedResult('invalid code mode worker input', 'invalid_input', 'input')
+  }
+  const config = input.config
+  if (signal?.aborted) return abortedResult(sdk, signal)
+  if (input.kind !== 'exec' || typeof input.source !== 'string') {
+    return failedResult('invalid code mode worker input', 'invalid_input', 'input')
+  }
+  let program
+  try {
+    const source = sdk.prepareSource(input.source)
+    program = sdk.buildUserSource(source, typeof input.prelude === 'string' ? input.prelude : undefined)
+  } catch (error) {
+    const code = typeof sdk.ToolInputError === 'function' && error instanceof sdk.ToolInputError ? 'invalid_input' : 'internal_error'
+    return workerFailure(sdk, config, code, errorText(error), [])
+  }
+  const budget = Math.min(
+    Number(config.timeoutMs) - (performance.now() - startedAt),
+    typeof input.executionTimeoutMs === 'number' ? input.executionTimeoutMs : Infinity,
+  )
+  if (!(budget > 0)) return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
+  const cell = new native.NativeExecutorCell({
+    memoryLimitBytes: Number(config.memoryLimitBytes) || 64 * 1024 * 1024,
+    maxPendingToolCalls: Math.max(1, Math.floor(Number(config.maxPendingToolCalls) || 16)),
+  })
+  const data = JSON.stringify({
+    __openclawCatalog: Array.isArray(input.catalog) ? input.catalog : [],
+    __openclawNamespaces: Array.isArray(input.namespaces) ? input.namespaces : [],
+    __openclawApiFiles: Array.isArray(input.apiFiles) ? input.apiFiles : [],
+    __openclawSwarmEnabled: input.swarmEnabled === true,
+    __openclawMaxPendingToolCalls: config.maxPendingToolCalls,
+  })
+  const first = () => cell.start(key, data, program.source, JSON.stringify(program.location), budget)
+  return driveLegs(sdk, cell, first, {
+    config,
+    retainFinalValue: input.retainFinalValue === true,
+    maxTimeoutMs: budget,
+    timeoutMs,
+    signal,
+    inlineHost,
+  })
+}
+
+/** How long past a leg's own budget the executor waits before it gives the leg up. */
+function watchdogGrace(sdk) {
+  return typeof sdk.CODE_MODE_WORKER_WATCHDOG_GRACE_MS === 'number' ? sdk.CODE_MODE_WORKER_WATCHDOG_GRACE_MS : 2000
+}
+
+/**
+ * Waits for `promise`, or for the abort of `signal`, or for `ms` to pass; resolves
+ * `{ value }`, `{ aborted: true }` or `{ expired: true }`.
+ */
+function race(promise, signal, ms) {
+  return new Promise((resolve, reject) => {
+    let timer
+    const onAbort = () => finish({ aborted: true })
+    const finish = (outcome) => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      resolve(outcome)
+    }
+    if (signal?.aborted) return finish({ aborted: true })
+    signal?.addEventListener('abort', onAbort, { once: true })
+    if (Number.isFinite(ms)) timer = setTimeout(() => finish({ expired: true }), Math.max(1, ms))
+    promise.then(
+      (value) => finish({ value }),
+      (error) => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
+/** Checks a host's `continue` reply; returns the problem, if any. */
+function continuationProblem(reply) {
+  if (!Array.isArray(reply.settledRequests)) return 'settledRequests must be an array'
+  for (const r of reply.settledRequests) {
+    if (!isRecord(r) || typeof r.id !== 'string' || typeof r.ok !== 'boolean' || typeof r.json !== 'string') {
+      return 'each settled request must be { id: string, ok: boolean, json: string }'
+    }
+  }
+  if (!Array.isArray(reply.pendingRequests)) return 'pendingRequests must be an array'
+  for (const r of reply.pendingRequests) {
+    if (!isRecord(r) || typeof r.id !== 'string' || typeof r.method !== 'string' || !Array.isArray(r.args)) {
+      return 'each pending request must be { id: string, method: string, args: unknown[] }'
+    }
+  }
+  return undefined
+}
+
+/**
+ * Runs legs until the cell completes, fails or is checkpointed: each boundary goes to
+ * `inlineHost.onBoundary`, whose reply continues the cell (`next`) or parks it.
+ */
+async function driveLegs(sdk, cell, first, context) {
+  const { config, retainFinalValue, maxTimeoutMs, signal, inlineHost } = context
+  const grace = watchdogGrace(sdk)
+  // The pool-task signal upstream hands onBoundary: aborted once this run of legs ends.
+  const task = new AbortController()
+  let networkObserved = false
+  let parked = false
+  let leg = first()
+  let legWatchdog = Number.isFinite(context.timeoutMs) ? context.timeoutMs : maxTimeoutMs + grace
+  let consumed
+  try {
+    for (;;) {
+      const settled = await race(leg, signal, legWatchdog)
+      if (consumed) {
+        const release = consumed
+        consumed = undefined
+        release()
+      }
+      if (settled.aborted) {
+        cell.abort()
+        return abortedResult(sdk, signal)
+      }
+      if (settled.expired) {
+        cell.abort()
+        return failedResult('code mode worker timeout exceeded', 'timeout')
+      }
+      const outcome = JSON.parse(settled.value)
+      if (outcome.networkContentObserved === true) networkObserved = true
+      if (outcome.status === 'completed') {
+        const result = {
+          status: 'completed',
+          value: sdk.captureCodeModeValue(
+            JSON.parse(outcome.value),
+            config.maxOutputBytes,
+            retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
+          ),
+          output: sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes),
+        }
+        return withNetwork(result, networkObserved, inlineHost)
+      }
+      if (outcome.status === 'failed') {
+        return withNetwork(workerFailure(sdk, config, outcome.code, outcome.error, outcome.output), networkObserved, inlineHost)
+      }
+      const settlementMode = outcome.settlementMode
+      const output = sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes)
+      if (!inlineHost) {
+        parked = true
+        return waiting(sdk, cell, config, outcome, settlementMode, output, networkObserved)
+      }
+      if (!(Number.isFinite(maxTimeoutMs) && maxTimeoutMs > 0)) {
+        return failedResult('invalid code mode worker admission budget', 'runtime_unavailable')
+      }
+      const boundary = {
+        status: 'boundary',
+        ...(networkObserved ? { networkContentObserved: true } : {}),
+        pendingRequests: outcome.pendingRequests,
+        canceledRequestIds: outcome.canceledRequestIds,
+        settlementMode,
+        output,
+        memoryUsedBytes: outcome.memoryUsedBytes,
+      }
+      if (networkObserved) inlineHost.onNetworkContent?.()
+      // Native VMs park without holding a thread, so there is no pressure to relieve: the
+      // yield signal is provided, and never fires.
+      const yieldSignal = new AbortController().signal
+      let reply
+      try {
+        const answered = await race(
+          Promise.resolve(inlineHost.onBoundary(boundary, { signal: task.signal, yieldSignal, maxTimeoutMs })),
+          signal,
+          Infinity,
+        )
+        if (answered.aborted) return abortedResult(sdk, signal)
+        reply = answered.value
+      } catch (error) {
+        return failedResult(errorText(error), 'runtime_unavailable')
+      }
+      if (!isRecord(reply)) {
+        return failedResult('invalid code mode continuation: the host reply is not an object', 'invalid_input', 'input')
+      }
+      const { onConsumed, ...command } = reply
+      const release = typeof onConsumed === 'function' ? () => onConsumed() : () => {}
+      if (command.kind === 'checkpoint') {
+        release()
+        parked = true
+        return waiting(sdk, cell, config, outcome, settlementMode, EMPTY_OUTPUT, networkObserved)
+      }
+      if (command.kind !== 'continue') {
+        release()
+        return failedResult(`invalid code mode continuation: unknown kind ${JSON.stringify(command.kind)}`, 'invalid_input', 'input')
+      }
+      if (!Number.isFinite(command.timeoutMs) || command.timeoutMs <= 0 || command.timeoutMs > maxTimeoutMs) {
+        release()
+        return workerFailure(sdk, config, 'timeout', 'invalid code mode continuation budget', [])
+      }
+      const problem = continuationProblem(command)
+      if (problem) {
+        release()
+        return failedResult(`invalid code mode continuation: ${problem}`, 'invalid_input', 'input')
+      }
+      consumed = release
+      legWatchdog = command.timeoutMs + grace
+      leg = cell.next(JSON.stringify(command.settledRequests), JSON.stringify(command.pendingRequests), command.timeoutMs)
+    }
+  } catch (error) {
+    return failedResult(errorText(error), 'runtime_unavailable')
+  } finally {
+    consumed?.()
+    task.abort()
+    if (!parked) cell.dispose()
+  }
+}
+
+function withNetwork(result, observed, inlineHost) {
+  if (!observed) return result
+  inlineHost?.onNetworkContent?.()
+  return { ...result, networkContentObserved: true }
+}
+
+/** Parks the cell: a `waiting` result whose continuation resumes it once. */
+async function waiting(sdk, cell, config, outcome, settlementMode, output, networkObserved) {
+  const retainedBytes = await cell.park()
+  if (retainedBytes + 0 > config.maxSnapshotBytes) {
+    cell.dispose()
+    return workerFailure(sdk, config, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded', [])
+  }
+  let owned = cell
+  const continuation = {
+    executor: 'quickjs',
+    retainedBytes,
+    async resume(input, options = {}) {
+      if (!owned) return failedResult('Code Mode continuation has already been consumed or disposed', 'runtime_unavailable')
+      const parkedCell = owned
+      owned = undefined
+      return resumeCell(sdk, parkedCell, input, options)
+    },
+    async dispose() {
+      owned?.dispose()
+      owned = undefined
+    },
+  }
+  const result = {
+    status: 'waiting',
+    continuation,
+    pendingRequests: outcome.pendingRequests,
+    canceledRequestIds: outcome.canceledRequestIds,
+    settlementMode,
+    output,
+  }
+  return networkObserved ? { ...result, networkContentObserved: true } : result
+}
+
+async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = {}) {
+  const startedAt = performance.now()
+  if (!isRecord(input) || !isRecord(input.config) || input.kind !== 'resume') {
+    cell.dispose()
+    return failedResult('invalid code mode worker input', 'invalid_input', 'input')
+  }
+  const config = input.config
+  if (signal?.aborted) {
+    cell.dispose()
+    return abortedResult(sdk, signal)
+  }
+  const settled = Array.isArray(input.settledRequests) ? input.settledRequests : []
+  const pending = Array.isArray(input.pendingRequests) ? input.pendingRequests : []
+  const problem = continuationProblem({ settledRequests: settled, pendingRequests: pending })
+  if (problem) {
+    cell.dispose()
+    return failedResult(`invalid code mode resume input: ${problem}`, 'invalid_input', 'input')
+  }
+  const budget = Number(config.timeoutMs) - (performance.now() - startedAt)
+  if (!(budget > 0)) {
+    cell.dispose()
+    return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
+  }
+  const first = () => {
+    const leg = cell.next(JSON.stringify(settled), JSON.stringify(pending), budget)
+    // Upstream releases the resume input once it is in the VM; the leg resolving is the latest.
+    const release = inlineHost?.onInputConsumed
+    if (typeof release === 'function') leg.then(() => release(), () => release())
+    return leg
+  }
+  return driveLegs(sdk, cell, first, {
+    config,
+    retainFinalValue: input.retainFinalValue === true,
+    maxTimeoutMs: budget,
+    timeoutMs,
+    signal,
+    inlineHost,
+  })
+}
+
+const codeModeExecutor = createCodeModeExecutor()
+
+module.exports = { codeModeExecutor, createCodeModeExecutor, loadOpenClawRuntime, MIN_OPENCLAW }

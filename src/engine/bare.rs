@@ -1,0 +1,133 @@
+//! Bare VMs: the engine's runtime, limits and worker threads with no prelude, for a host that
+//! brings its own guest controller (the OpenClaw executor, `src/executor/`), and [`spawn`],
+//! which runs a host's piece of work on a worker under the watchdog.
+//!
+//! A bare VM has the engine's allocator (the memory cap is terminal), its interrupt handler
+//! (the deadline in [`Signals`]) and QuickJS's stack cap; everything else, host functions
+//! included, is the host's to install.
+
+use super::limits::{Kill, Signals, VmAllocator};
+use super::pool::{self, Job};
+use super::watchdog::{self, Overrun, STUCK_GRACE};
+use super::{WORKER_STACK, vm::MAX_STACK};
+use crate::error::{ErrorCode, Failure};
+use parking_lot::Mutex;
+use rquickjs::{Context, Ctx, Runtime};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
+
+/// A QuickJS runtime and context with the engine's limits and no prelude.
+pub struct BareVm {
+  // Field order matters: the context goes before its runtime.
+  ctx: Context,
+  rt: Runtime,
+  pub signals: Arc<Signals>,
+}
+
+impl BareVm {
+  /// A VM whose memory is capped at `memory_limit` bytes.
+  pub fn new(memory_limit: usize) -> Result<BareVm, Failure> {
+    let signals = Signals::new();
+    let start = |e: rquickjs::Error| {
+      Failure::new(
+        ErrorCode::RuntimeUnavailable,
+        format!("code mode runtime could not start: {e}"),
+      )
+    };
+    let rt = Runtime::new_with_alloc(VmAllocator::new(signals.clone())).map_err(start)?;
+    rt.set_memory_limit(memory_limit);
+    rt.set_max_stack_size(MAX_STACK);
+    rt.set_interrupt_handler(Some(signals.interrupt_handler()));
+    let ctx = Context::full(&rt).map_err(start)?;
+    Ok(BareVm { ctx, rt, signals })
+  }
+
+  /// Runs `f` in the VM's context.
+  pub fn with<R>(&self, f: impl FnOnce(Ctx<'_>) -> R) -> R {
+    self.ctx.with(f)
+  }
+
+  /// QuickJS calls `tracker(ctx, promise, reason, handled)` when a promise is rejected with no
+  /// handler, and again when one is added.
+  pub fn set_rejection_tracker(&self, tracker: rquickjs::runtime::RejectionTracker) {
+    self.rt.set_host_promise_rejection_tracker(Some(tracker));
+  }
+
+  /// Bytes the VM holds, as its memory limit counts them.
+  pub fn memory_used(&self) -> usize {
+    self.ctx.with(|ctx| super::limits::bytes_held(&ctx))
+  }
+
+  pub fn collect_garbage(&self) {
+    self.rt.run_gc();
+  }
+
+  /// Why the VM was stopped, if it was.
+  pub fn killed(&self) -> Kill {
+    self.signals.killed()
+  }
+}
+
+/// A host's piece of work on a worker thread.
+struct Task {
+  id: u64,
+  work: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+  /// Called instead of waiting for `work` when it is stuck in native code past its deadline.
+  stuck: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+  deadline: Option<Instant>,
+  abandoned: AtomicBool,
+}
+
+static NEXT_TASK: AtomicU64 = AtomicU64::new(1 << 62);
+
+impl Job for Task {
+  fn run(self: Arc<Self>) -> bool {
+    if let Some(deadline) = self.deadline {
+      let owner: Arc<dyn Overrun> = self.clone();
+      watchdog::watch(self.id, Arc::downgrade(&owner), 0, deadline + STUCK_GRACE);
+    }
+    if let Some(work) = self.work.lock().take() {
+      // A panic is the host's to report (it owns the result); it must not end the worker.
+      let _ = catch_unwind(AssertUnwindSafe(work));
+    }
+    watchdog::unwatch(self.id);
+    self.abandoned.load(Ordering::Acquire)
+  }
+}
+
+impl Overrun for Task {
+  fn overran(self: Arc<Self>, _slice: u64) {
+    if self.abandoned.swap(true, Ordering::AcqRel) {
+      return;
+    }
+    pool::replace_stuck_worker();
+    if let Some(stuck) = self.stuck.lock().take() {
+      stuck();
+    }
+  }
+}
+
+/// Runs `work` on a worker thread. If it is still running [`STUCK_GRACE`] past `deadline`
+/// (native code that never polls the interrupt handler), `stuck` runs instead on the clock
+/// thread and the worker is replaced. Fails when the workers are full of such stuck work.
+pub fn spawn(
+  work: Box<dyn FnOnce() + Send>,
+  deadline: Option<Instant>,
+  stuck: Box<dyn FnOnce() + Send>,
+) -> Result<(), String> {
+  if let Some(refusal) = pool::refusal() {
+    return Err(refusal);
+  }
+  pool::schedule(Arc::new(Task {
+    id: NEXT_TASK.fetch_add(1, Ordering::Relaxed),
+    work: Mutex::new(Some(work)),
+    stuck: Mutex::new(Some(stuck)),
+    deadline,
+    abandoned: AtomicBool::new(false),
+  }));
+  Ok(())
+}

@@ -1,0 +1,284 @@
+//! The OpenClaw executor host: upstream's guest controller on the engine's bare VMs. The
+//! contract (`execute`, boundaries, continuations) is driven from `lib/openclaw/executor.js`;
+//! this module binds what it needs: controllers compiled once, and a cell whose legs run on the
+//! engine's workers and resolve a promise with the leg's outcome JSON (`session.rs`).
+
+mod session;
+mod stack;
+
+use crate::engine::bare;
+use crate::engine::bytecode;
+use crate::engine::limits::Kill;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use parking_lot::Mutex;
+use session::{Outcome, Session, Step};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Compiled controllers, newest last; a few at most (one per openclaw version in the process).
+static CONTROLLERS: Mutex<Vec<(u64, Arc<String>, Arc<Vec<u8>>)>> = Mutex::new(Vec::new());
+const MAX_CONTROLLERS: usize = 4;
+
+/// Compiles an OpenClaw guest controller to bytecode, once per source: returns its key for
+/// `NativeExecutorCell.start`. Throws (with QuickJS's message) when the source does not compile.
+#[napi(catch_unwind)]
+pub fn compile_executor_controller(source: String) -> Result<String> {
+  let mut hasher = DefaultHasher::new();
+  source.hash(&mut hasher);
+  let hash = hasher.finish();
+  let key = format!("{hash:016x}");
+  let mut controllers = CONTROLLERS.lock();
+  if controllers
+    .iter()
+    .any(|(h, s, _)| *h == hash && s.as_str() == source)
+  {
+    return Ok(key);
+  }
+  drop(controllers);
+  let bytes = bytecode::compile_script(&source, session::CONTROLLER_FILE, false, true)
+    .map_err(|e| {
+      Error::new(
+        Status::InvalidArg,
+        format!("the code mode controller source does not compile: {e}"),
+      )
+    })?;
+  controllers = CONTROLLERS.lock();
+  controllers.retain(|(h, _, _)| *h != hash);
+  if controllers.len() >= MAX_CONTROLLERS {
+    controllers.remove(0);
+  }
+  controllers.push((hash, Arc::new(source), Arc::new(bytes)));
+  Ok(key)
+}
+
+fn controller(key: &str) -> Option<Arc<Vec<u8>>> {
+  CONTROLLERS
+    .lock()
+    .iter()
+    .find(|(h, _, _)| format!("{h:016x}") == key)
+    .map(|(_, _, b)| b.clone())
+}
+
+/// Limits of one executor cell.
+#[napi(object)]
+pub struct ExecutorCellLimits {
+  pub memory_limit_bytes: f64,
+  pub max_pending_tool_calls: u32,
+}
+
+struct Shared {
+  session: Mutex<Option<Session>>,
+  /// The VM's kill switch, readable while a leg holds `session`.
+  signals: Mutex<Option<Arc<crate::engine::limits::Signals>>>,
+  running: AtomicBool,
+  disposed: AtomicBool,
+  limits: (usize, usize),
+}
+
+/// The native half of one OpenClaw cell (`lib/openclaw/executor.js` drives it). Its VM lives
+/// here between legs: a parked continuation costs what the VM holds, and no thread.
+#[napi]
+pub struct NativeExecutorCell {
+  shared: Arc<Shared>,
+}
+
+type Resolve = napi::JsDeferred<String, Box<dyn FnOnce(Env) -> Result<String> + Send>>;
+
+fn resolve(deferred: Resolve, json: String) {
+  deferred.resolve(Box::new(move |_| Ok(json)));
+}
+
+fn failed_json(code: &str, error: &str) -> String {
+  format!(
+    "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":[]}}",
+    serde_json::to_string(error).unwrap_or_default()
+  )
+}
+
+#[napi]
+impl NativeExecutorCell {
+  #[napi(constructor)]
+  pub fn new(limits: ExecutorCellLimits) -> Self {
+    let memory = limits.memory_limit_bytes.clamp(1.0 * 1024.0 * 1024.0, 4e9) as usize;
+    NativeExecutorCell {
+      shared: Arc::new(Shared {
+        session: Mutex::new(None),
+        signals: Mutex::new(None),
+        running: AtomicBool::new(false),
+        disposed: AtomicBool::new(false),
+        limits: (memory, limits.max_pending_tool_calls.max(1) as usize),
+      }),
+    }
+  }
+
+  /// The first leg: a VM with the data globals (`dataJson`, an object), the controller (`key`
+  /// from `compileExecutorController`), then the program. Resolves with the outcome JSON.
+  #[napi(ts_return_type = "Promise<string>")]
+  pub fn start<'env>(
+    &self,
+    env: &'env Env,
+    key: String,
+    data_json: String,
+    source: String,
+    location_json: String,
+    timeout_ms: f64,
+  ) -> Result<Object<'env>> {
+    let step = controller(&key).map(|controller| Step::Exec {
+      data: data_json,
+      controller,
+      source,
+      location: location_json,
+    });
+    self.leg(env, step, timeout_ms)
+  }
+
+  /// A later leg: settles `settledJson` (`[{id, ok, json}]`) with `pendingJson` as the pending
+  /// set, then runs. Resolves with the outcome JSON.
+  #[napi(ts_return_type = "Promise<string>")]
+  pub fn next<'env>(
+    &self,
+    env: &'env Env,
+    settled_json: String,
+    pending_json: String,
+    timeout_ms: f64,
+  ) -> Result<Object<'env>> {
+    match session::parse_requests(&pending_json) {
+      Ok(pending) => self.leg(
+        env,
+        Some(Step::Settle {
+          settled: settled_json,
+          pending,
+        }),
+        timeout_ms,
+      ),
+      Err(message) => {
+        let (deferred, promise) = env.create_deferred()?;
+        resolve(deferred, failed_json("invalid_input", &message));
+        Ok(promise)
+      }
+    }
+  }
+
+  fn leg<'env>(&self, env: &'env Env, step: Option<Step>, timeout_ms: f64) -> Result<Object<'env>> {
+    let (deferred, promise): (Resolve, Object) = env.create_deferred()?;
+    let refuse = if self.shared.disposed.load(Ordering::Acquire) {
+      Some(("runtime_unavailable", "Code Mode continuation has already been consumed or disposed".to_string()))
+    } else if step.is_none() {
+      Some(("runtime_unavailable", "the code mode controller is not loaded".to_string()))
+    } else if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
+      Some(("timeout", "code mode timeout exceeded".to_string()))
+    } else if self.shared.running.swap(true, Ordering::AcqRel) {
+      Some(("runtime_unavailable", "a code mode leg is already running in this cell".to_string()))
+    } else {
+      None
+    };
+    if let Some((code, message)) = refuse {
+      resolve(deferred, failed_json(code, &message));
+      return Ok(promise);
+    }
+    let step = step.expect("checked above");
+    let deadline = Instant::now() + Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0);
+    let shared = self.shared.clone();
+    let once = Arc::new(Mutex::new(Some(deferred)));
+    let stuck = once.clone();
+    let work = Box::new(move || {
+      let json = run_leg(&shared, step, deadline);
+      shared.running.store(false, Ordering::Release);
+      if let Some(deferred) = once.lock().take() {
+        resolve(deferred, json);
+      }
+    });
+    let stuck_shared = self.shared.clone();
+    let on_stuck = Box::new(move || {
+      // The VM is still in use on the abandoned thread: this cell can never run again.
+      stuck_shared.disposed.store(true, Ordering::Release);
+      if let Some(deferred) = stuck.lock().take() {
+        resolve(deferred, failed_json("timeout", "code mode timeout exceeded"));
+      }
+    });
+    if let Err(message) = bare::spawn(work, Some(deadline), on_stuck) {
+      self.shared.running.store(false, Ordering::Release);
+      let (deferred, promise): (Resolve, Object) = env.create_deferred()?;
+      resolve(deferred, failed_json("runtime_unavailable", &message));
+      return Ok(promise);
+    }
+    Ok(promise)
+  }
+
+  /// Collects the parked VM's garbage and resolves with the bytes it still holds (a
+  /// continuation's `retainedBytes`).
+  #[napi(ts_return_type = "Promise<number>")]
+  pub fn park<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred::<f64, Box<dyn FnOnce(Env) -> Result<f64> + Send>>()?;
+    let shared = self.shared.clone();
+    let work = Box::new(move || {
+      let bytes = shared
+        .session
+        .try_lock()
+        .and_then(|s| s.as_ref().map(|s| s.retained_bytes()))
+        .unwrap_or(0);
+      deferred.resolve(Box::new(move |_| Ok(bytes as f64)));
+    });
+    if bare::spawn(work, None, Box::new(|| {})).is_err() {
+      // No worker: report without collecting.
+      return Ok(promise);
+    }
+    Ok(promise)
+  }
+
+  /// Stops the running leg (it ends `aborted`).
+  #[napi]
+  pub fn abort(&self) {
+    if let Some(signals) = self.shared.signals.lock().as_ref() {
+      signals.kill(Kill::Aborted);
+    }
+  }
+
+  /// Frees the VM (on a worker); later legs fail `runtime_unavailable`. Idempotent.
+  #[napi]
+  pub fn dispose(&self) {
+    if self.shared.disposed.swap(true, Ordering::AcqRel) {
+      return;
+    }
+    if let Some(session) = self.shared.session.try_lock().and_then(|mut s| s.take()) {
+      let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+    }
+  }
+}
+
+/// One leg on a worker: builds the VM on the first, runs, and keeps or frees it.
+fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> String {
+  let mut slot = shared.session.lock();
+  if shared.disposed.load(Ordering::Acquire) {
+    return failed_json(
+      "runtime_unavailable",
+      "Code Mode continuation has already been consumed or disposed",
+    );
+  }
+  if slot.is_none() {
+    match Session::new(shared.limits.0, shared.limits.1) {
+      Ok(session) => {
+        *shared.signals.lock() = Some(session.vm.signals.clone());
+        *slot = Some(session);
+      }
+      Err(message) => return failed_json("runtime_unavailable", &message),
+    }
+  }
+  let session = slot.as_mut().expect("built above");
+  session.vm.signals.set_deadline(Some(deadline));
+  let outcome = session.leg(step);
+  session.vm.signals.set_deadline(None);
+  let json = session::outcome_json(&outcome, &session.bridge.lock());
+  let keep = matches!(outcome, Outcome::Boundary { .. });
+  if keep {
+    session.bridge.lock().canceled.clear();
+  } else {
+    *slot = None;
+    *shared.signals.lock() = None;
+  }
+  json
+}

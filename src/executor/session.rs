@@ -1,0 +1,641 @@
+//! One OpenClaw cell on a bare VM: the host functions upstream's controller calls, the data it
+//! reads, and the leg loop (settle, run jobs, check admission, drain, take output, then a
+//! boundary, the completed value or a failure), as `executor-contract.md` in the reference
+//! describes upstream's worker. Runs on a worker thread; `mod.rs` carries the outcome to Node.
+
+use super::stack::{Location, format_error, normalize_stack};
+use crate::engine::bare::BareVm;
+use crate::engine::bytecode;
+use crate::engine::limits::{Kill, Signals};
+use crate::error::panic_message;
+use parking_lot::Mutex;
+use rquickjs::context::EvalOptions;
+use rquickjs::object::Property;
+use rquickjs::promise::PromiseState;
+use rquickjs::{CatchResultExt, CaughtError, Coerced, Ctx, Function, Object, Promise, Value};
+use std::fmt::Write as _;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, OnceLock};
+
+/// The bridge methods upstream's worker accepts.
+const METHODS: &[&str] = &[
+  "search",
+  "describe",
+  "callValue",
+  "resultSave",
+  "resultLoad",
+  "resultDelete",
+  "nodes",
+  "yield",
+  "namespace",
+  "agentSpawn",
+  "agentWait",
+  "skillsList",
+  "skillsRead",
+  "sleep",
+  "swarmNote",
+];
+
+/// Upstream's file names: stack frames and the source-location global name them.
+pub const USER_FILE: &str = "openclaw-code-mode:user.js";
+pub const CONTROLLER_FILE: &str = "openclaw-code-mode:controller.js";
+const SOURCE_LOCATION_KEY: &str = "__openclawSourceLocation";
+/// A call stack passed to `__openclawHostRequest` is cut to this many characters, as upstream.
+const MAX_CALL_STACK: usize = 8192;
+
+static ENCODING: OnceLock<Option<Vec<u8>>> = OnceLock::new();
+
+/// A request the guest started and the host has not settled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+  pub id: String,
+  pub method: String,
+  /// JSON text of the argument array.
+  pub args: String,
+}
+
+/// What the host functions share with the leg loop.
+#[derive(Debug, Default)]
+pub struct Bridge {
+  pub pending: Vec<Request>,
+  pub canceled: Vec<String>,
+  /// Sticky: the guest went past `maxPendingToolCalls`.
+  pub admission_failed: bool,
+  pub network_observed: bool,
+  pub max_pending: usize,
+  pub location: Option<Location>,
+}
+
+/// What a leg starts with.
+pub enum Step {
+  /// The first leg: the data globals (a JSON object), the controller's bytecode, and the user
+  /// program as `buildUserSource` made it, with its location JSON.
+  Exec {
+    data: String,
+    controller: Arc<Vec<u8>>,
+    source: String,
+    location: String,
+  },
+  /// A later leg: results to settle (`[{id, ok, json}]` JSON) and the pending set now.
+  Settle {
+    settled: String,
+    pending: Vec<Request>,
+  },
+}
+
+/// How a leg ended.
+pub enum Outcome {
+  /// Host work is pending: `awaiting` when the cell's promise is still pending, else draining.
+  Boundary {
+    awaiting: bool,
+    output: String,
+    memory_used: usize,
+  },
+  Completed {
+    value: String,
+    output: String,
+  },
+  Failed {
+    code: &'static str,
+    error: String,
+    output: String,
+  },
+}
+
+pub struct Session {
+  pub vm: BareVm,
+  pub bridge: Arc<Mutex<Bridge>>,
+}
+
+fn failed(code: &'static str, error: impl Into<String>) -> Outcome {
+  Outcome::Failed {
+    code,
+    error: error.into(),
+    output: "[]".into(),
+  }
+}
+
+impl Session {
+  pub fn new(memory_limit: usize, max_pending: usize) -> Result<Session, String> {
+    let vm = BareVm::new(memory_limit).map_err(|f| f.message)?;
+    let bridge = Arc::new(Mutex::new(Bridge {
+      max_pending,
+      ..Bridge::default()
+    }));
+    vm.set_rejection_tracker(Box::new(track_rejection));
+    vm.with(|ctx| install(&ctx, &bridge))
+      .map_err(|e| format!("code mode runtime could not install its host functions: {e}"))?;
+    Ok(Session { vm, bridge })
+  }
+
+  /// Runs one leg. Never panics: a panic under the VM becomes an `internal_error`.
+  pub fn leg(&mut self, step: Step) -> Outcome {
+    match catch_unwind(AssertUnwindSafe(|| self.run(step))) {
+      Ok(outcome) => outcome,
+      Err(panic) => failed(
+        "internal_error",
+        format!("code mode runtime failed: {}", panic_message(&*panic)),
+      ),
+    }
+  }
+
+  fn run(&mut self, step: Step) -> Outcome {
+    let bridge = self.bridge.clone();
+    let signals = self.vm.signals.clone();
+    let outcome = self.vm.with(|ctx| -> Result<Outcome, Stop> {
+      match step {
+        Step::Exec {
+          data,
+          controller,
+          source,
+          location,
+        } => {
+          bridge.lock().location = Location::parse(&location);
+          start(&ctx, &data, &controller, &source, &location)?;
+        }
+        Step::Settle { settled, pending } => {
+          bridge.lock().pending = pending;
+          settle(&ctx, &settled, &signals)?;
+        }
+      }
+      while ctx.execute_pending_job() {
+        if signals.killed() != Kill::None {
+          return Err(Stop::Killed);
+        }
+      }
+      if signals.killed() != Kill::None {
+        return Err(Stop::Killed);
+      }
+      if bridge.lock().admission_failed {
+        return Err(Stop::Fail(
+          "invalid_input",
+          "too many pending code mode tool calls".into(),
+        ));
+      }
+      let globals = ctx.globals();
+      let admission: Value = call(&ctx, &globals, "__openclawAdmissionError")?;
+      if let Some(message) = admission.as_string() {
+        let message = message.to_string().unwrap_or_default();
+        return Err(Stop::Fail("invalid_input", message));
+      }
+      let _: Value = call(&ctx, &globals, "__openclawDrainQueuedRequests")?;
+      let output = take_output(&ctx)?;
+      let result: Value = globals.get("__openclawResult").map_err(|_| Stop::Caught)?;
+      let promise = result.as_promise().cloned();
+      let awaiting = promise
+        .as_ref()
+        .is_some_and(|p| p.state() == PromiseState::Pending);
+      let requests = !bridge.lock().pending.is_empty();
+      if awaiting && !requests {
+        return Err(Stop::Fail(
+          "internal_error",
+          "code mode promise is pending without host work".into(),
+        ));
+      }
+      if awaiting || requests {
+        return Ok(Outcome::Boundary {
+          awaiting,
+          output,
+          memory_used: crate::engine::limits::bytes_held(&ctx),
+        });
+      }
+      let value = read_settled(&ctx, &bridge, promise.as_ref(), &result)?;
+      let rejection: Value = call(&ctx, &globals, "__openclawUnhandledRejection")?;
+      if let Some(rejected) = rejection.as_promise() {
+        read_settled(&ctx, &bridge, Some(rejected), &rejection)?;
+      }
+      Ok(Outcome::Completed { value, output })
+    });
+    match outcome {
+      Ok(outcome) => outcome,
+      Err(stop) => self.failure(stop),
+    }
+  }
+
+  /// The failed outcome for `stop`, with the output the guest left behind.
+  fn failure(&mut self, stop: Stop) -> Outcome {
+    let output = self
+      .vm
+      .with(|ctx| take_output(&ctx).ok())
+      .unwrap_or_else(|| "[]".into());
+    let (code, error) = match (self.vm.killed(), stop) {
+      (Kill::Timeout, _) => ("timeout", "code mode timeout exceeded".to_string()),
+      (Kill::Memory, _) => ("internal_error", "InternalError: out of memory".to_string()),
+      (Kill::Aborted, _) => ("aborted", "code mode execution aborted".to_string()),
+      (Kill::Panic, _) => (
+        "internal_error",
+        format!(
+          "code mode runtime failed: {}",
+          self.vm.signals.panic_message().unwrap_or_default()
+        ),
+      ),
+      (_, Stop::Fail(code, message)) => (code, message),
+      (_, Stop::Caught | Stop::Killed) => (
+        "internal_error",
+        "code mode runtime failed: the guest controller is missing".to_string(),
+      ),
+    };
+    Outcome::Failed {
+      code,
+      error,
+      output,
+    }
+  }
+
+  /// Bytes the VM holds once garbage is collected: what a parked cell retains.
+  pub fn retained_bytes(&self) -> usize {
+    self.vm.collect_garbage();
+    self.vm.memory_used()
+  }
+}
+
+/// Why a leg stopped early.
+enum Stop {
+  /// The VM was killed (deadline, memory, abort): `Session::failure` reads which.
+  Killed,
+  /// A controller function was missing or threw.
+  Caught,
+  Fail(&'static str, String),
+}
+
+/// Calls the controller's global function `name` with no arguments.
+fn call<'js>(ctx: &Ctx<'js>, globals: &Object<'js>, name: &str) -> Result<Value<'js>, Stop> {
+  let function: Function = globals.get(name).map_err(|_| Stop::Caught)?;
+  function.call(()).catch(ctx).map_err(|e| stop(e))
+}
+
+/// An interrupt (deadline, memory, abort) surfaces as an exception too; `Session::failure`
+/// reads the kill first, so the exception's text is used only when there was none.
+fn stop(error: CaughtError<'_>) -> Stop {
+  match error {
+    CaughtError::Exception(e) => Stop::Fail("internal_error", error_text(&e.into_value(), None)),
+    CaughtError::Value(v) => Stop::Fail("internal_error", error_text(&v, None)),
+    CaughtError::Error(_) => Stop::Caught,
+  }
+}
+
+/// The first leg: encoding globals, host data, the controller, the source location, the program.
+fn start(
+  ctx: &Ctx<'_>,
+  data: &str,
+  controller: &[u8],
+  source: &str,
+  location: &str,
+) -> Result<(), Stop> {
+  let globals = ctx.globals();
+  let encoding = bytecode::load(ctx, &ENCODING, || include_str!("encoding.js").to_string());
+  encoding.map_err(|_| Stop::Fail("runtime_unavailable", "code mode runtime could not install TextEncoder".into()))?;
+  let data: Object = ctx
+    .json_parse(data)
+    .and_then(|v| v.get())
+    .map_err(|_| Stop::Fail("invalid_input", "invalid code mode worker input".into()))?;
+  for key in data.keys::<String>() {
+    let key = key.map_err(|_| Stop::Caught)?;
+    let value: Value = data.get(&key).map_err(|_| Stop::Caught)?;
+    globals.set(key, value).map_err(|_| Stop::Caught)?;
+  }
+  bytecode::run(ctx, controller)
+    .catch(ctx)
+    .map_err(|e| match stop(e) {
+      Stop::Fail(_, message) => Stop::Fail(
+        "runtime_unavailable",
+        format!("code mode controller failed to start: {message}"),
+      ),
+      other => other,
+    })?;
+  globals
+    .prop(SOURCE_LOCATION_KEY, Property::from(location))
+    .map_err(|_| Stop::Caught)?;
+  let mut options = EvalOptions::default();
+  options.global = true;
+  options.strict = false;
+  options.promise = true;
+  options.filename = Some(USER_FILE.into());
+  ctx
+    .eval_with_options::<Value, _>(source, options)
+    .catch(ctx)
+    .map_err(|e| stop(e))?;
+  Ok(())
+}
+
+/// Settles each `{id, ok, json}` into the guest through `__openclawSettleBridge`.
+fn settle(ctx: &Ctx<'_>, settled: &str, signals: &Signals) -> Result<(), Stop> {
+  #[derive(serde::Deserialize)]
+  struct Settled {
+    id: String,
+    ok: bool,
+    json: String,
+  }
+  let list: Vec<Settled> = serde_json::from_str(settled).map_err(|e| {
+    Stop::Fail(
+      "invalid_input",
+      format!("invalid code mode continuation: settledRequests: {e}"),
+    )
+  })?;
+  let function: Function = ctx
+    .globals()
+    .get("__openclawSettleBridge")
+    .map_err(|_| Stop::Caught)?;
+  for request in list {
+    // A throw here is the controller's (an unknown id); upstream carries on too.
+    let _ = function
+      .call::<_, Value>((request.id, request.ok, request.json))
+      .catch(ctx);
+    if signals.killed() != Kill::None {
+      return Err(Stop::Killed);
+    }
+  }
+  Ok(())
+}
+
+/// `__openclawTakeOutputJson()`: the output since the last take, as JSON text of an array.
+fn take_output(ctx: &Ctx<'_>) -> Result<String, Stop> {
+  let value = call(ctx, &ctx.globals(), "__openclawTakeOutputJson")?;
+  let text = value
+    .as_string()
+    .and_then(|s| s.to_string().ok())
+    .unwrap_or_default();
+  // Upstream keeps an array and drops anything else.
+  Ok(if text.trim_start().starts_with('[') {
+    text
+  } else {
+    "[]".into()
+  })
+}
+
+/// The settled value of the cell (its JSON text), or the failure its rejection means.
+fn read_settled<'js>(
+  ctx: &Ctx<'js>,
+  bridge: &Mutex<Bridge>,
+  promise: Option<&Promise<'js>>,
+  value: &Value<'js>,
+) -> Result<String, Stop> {
+  let settled = match promise {
+    Some(promise) => match promise.state() {
+      PromiseState::Rejected => {
+        let reason: Value = match promise.result::<Value>() {
+          Some(Err(rquickjs::Error::Exception)) => ctx.catch(),
+          Some(Ok(v)) => v,
+          _ => Value::new_undefined(ctx.clone()),
+        };
+        let location = bridge.lock().location.clone();
+        if let Some(object) = reason.as_object()
+          && reason.is_error()
+        {
+          let name: String = object.get("name").unwrap_or_default();
+          let message: String = object.get("message").unwrap_or_default();
+          if name == "ReferenceError"
+            && ["require", "module", "process"]
+              .iter()
+              .any(|m| message == format!("{m} is not defined"))
+          {
+            return Err(Stop::Fail(
+              "invalid_input",
+              "code mode module access is disabled.".into(),
+            ));
+          }
+        }
+        return Err(Stop::Fail(
+          "internal_error",
+          error_text(&reason, location.as_ref()),
+        ));
+      }
+      _ => promise
+        .result::<Value>()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| Value::new_undefined(ctx.clone())),
+    },
+    None => value.clone(),
+  };
+  Ok(
+    settled
+      .as_string()
+      .and_then(|s| s.to_string().ok())
+      .unwrap_or_else(|| "null".into()),
+  )
+}
+
+/// Upstream's text for a thrown value: `Name: message` and the user's frames for errors,
+/// `String(value)` otherwise.
+fn error_text(value: &Value<'_>, location: Option<&Location>) -> String {
+  if let Some(object) = value.as_object()
+    && value.is_error()
+  {
+    let name: String = object.get("name").unwrap_or_else(|_| "Error".into());
+    let message: String = object.get("message").unwrap_or_default();
+    let stack: String = object.get("stack").unwrap_or_default();
+    return format_error(&name, &message, &stack, location);
+  }
+  value
+    .get::<Coerced<String>>()
+    .map(|s| s.0)
+    .unwrap_or_else(|_| "unprintable value".into())
+}
+
+/// QuickJS reports a rejection with no handler (and a handler added later): the controller
+/// keeps the set, as upstream's worker wires it.
+fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, handled: bool) {
+  if let Ok(track) = ctx.globals().get::<_, Function>("__openclawTrackRejection") {
+    let _ = track.call::<_, Value>((promise, reason, handled)).catch(&ctx);
+  }
+}
+
+/// The three host functions, as globals the controller takes and deletes.
+fn install(ctx: &Ctx<'_>, bridge: &Arc<Mutex<Bridge>>) -> rquickjs::Result<()> {
+  let globals = ctx.globals();
+  let b = bridge.clone();
+  globals.set(
+    "__openclawHostRequest",
+    Function::new(
+      ctx.clone(),
+      move |ctx: Ctx<'_>,
+            method: Coerced<String>,
+            args: Coerced<String>,
+            id: rquickjs::function::Opt<Value<'_>>,
+            stack: rquickjs::function::Opt<Value<'_>>|
+            -> rquickjs::Result<String> {
+        host_request(&ctx, &b, method.0, args.0, id.0, stack.0)
+      },
+    )?,
+  )?;
+  let b = bridge.clone();
+  globals.set(
+    "__openclawHostCancelRequest",
+    Function::new(ctx.clone(), move |id: Coerced<String>| {
+      let mut bridge = b.lock();
+      if let Some(at) = bridge.pending.iter().position(|r| r.id == id.0) {
+        bridge.pending.remove(at);
+        bridge.canceled.push(id.0);
+      }
+    })?,
+  )?;
+  let b = bridge.clone();
+  globals.set(
+    "__openclawHostObserveNetworkContent",
+    Function::new(ctx.clone(), move || {
+      b.lock().network_observed = true;
+    })?,
+  )?;
+  Ok(())
+}
+
+fn host_request(
+  ctx: &Ctx<'_>,
+  bridge: &Mutex<Bridge>,
+  method: String,
+  args: String,
+  id: Option<Value<'_>>,
+  stack: Option<Value<'_>>,
+) -> rquickjs::Result<String> {
+  let throw = |message: &str| rquickjs::Exception::throw_message(ctx, message);
+  let mut b = bridge.lock();
+  if b.pending.len() >= b.max_pending {
+    b.admission_failed = true;
+    drop(b);
+    return Err(throw("too many pending code mode tool calls"));
+  }
+  if !METHODS.contains(&method.as_str()) {
+    drop(b);
+    return Err(throw("unsupported code mode bridge method"));
+  }
+  let parsed: Result<Vec<serde_json::Value>, _> = serde_json::from_str(&args);
+  let Ok(parsed) = parsed else {
+    drop(b);
+    return Err(throw(
+      "invalid code mode bridge arguments: expected an array",
+    ));
+  };
+  let id = id
+    .and_then(|v| v.as_string().and_then(|s| s.to_string().ok()))
+    .unwrap_or_default();
+  let number = id
+    .strip_prefix("bridge:")
+    .and_then(|rest| rest.strip_prefix(method.as_str()))
+    .and_then(|rest| rest.strip_prefix(':'));
+  let valid = number.is_some_and(|n| {
+    !n.is_empty() && !n.starts_with('0') && n.bytes().all(|c| c.is_ascii_digit())
+  }) && method.bytes().all(|c| c.is_ascii_alphabetic());
+  if !valid {
+    drop(b);
+    return Err(throw("invalid code mode bridge id"));
+  }
+  if b.pending.iter().any(|r| r.id == id) {
+    drop(b);
+    return Err(throw("duplicate code mode bridge id"));
+  }
+  b.pending.push(Request {
+    id,
+    method,
+    args: serde_json::to_string(&parsed).unwrap_or_else(|_| "[]".into()),
+  });
+  let location = b.location.clone();
+  drop(b);
+  let stack = stack
+    .and_then(|v| v.as_string().and_then(|s| s.to_string().ok()))
+    .map(|s| s.chars().take(MAX_CALL_STACK).collect::<String>())
+    .unwrap_or_default();
+  Ok(normalize_stack(&stack, location.as_ref()).unwrap_or(stack))
+}
+
+/// A leg's outcome as the JSON the executor (`lib/openclaw/executor.js`) reads.
+pub fn outcome_json(outcome: &Outcome, bridge: &Bridge) -> String {
+  let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+  let mut out = String::new();
+  match outcome {
+    Outcome::Boundary {
+      awaiting,
+      output,
+      memory_used,
+    } => {
+      out.push_str("{\"status\":\"boundary\",\"pendingRequests\":");
+      out.push_str(&requests_json(&bridge.pending));
+      out.push_str(",\"canceledRequestIds\":[");
+      for (i, id) in bridge.canceled.iter().enumerate() {
+        if i > 0 {
+          out.push(',');
+        }
+        out.push_str(&q(id));
+      }
+      out.push_str("],\"settlementMode\":");
+      if *awaiting {
+        out.push_str("{\"kind\":\"awaiting\"}");
+      } else {
+        out.push_str("{\"kind\":\"draining\",\"requiredRequestIds\":[");
+        for (i, r) in bridge.pending.iter().enumerate() {
+          if i > 0 {
+            out.push(',');
+          }
+          out.push_str(&q(&r.id));
+        }
+        out.push_str("]}");
+      }
+      let _ = write!(
+        out,
+        ",\"output\":{output},\"memoryUsedBytes\":{memory_used}"
+      );
+    }
+    Outcome::Completed { value, output } => {
+      let _ = write!(
+        out,
+        "{{\"status\":\"completed\",\"value\":{},\"output\":{output}",
+        q(value)
+      );
+    }
+    Outcome::Failed {
+      code,
+      error,
+      output,
+    } => {
+      let _ = write!(
+        out,
+        "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":{output}",
+        q(error)
+      );
+    }
+  }
+  if bridge.network_observed {
+    out.push_str(",\"networkContentObserved\":true");
+  }
+  out.push('}');
+  out
+}
+
+pub fn requests_json(requests: &[Request]) -> String {
+  let mut out = String::from("[");
+  for (i, r) in requests.iter().enumerate() {
+    if i > 0 {
+      out.push(',');
+    }
+    let _ = write!(
+      out,
+      "{{\"id\":{},\"method\":{},\"args\":{}}}",
+      serde_json::to_string(&r.id).unwrap_or_default(),
+      serde_json::to_string(&r.method).unwrap_or_default(),
+      r.args
+    );
+  }
+  out.push(']');
+  out
+}
+
+/// Reads a pending set the host sent back (`[{id, method, args}]`).
+pub fn parse_requests(json: &str) -> Result<Vec<Request>, String> {
+  #[derive(serde::Deserialize)]
+  struct Raw {
+    id: String,
+    method: String,
+    args: serde_json::Value,
+  }
+  let raw: Vec<Raw> = serde_json::from_str(json)
+    .map_err(|e| format!("invalid code mode continuation: pendingRequests: {e}"))?;
+  Ok(
+    raw
+      .into_iter()
+      .map(|r| Request {
+        id: r.id,
+        method: r.method,
+        args: r.args.to_string(),
+      })
+      .collect(),
+  )
+}

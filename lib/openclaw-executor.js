@@ -49,14 +49,14 @@ function openclawVersion(resolvedFile) {
 /**
  * Imports the gateway's executor runtime: from this package's own resolution (a devDependency,
  * or a gateway that installed its peer), else from the running gateway's entry point (a plugin
- * installed into OpenClaw's state directory has no node_modules of its own).
+ * installed into OpenClaw's state directory has no node_modules of its own). `options.from`
+ * replaces the files resolution starts from.
+ * @param {{ from?: string[] }} [options]
  */
-async function loadOpenClawRuntime() {
+async function loadOpenClawRuntime(options = {}) {
   const { createRequire } = require('node:module')
   const { pathToFileURL } = require('node:url')
-  const bases = [__filename]
-  if (process.argv[1]) bases.push(process.argv[1])
-  if (require.main?.filename) bases.push(require.main.filename)
+  const bases = options.from ?? [__filename, process.argv[1], require.main?.filename].filter(Boolean)
   let resolved
   for (const base of bases) {
     try {

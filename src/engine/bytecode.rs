@@ -8,18 +8,23 @@ use std::sync::OnceLock;
 
 /// Compiles `source` (a strict global script) to bytecode in a scratch runtime.
 fn compile(source: &str, filename: &str) -> Result<Vec<u8>> {
-  compile_script(source, filename, true, false)
+  compile_script(source, filename, true, false).map_err(|_| Error::Unknown)
 }
 
 /// Compiles a global script to bytecode in a scratch runtime: `strict` or sloppy, and with its
 /// line table (`debug`, so its frames keep their `filename:line:column` in stack traces) or
-/// without.
-pub fn compile_script(source: &str, filename: &str, strict: bool, debug: bool) -> Result<Vec<u8>> {
-  let rt = Runtime::new()?;
-  let ctx = Context::full(&rt)?;
+/// without. A source QuickJS refuses gives its `SyntaxError: …` text.
+pub fn compile_script(
+  source: &str,
+  filename: &str,
+  strict: bool,
+  debug: bool,
+) -> std::result::Result<Vec<u8>, String> {
+  let rt = Runtime::new().map_err(|e| e.to_string())?;
+  let ctx = Context::full(&rt).map_err(|e| e.to_string())?;
   ctx.with(|ctx| {
-    let code = CString::new(source).map_err(|_| Error::Unknown)?;
-    let name = CString::new(filename).map_err(|_| Error::Unknown)?;
+    let code = CString::new(source).map_err(|_| "the source contains a NUL character".to_string())?;
+    let name = CString::new(filename).map_err(|_| "the file name contains a NUL character".to_string())?;
     let strict = if strict { qjs::JS_EVAL_FLAG_STRICT } else { 0 };
     let flags = (qjs::JS_EVAL_TYPE_GLOBAL | strict | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
     let raw = ctx.as_raw().as_ptr();
@@ -32,7 +37,15 @@ pub fn compile_script(source: &str, filename: &str, strict: bool, debug: bool) -
       )
     };
     if function.is_exception() {
-      return Err(Error::Exception);
+      let error = ctx.catch();
+      let text = error
+        .as_exception()
+        .map(|e| {
+          let name: String = e.get("name").unwrap_or_else(|_| "Error".into());
+          format!("{name}: {}", e.message().unwrap_or_default())
+        })
+        .unwrap_or_else(|| "QuickJS refused the source".into());
+      return Err(text);
     }
     let mut size = 0;
     // SAFETY: `function` is a live compiled-function value of this context; QuickJS allocates
@@ -55,7 +68,7 @@ pub fn compile_script(source: &str, filename: &str, strict: bool, debug: bool) -
       )
     };
     if buffer.is_null() {
-      return Err(Error::Allocation);
+      return Err("out of memory writing bytecode".to_string());
     }
     // SAFETY: QuickJS wrote `size` bytes at `buffer`, which stays valid until freed here.
     let bytes = unsafe { std::slice::from_raw_parts(buffer, size as usize) }.to_vec();

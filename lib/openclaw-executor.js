@@ -254,8 +254,9 @@ function continuationProblem(reply) {
 async function driveLegs(sdk, cell, first, context) {
   const { config, retainFinalValue, maxTimeoutMs, signal, inlineHost } = context
   const grace = watchdogGrace(sdk)
-  // The pool-task signal upstream hands onBoundary: aborted once this run of legs ends.
-  const task = new AbortController()
+  // The pool-task signal upstream hands onBoundary: aborted once this run of legs ends (made at
+  // the first boundary: most cells have none).
+  let task
   let networkObserved = false
   let parked = false
   let leg = first()
@@ -319,7 +320,7 @@ async function driveLegs(sdk, cell, first, context) {
       let reply
       try {
         const answered = await race(
-          Promise.resolve(inlineHost.onBoundary(boundary, { signal: task.signal, yieldSignal, maxTimeoutMs })),
+          Promise.resolve(inlineHost.onBoundary(boundary, { signal: (task ??= new AbortController()).signal, yieldSignal, maxTimeoutMs })),
           signal,
           Infinity,
         )
@@ -359,7 +360,7 @@ async function driveLegs(sdk, cell, first, context) {
     return failedResult(errorText(error), 'runtime_unavailable')
   } finally {
     consumed?.()
-    task.abort()
+    task?.abort()
     if (!parked) cell.dispose()
   }
 }

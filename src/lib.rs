@@ -38,6 +38,8 @@ use napi_derive::napi;
 use std::sync::Arc;
 
 pub use config::CodeModeConfig;
+/// OpenClaw's `quickjs` code-mode executor (the plugin's native half; `lib/openclaw-executor.js`).
+pub use executor::{NativeExecutorCell, compile_executor_controller};
 use protocol::types::{
   CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry,
 };

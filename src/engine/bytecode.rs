@@ -23,8 +23,10 @@ pub fn compile_script(
   let rt = Runtime::new().map_err(|e| e.to_string())?;
   let ctx = Context::full(&rt).map_err(|e| e.to_string())?;
   ctx.with(|ctx| {
-    let code = CString::new(source).map_err(|_| "the source contains a NUL character".to_string())?;
-    let name = CString::new(filename).map_err(|_| "the file name contains a NUL character".to_string())?;
+    let code =
+      CString::new(source).map_err(|_| "the source contains a NUL character".to_string())?;
+    let name =
+      CString::new(filename).map_err(|_| "the file name contains a NUL character".to_string())?;
     let strict = if strict { qjs::JS_EVAL_FLAG_STRICT } else { 0 };
     let flags = (qjs::JS_EVAL_TYPE_GLOBAL | strict | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
     let raw = ctx.as_raw().as_ptr();

@@ -19,39 +19,43 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// A compiled controller: its key (the source's hash, in hex), source and bytecode.
+struct Controller {
+  key: String,
+  source: String,
+  bytecode: Arc<Vec<u8>>,
+}
+
 /// Compiled controllers, newest last; a few at most (one per openclaw version in the process).
-static CONTROLLERS: Mutex<Vec<(u64, Arc<String>, Arc<Vec<u8>>)>> = Mutex::new(Vec::new());
+static CONTROLLERS: Mutex<Vec<Controller>> = Mutex::new(Vec::new());
 const MAX_CONTROLLERS: usize = 4;
 
 /// Compiles an OpenClaw guest controller to bytecode, once per source: returns its key for
 /// `NativeExecutorCell.start`. Throws (with QuickJS's message) when the source does not compile.
 #[napi(catch_unwind)]
 pub fn compile_executor_controller(source: String) -> Result<String> {
-  let mut hasher = DefaultHasher::new();
-  source.hash(&mut hasher);
-  let hash = hasher.finish();
-  let key = format!("{hash:016x}");
-  let mut controllers = CONTROLLERS.lock();
-  if controllers
-    .iter()
-    .any(|(h, s, _)| *h == hash && s.as_str() == source)
-  {
+  let key = format!("{:016x}", hash(&source));
+  let known = |c: &Controller| c.key == key && c.source == source;
+  if CONTROLLERS.lock().iter().any(known) {
     return Ok(key);
   }
-  drop(controllers);
-  let bytes = bytecode::compile_script(&source, session::CONTROLLER_FILE, false, true)
-    .map_err(|e| {
+  let bytecode =
+    bytecode::compile_script(&source, session::CONTROLLER_FILE, false, true).map_err(|e| {
       Error::new(
         Status::InvalidArg,
         format!("the code mode controller source does not compile: {e}"),
       )
     })?;
-  controllers = CONTROLLERS.lock();
-  controllers.retain(|(h, _, _)| *h != hash);
+  let mut controllers = CONTROLLERS.lock();
+  controllers.retain(|c| c.key != key);
   if controllers.len() >= MAX_CONTROLLERS {
     controllers.remove(0);
   }
-  controllers.push((hash, Arc::new(source), Arc::new(bytes)));
+  controllers.push(Controller {
+    key: key.clone(),
+    source,
+    bytecode: Arc::new(bytecode),
+  });
   Ok(key)
 }
 
@@ -59,8 +63,8 @@ fn controller(key: &str) -> Option<Arc<Vec<u8>>> {
   CONTROLLERS
     .lock()
     .iter()
-    .find(|(h, _, _)| format!("{h:016x}") == key)
-    .map(|(_, _, b)| b.clone())
+    .find(|c| c.key == key)
+    .map(|c| c.bytecode.clone())
 }
 
 /// Limits of one executor cell.
@@ -127,11 +131,24 @@ impl NativeExecutorCell {
     location_json: String,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
-    let step = controller(&key).map(|controller| Step::Exec {
-      data: data_json,
-      controller,
-      source,
-      location: location_json,
+    let step = controller(&key).map(|controller| {
+      let prepare = Prepare {
+        key: SpareKey {
+          controller: key,
+          hash: hash(&data_json),
+          memory: self.shared.limits.0,
+          max_pending: self.shared.limits.1,
+          data: Arc::new(data_json),
+        },
+        controller,
+      };
+      (
+        Step::Exec {
+          source,
+          location: location_json,
+        },
+        Some(prepare),
+      )
     });
     self.leg(env, step, timeout_ms)
   }
@@ -149,10 +166,13 @@ impl NativeExecutorCell {
     match session::parse_requests(&pending_json) {
       Ok(pending) => self.leg(
         env,
-        Some(Step::Settle {
-          settled: settled_json,
-          pending,
-        }),
+        Some((
+          Step::Settle {
+            settled: settled_json,
+            pending,
+          },
+          None,
+        )),
         timeout_ms,
       ),
       Err(message) => {
@@ -163,16 +183,30 @@ impl NativeExecutorCell {
     }
   }
 
-  fn leg<'env>(&self, env: &'env Env, step: Option<Step>, timeout_ms: f64) -> Result<Object<'env>> {
+  fn leg<'env>(
+    &self,
+    env: &'env Env,
+    step: Option<(Step, Option<Prepare>)>,
+    timeout_ms: f64,
+  ) -> Result<Object<'env>> {
     let (deferred, promise): (Resolve, Object) = env.create_deferred()?;
     let refuse = if self.shared.disposed.load(Ordering::Acquire) {
-      Some(("runtime_unavailable", "Code Mode continuation has already been consumed or disposed".to_string()))
+      Some((
+        "runtime_unavailable",
+        "Code Mode continuation has already been consumed or disposed".to_string(),
+      ))
     } else if step.is_none() {
-      Some(("runtime_unavailable", "the code mode controller is not loaded".to_string()))
+      Some((
+        "runtime_unavailable",
+        "the code mode controller is not loaded".to_string(),
+      ))
     } else if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
       Some(("timeout", "code mode timeout exceeded".to_string()))
     } else if self.shared.running.swap(true, Ordering::AcqRel) {
-      Some(("runtime_unavailable", "a code mode leg is already running in this cell".to_string()))
+      Some((
+        "runtime_unavailable",
+        "a code mode leg is already running in this cell".to_string(),
+      ))
     } else {
       None
     };
@@ -180,26 +214,33 @@ impl NativeExecutorCell {
       resolve(deferred, failed_json(code, &message));
       return Ok(promise);
     }
-    let step = step.expect("checked above");
+    let (step, prepare) = step.expect("checked above");
     let deadline = Instant::now() + Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0);
     let shared = self.shared.clone();
     let once = Arc::new(Mutex::new(Some(deferred)));
     let stuck = once.clone();
     let work = Box::new(move || {
-      let (json, finished) = run_leg(&shared, step, deadline);
+      let (json, finished, prepare) = run_leg(&shared, step, prepare, deadline);
       shared.running.store(false, Ordering::Release);
       if let Some(deferred) = once.lock().take() {
         resolve(deferred, json);
       }
-      // Freed after the result is on its way: the gateway need not wait for it.
+      // After the result is on its way, so the gateway waits for neither: the finished VM is
+      // freed, and the next cell of the same run gets a VM ready for it.
       drop(finished);
+      if let Some(prepare) = prepare {
+        spares::refill(prepare);
+      }
     });
     let stuck_shared = self.shared.clone();
     let on_stuck = Box::new(move || {
       // The VM is still in use on the abandoned thread: this cell can never run again.
       stuck_shared.disposed.store(true, Ordering::Release);
       if let Some(deferred) = stuck.lock().take() {
-        resolve(deferred, failed_json("timeout", "code mode timeout exceeded"));
+        resolve(
+          deferred,
+          failed_json("timeout", "code mode timeout exceeded"),
+        );
       }
     });
     if let Err(message) = bare::spawn(work, Some(deadline), on_stuck) {
@@ -215,7 +256,8 @@ impl NativeExecutorCell {
   /// continuation's `retainedBytes`).
   #[napi(ts_return_type = "Promise<number>")]
   pub fn park<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-    let (deferred, promise) = env.create_deferred::<f64, Box<dyn FnOnce(Env) -> Result<f64> + Send>>()?;
+    let (deferred, promise) =
+      env.create_deferred::<f64, Box<dyn FnOnce(Env) -> Result<f64> + Send>>()?;
     let shared = self.shared.clone();
     let work = Box::new(move || {
       let bytes = shared
@@ -252,24 +294,36 @@ impl NativeExecutorCell {
   }
 }
 
-/// One leg on a worker: builds the VM on the first, runs, and keeps it parked for the next
-/// leg or hands it back to be freed once the outcome is sent.
-fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> (String, Option<Session>) {
+/// One leg on a worker: takes a ready VM (or prepares one) on the first, runs, and keeps it
+/// parked for the next leg or hands it back to be freed once the outcome is sent.
+fn run_leg(
+  shared: &Shared,
+  step: Step,
+  prepare: Option<Prepare>,
+  deadline: Instant,
+) -> (String, Option<Session>, Option<Prepare>) {
   let mut slot = shared.session.lock();
   if shared.disposed.load(Ordering::Acquire) {
     let json = failed_json(
       "runtime_unavailable",
       "Code Mode continuation has already been consumed or disposed",
     );
-    return (json, slot.take());
+    return (json, slot.take(), None);
   }
   if slot.is_none() {
-    match Session::new(shared.limits.0, shared.limits.1) {
+    let Some(prepare) = &prepare else {
+      return (
+        failed_json("runtime_unavailable", "the code mode cell has no VM"),
+        None,
+        None,
+      );
+    };
+    match spares::take(&prepare.key).map_or_else(|| spares::build(prepare, deadline), Ok) {
       Ok(session) => {
         *shared.signals.lock() = Some(session.vm.signals.clone());
         *slot = Some(session);
       }
-      Err(message) => return (failed_json("runtime_unavailable", &message), None),
+      Err((code, message)) => return (failed_json(code, &message), None, None),
     }
   }
   let session = slot.as_mut().expect("built above");
@@ -279,8 +333,90 @@ fn run_leg(shared: &Shared, step: Step, deadline: Instant) -> (String, Option<Se
   let json = session::outcome_json(&outcome, &session.bridge.lock());
   if matches!(outcome, Outcome::Boundary { .. }) {
     session.bridge.lock().canceled.clear();
-    return (json, None);
+    return (json, None, prepare);
   }
   *shared.signals.lock() = None;
-  (json, slot.take())
+  (json, slot.take(), prepare)
+}
+
+fn hash(text: &str) -> u64 {
+  let mut hasher = DefaultHasher::new();
+  text.hash(&mut hasher);
+  hasher.finish()
+}
+
+/// What a cell's first VM is prepared with.
+pub(crate) struct Prepare {
+  key: SpareKey,
+  controller: Arc<Vec<u8>>,
+}
+
+/// VMs of the same preparation are interchangeable before their program runs. Compared field by
+/// field in order: the hash rules most out at once, the data text itself settles it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SpareKey {
+  controller: String,
+  hash: u64,
+  memory: usize,
+  max_pending: usize,
+  /// The host data globals, as JSON.
+  data: Arc<String>,
+}
+
+/// VMs prepared ahead (controller run over the host data, no program yet) for the next cell of
+/// a run: a gateway sends the same catalog with every exec of a run, and preparing the controller
+/// is most of a cell's start. Built on a worker after a cell's result is sent.
+mod spares {
+  use super::{Prepare, Session, SpareKey};
+  use parking_lot::Mutex;
+  use std::time::{Duration, Instant};
+
+  /// Spare VMs kept at most (each holds a controller's heap, ~170 KB with a small catalog).
+  const MAX_SPARES: usize = 4;
+  /// How long preparing a spare may run (the controller and data are the gateway's own).
+  const PREPARE_BUDGET: Duration = Duration::from_secs(5);
+
+  static SPARES: Mutex<Vec<(SpareKey, Session)>> = Mutex::new(Vec::new());
+
+  pub(super) fn take(key: &SpareKey) -> Option<Session> {
+    let mut spares = SPARES.lock();
+    let at = spares.iter().rposition(|(k, _)| k == key)?;
+    Some(spares.remove(at).1)
+  }
+
+  /// A new VM, prepared under `deadline`.
+  pub(super) fn build(
+    prepare: &Prepare,
+    deadline: Instant,
+  ) -> Result<Session, (&'static str, String)> {
+    let mut session = Session::new(prepare.key.memory, prepare.key.max_pending)
+      .map_err(|message| ("runtime_unavailable", message))?;
+    session.vm.signals.set_deadline(Some(deadline));
+    match session.prepare(&prepare.key.data, &prepare.controller) {
+      Ok(()) => Ok(session),
+      Err(_) if session.vm.killed() == crate::engine::limits::Kill::Timeout => {
+        Err(("timeout", "code mode timeout exceeded".into()))
+      }
+      Err(failure) => Err(failure),
+    }
+  }
+
+  /// Makes sure a spare of this preparation is ready.
+  pub(super) fn refill(prepare: Prepare) {
+    if SPARES.lock().iter().any(|(k, _)| *k == prepare.key) {
+      return;
+    }
+    let Ok(session) = build(&prepare, Instant::now() + PREPARE_BUDGET) else {
+      return;
+    };
+    session.vm.signals.set_deadline(None);
+    let mut spares = SPARES.lock();
+    if spares.len() >= MAX_SPARES {
+      let oldest = spares.remove(0);
+      drop(spares);
+      drop(oldest);
+      spares = SPARES.lock();
+    }
+    spares.push((prepare.key, session));
+  }
 }

@@ -68,14 +68,9 @@ pub struct Bridge {
 
 /// What a leg starts with.
 pub enum Step {
-  /// The first leg: the data globals (a JSON object), the controller's bytecode, and the user
-  /// program as `buildUserSource` made it, with its location JSON.
-  Exec {
-    data: String,
-    controller: Arc<Vec<u8>>,
-    source: String,
-    location: String,
-  },
+  /// The first leg, on a [`Session::prepare`]d VM: the user program as `buildUserSource` made
+  /// it, with its location JSON.
+  Exec { source: String, location: String },
   /// A later leg: results to settle (`[{id, ok, json}]` JSON) and the pending set now.
   Settle {
     settled: String,
@@ -146,14 +141,9 @@ impl Session {
     let mut taken = None;
     let outcome = self.vm.with(|ctx| -> Result<Outcome, Stop> {
       match step {
-        Step::Exec {
-          data,
-          controller,
-          source,
-          location,
-        } => {
+        Step::Exec { source, location } => {
           bridge.lock().location = Location::parse(&location);
-          start(&ctx, &data, &controller, &source, &location)?;
+          start(&ctx, &source, &location)?;
         }
         Step::Settle { settled, pending } => {
           bridge.lock().pending = pending;
@@ -245,6 +235,48 @@ impl Session {
     }
   }
 
+  /// Readies a new VM for a cell: `TextEncoder`/`TextDecoder`, the host data globals (`data`,
+  /// a JSON object), then the controller, which reads and deletes them. The failure is a code
+  /// and a message.
+  pub fn prepare(&mut self, data: &str, controller: &[u8]) -> Result<(), (&'static str, String)> {
+    self.vm.with(|ctx| {
+      let globals = ctx.globals();
+      let unavailable = |what: &str| {
+        (
+          "runtime_unavailable",
+          format!("code mode runtime could not {what}"),
+        )
+      };
+      bytecode::load(&ctx, &ENCODING, || include_str!("encoding.js").to_string())
+        .map_err(|_| unavailable("install TextEncoder and TextDecoder"))?;
+      let data: Object = ctx.json_parse(data).and_then(|v| v.get()).map_err(|_| {
+        (
+          "invalid_input",
+          "invalid code mode worker input".to_string(),
+        )
+      })?;
+      for key in data.keys::<String>() {
+        let key = key.map_err(|_| unavailable("read its host data"))?;
+        let value: Value = data
+          .get(&key)
+          .map_err(|_| unavailable("read its host data"))?;
+        globals
+          .set(key, value)
+          .map_err(|_| unavailable("set its host data"))?;
+      }
+      bytecode::run(&ctx, controller)
+        .catch(&ctx)
+        .map(|_| ())
+        .map_err(|e| match stop(e) {
+          Stop::Fail(_, message) => (
+            "runtime_unavailable",
+            format!("code mode controller failed to start: {message}"),
+          ),
+          _ => unavailable("start its controller"),
+        })
+    })
+  }
+
   /// Bytes the VM holds once garbage is collected: what a parked cell retains.
   pub fn retained_bytes(&self) -> usize {
     self.vm.collect_garbage();
@@ -277,35 +309,9 @@ fn stop(error: CaughtError<'_>) -> Stop {
   }
 }
 
-/// The first leg: encoding globals, host data, the controller, the source location, the program.
-fn start(
-  ctx: &Ctx<'_>,
-  data: &str,
-  controller: &[u8],
-  source: &str,
-  location: &str,
-) -> Result<(), Stop> {
+/// The first leg on a prepared VM: the source location global, then the program.
+fn start(ctx: &Ctx<'_>, source: &str, location: &str) -> Result<(), Stop> {
   let globals = ctx.globals();
-  let encoding = bytecode::load(ctx, &ENCODING, || include_str!("encoding.js").to_string());
-  encoding.map_err(|_| Stop::Fail("runtime_unavailable", "code mode runtime could not install TextEncoder".into()))?;
-  let data: Object = ctx
-    .json_parse(data)
-    .and_then(|v| v.get())
-    .map_err(|_| Stop::Fail("invalid_input", "invalid code mode worker input".into()))?;
-  for key in data.keys::<String>() {
-    let key = key.map_err(|_| Stop::Caught)?;
-    let value: Value = data.get(&key).map_err(|_| Stop::Caught)?;
-    globals.set(key, value).map_err(|_| Stop::Caught)?;
-  }
-  bytecode::run(ctx, controller)
-    .catch(ctx)
-    .map_err(|e| match stop(e) {
-      Stop::Fail(_, message) => Stop::Fail(
-        "runtime_unavailable",
-        format!("code mode controller failed to start: {message}"),
-      ),
-      other => other,
-    })?;
   globals
     .prop(SOURCE_LOCATION_KEY, Property::from(location))
     .map_err(|_| Stop::Caught)?;
@@ -439,7 +445,9 @@ fn error_text(value: &Value<'_>, location: Option<&Location>) -> String {
 /// keeps the set, as upstream's worker wires it.
 fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, handled: bool) {
   if let Ok(track) = ctx.globals().get::<_, Function>("__openclawTrackRejection") {
-    let _ = track.call::<_, Value>((promise, reason, handled)).catch(&ctx);
+    let _ = track
+      .call::<_, Value>((promise, reason, handled))
+      .catch(&ctx);
   }
 }
 
@@ -515,9 +523,9 @@ fn host_request(
     .strip_prefix("bridge:")
     .and_then(|rest| rest.strip_prefix(method.as_str()))
     .and_then(|rest| rest.strip_prefix(':'));
-  let valid = number.is_some_and(|n| {
-    !n.is_empty() && !n.starts_with('0') && n.bytes().all(|c| c.is_ascii_digit())
-  }) && method.bytes().all(|c| c.is_ascii_alphabetic());
+  let valid = number
+    .is_some_and(|n| !n.is_empty() && !n.starts_with('0') && n.bytes().all(|c| c.is_ascii_digit()))
+    && method.bytes().all(|c| c.is_ascii_alphabetic());
   if !valid {
     drop(b);
     return Err(throw("invalid code mode bridge id"));
@@ -641,4 +649,180 @@ pub fn parse_requests(json: &str) -> Result<Vec<Request>, String> {
       })
       .collect(),
   )
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  /// A controller with upstream's host-facing names and none of its API: the guest reaches the
+  /// host functions directly (`host`), and the cell's value is its JSON.
+  const CONTROLLER: &str = r#"
+    (() => {
+      const host = globalThis.__openclawHostRequest;
+      const output = [];
+      let rejections = new Set();
+      Object.defineProperties(globalThis, {
+        host: { value: host },
+        cancel: { value: globalThis.__openclawHostCancelRequest },
+        log: { value: (t) => output.push({ type: 'text', text: String(t) }) },
+        __openclawSettleBridge: { value: (id, ok, json) => { globalThis.settled = [id, ok, json] } },
+        __openclawDrainQueuedRequests: { value: () => {} },
+        __openclawAdmissionError: { value: () => undefined },
+        __openclawRunCell: { value: async (run) => JSON.stringify(await run()) },
+        __openclawTakeOutputJson: { value: () => JSON.stringify(output.splice(0)) },
+        __openclawTrackRejection: { value: (p, r, handled) => { if (handled) rejections.delete(p); else rejections.add(p) } },
+        __openclawUnhandledRejection: { value: () => rejections.values().next().value },
+      });
+    })();
+  "#;
+
+  fn cell(code: &str, max_pending: usize) -> (Session, Outcome) {
+    let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
+    let mut session = Session::new(16 << 20, max_pending).unwrap();
+    session.prepare("{}", &controller).unwrap();
+    let source =
+      format!("globalThis.__openclawResult = __openclawRunCell(async () => {{\n{code}\n}})");
+    let location = r#"{"file":"openclaw-code-mode:user.js","lineOffset":1,"lineCount":1,"columnOffset":0,"endColumn":200}"#;
+    let outcome = session.leg(Step::Exec {
+      source,
+      location: location.into(),
+    });
+    (session, outcome)
+  }
+
+  fn json(session: &Session, outcome: &Outcome) -> serde_json::Value {
+    serde_json::from_str(&outcome_json(outcome, &session.bridge.lock())).unwrap()
+  }
+
+  #[test]
+  fn a_request_makes_a_boundary_and_a_settlement_continues_the_cell() {
+    let (mut session, outcome) = cell(
+      "log('a'); host('callValue', JSON.stringify(['t', {x: 1}]), 'bridge:callValue:1', ''); await new Promise(() => {})",
+      16,
+    );
+    let v = json(&session, &outcome);
+    assert_eq!(v["status"], "boundary");
+    assert_eq!(v["settlementMode"]["kind"], "awaiting");
+    assert_eq!(v["pendingRequests"][0]["args"][1]["x"], 1);
+    assert_eq!(v["output"][0]["text"], "a");
+    assert!(v["memoryUsedBytes"].as_u64().unwrap() > 0);
+    let next = session.leg(Step::Settle {
+      settled: r#"[{"id":"bridge:callValue:1","ok":true,"json":"2"}]"#.into(),
+      pending: vec![],
+    });
+    // The cell's promise never settles and nothing is pending: upstream's failure.
+    let v = json(&session, &next);
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["error"], "code mode promise is pending without host work");
+  }
+
+  #[test]
+  fn the_host_refuses_bad_requests_and_caps_pending_ones() {
+    for (call, message) in [
+      (
+        "host('exec', '[]', 'bridge:exec:1')",
+        "unsupported code mode bridge method",
+      ),
+      (
+        "host('search', '{}', 'bridge:search:1')",
+        "expected an array",
+      ),
+      (
+        "host('search', '[]', 'bridge:search:01')",
+        "invalid code mode bridge id",
+      ),
+      (
+        "host('search', '[]', 'bridge:describe:1')",
+        "invalid code mode bridge id",
+      ),
+      (
+        "host('search', '[]', 'bridge:search:1'); host('search', '[]', 'bridge:search:1')",
+        "duplicate code mode bridge id",
+      ),
+    ] {
+      let (session, outcome) = cell(
+        &format!("try {{ {call} }} catch (e) {{ cancel('bridge:search:1'); return e.message }}"),
+        16,
+      );
+      let v = json(&session, &outcome);
+      assert!(
+        v["value"].as_str().unwrap().contains(message),
+        "{call}: {v}"
+      );
+    }
+    let (session, outcome) = cell(
+      "for (let i = 1; i <= 3; i++) host('search', '[]', 'bridge:search:' + i)",
+      2,
+    );
+    let v = json(&session, &outcome);
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["code"], "invalid_input");
+    assert_eq!(v["error"], "too many pending code mode tool calls");
+  }
+
+  #[test]
+  fn a_cancelled_request_is_reported_and_a_fire_and_forget_one_drains() {
+    let (session, outcome) = cell(
+      "host('sleep', '[5]', 'bridge:sleep:1'); cancel('bridge:sleep:1'); host('callValue', '[]', 'bridge:callValue:2'); return 1",
+      16,
+    );
+    let v = json(&session, &outcome);
+    assert_eq!(v["status"], "boundary");
+    assert_eq!(v["canceledRequestIds"][0], "bridge:sleep:1");
+    assert_eq!(v["settlementMode"]["kind"], "draining");
+    assert_eq!(
+      v["settlementMode"]["requiredRequestIds"][0],
+      "bridge:callValue:2"
+    );
+  }
+
+  #[test]
+  fn errors_carry_user_positions_and_unhandled_rejections_fail_the_cell() {
+    let (session, outcome) = cell("null.x", 16);
+    let v = json(&session, &outcome);
+    assert_eq!(v["code"], "internal_error");
+    assert!(
+      v["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("TypeError: cannot read property 'x' of null"),
+      "{v}"
+    );
+    let (session, outcome) = cell("Promise.reject(new Error('lost')); return 1", 16);
+    let v = json(&session, &outcome);
+    assert_eq!(v["status"], "failed");
+    assert!(
+      v["error"].as_str().unwrap().starts_with("Error: lost"),
+      "{v}"
+    );
+    let (session, outcome) = cell("require('fs')", 16);
+    assert_eq!(
+      json(&session, &outcome)["error"],
+      "code mode module access is disabled."
+    );
+  }
+
+  #[test]
+  fn deadline_and_memory_cap_end_the_leg() {
+    let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
+    let mut session = Session::new(8 << 20, 16).unwrap();
+    session.prepare("{}", &controller).unwrap();
+    session.vm.signals.set_deadline(Some(
+      std::time::Instant::now() + std::time::Duration::from_millis(50),
+    ));
+    let outcome = session.leg(Step::Exec {
+      source: "globalThis.__openclawResult = __openclawRunCell(async () => { for (;;) {} })".into(),
+      location: "{}".into(),
+    });
+    assert_eq!(json(&session, &outcome)["code"], "timeout");
+    let (session, outcome) = cell(
+      "const a = []; for (;;) a.push('x'.repeat(1 << 16) + a.length)",
+      16,
+    );
+    assert_eq!(
+      json(&session, &outcome)["error"],
+      "InternalError: out of memory"
+    );
+  }
 }

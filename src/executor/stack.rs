@@ -129,7 +129,11 @@ mod tests {
     );
     // The wrapper's own first line and lines past the end are not the user's.
     assert_eq!(
-      normalize_stack("    at x (openclaw-code-mode:user.js:1:5)\n", Some(&location())).unwrap(),
+      normalize_stack(
+        "    at x (openclaw-code-mode:user.js:1:5)\n",
+        Some(&location())
+      )
+      .unwrap(),
       ""
     );
     assert_eq!(normalize_stack("", Some(&location())), None);
@@ -148,6 +152,11 @@ mod tests {
       "Error: boom\n    at <anonymous> (openclaw-code-mode:user.js:1:42)\n"
     );
     assert_eq!(format_error("Error", "", "", None), "Error");
-    assert!(Location::parse(r#"{"file":"x.js","lineOffset":1,"lineCount":1,"columnOffset":0,"endColumn":3}"#).is_none());
+    assert!(
+      Location::parse(
+        r#"{"file":"x.js","lineOffset":1,"lineCount":1,"columnOffset":0,"endColumn":3}"#
+      )
+      .is_none()
+    );
   }
 }

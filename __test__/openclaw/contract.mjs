@@ -122,6 +122,13 @@ findings.badController = summary(await run(createCodeModeExecutor({ loadRuntime:
 findings.tooOldRuntime = summary(await run(createCodeModeExecutor({ loadRuntime: async () => ({ prepareSource: sdk.prepareSource }) }), execInput('return 1'), host()))
 findings.missingRuntime = summary(await run(createCodeModeExecutor({ loadRuntime: async () => { throw new Error("Cannot find package 'openclaw'") } }), execInput('return 1'), host()))
 findings.badInput = summary(await executor.execute({ kind: 'exec' }, { timeoutMs: 1000, inlineHost: host() }))
+{
+  const cyclic = { source: 'x' }
+  cyclic.self = cyclic
+  findings.cyclicCatalog = summary(await run(executor, execInput('return 1', { catalog: [cyclic] }), host()))
+  findings.resumeKindOnExecute = summary(await executor.execute({ kind: 'resume', config, settledRequests: [], pendingRequests: [] }, { timeoutMs: 1000 }))
+  findings.notAnObject = summary(await executor.execute(null, {}))
+}
 
 // The event loop keeps running while a cell computes (guest JavaScript runs on a worker).
 {

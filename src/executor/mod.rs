@@ -381,8 +381,11 @@ mod spares {
   use parking_lot::Mutex;
   use std::time::{Duration, Instant};
 
-  /// Spare VMs kept at most (each holds a controller's heap, ~170 KB with a small catalog).
-  const MAX_SPARES: usize = 4;
+  /// Spare VMs kept at most (each holds a controller's heap, ~170 KB with a small catalog), and
+  /// per preparation: two, so that a cell arriving while the last one's spare is still being
+  /// built finds one ready.
+  const MAX_SPARES: usize = 6;
+  const PER_KEY: usize = 2;
   /// How long preparing a spare may run (the controller and data are the gateway's own).
   const PREPARE_BUDGET: Duration = Duration::from_secs(5);
 
@@ -411,22 +414,24 @@ mod spares {
     }
   }
 
-  /// Makes sure a spare of this preparation is ready.
+  /// Tops up the spares of this preparation.
   pub(super) fn refill(prepare: Prepare) {
-    if SPARES.lock().iter().any(|(k, _)| *k == prepare.key) {
-      return;
-    }
-    let Ok(session) = build(&prepare, Instant::now() + PREPARE_BUDGET) else {
-      return;
-    };
-    session.vm.signals.set_deadline(None);
-    let mut spares = SPARES.lock();
-    if spares.len() >= MAX_SPARES {
-      let oldest = spares.remove(0);
+    while SPARES
+      .lock()
+      .iter()
+      .filter(|(k, _)| *k == prepare.key)
+      .count()
+      < PER_KEY
+    {
+      let Ok(session) = build(&prepare, Instant::now() + PREPARE_BUDGET) else {
+        return;
+      };
+      session.vm.signals.set_deadline(None);
+      let mut spares = SPARES.lock();
+      let oldest = (spares.len() >= MAX_SPARES).then(|| spares.remove(0));
+      spares.push((prepare.key.clone(), session));
       drop(spares);
       drop(oldest);
-      spares = SPARES.lock();
     }
-    spares.push((prepare.key, session));
   }
 }

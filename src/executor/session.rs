@@ -42,6 +42,10 @@ pub const CONTROLLER_FILE: &str = "openclaw-code-mode:controller.js";
 const SOURCE_LOCATION_KEY: &str = "__openclawSourceLocation";
 /// A call stack passed to `__openclawHostRequest` is cut to this many characters, as upstream.
 const MAX_CALL_STACK: usize = 8192;
+/// One request's arguments, and all pending requests' arguments together, as JSON bytes: what
+/// crosses to Node in one boundary stays far below V8's string limit whatever the guest sends.
+const MAX_REQUEST_BYTES: usize = 16 << 20;
+const MAX_PENDING_BYTES: usize = 64 << 20;
 
 static ENCODING: OnceLock<Option<Vec<u8>>> = OnceLock::new();
 
@@ -509,6 +513,14 @@ fn host_request(
     drop(b);
     return Err(throw("unsupported code mode bridge method"));
   }
+  let pending_bytes: usize = b.pending.iter().map(|r| r.args.len()).sum();
+  if args.len() > MAX_REQUEST_BYTES || pending_bytes + args.len() > MAX_PENDING_BYTES {
+    drop(b);
+    return Err(throw(&format!(
+      "code mode bridge arguments are too large ({} bytes; at most {MAX_REQUEST_BYTES} per call and {MAX_PENDING_BYTES} for all pending calls)",
+      args.len()
+    )));
+  }
   let parsed: Result<Vec<serde_json::Value>, _> = serde_json::from_str(&args);
   let Ok(parsed) = parsed else {
     drop(b);
@@ -679,7 +691,7 @@ mod tests {
 
   fn cell(code: &str, max_pending: usize) -> (Session, Outcome) {
     let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
-    let mut session = Session::new(16 << 20, max_pending).unwrap();
+    let mut session = Session::new(64 << 20, max_pending).unwrap();
     session.prepare("{}", &controller).unwrap();
     let source =
       format!("globalThis.__openclawResult = __openclawRunCell(async () => {{\n{code}\n}})");
@@ -759,6 +771,22 @@ mod tests {
     assert_eq!(v["status"], "failed");
     assert_eq!(v["code"], "invalid_input");
     assert_eq!(v["error"], "too many pending code mode tool calls");
+  }
+
+  #[test]
+  fn oversized_arguments_are_refused_in_the_guest() {
+    let (session, outcome) = cell(
+      "const big = JSON.stringify(['x'.repeat(17 << 20)]); try { host('callValue', big, 'bridge:callValue:1') } catch (e) { return e.message }",
+      16,
+    );
+    let v = json(&session, &outcome);
+    assert!(
+      v["value"]
+        .as_str()
+        .unwrap()
+        .contains("arguments are too large"),
+      "{v}"
+    );
   }
 
   #[test]

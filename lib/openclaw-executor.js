@@ -198,14 +198,12 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
     return failedResult(`invalid code mode worker input: the catalog, namespaces or API files are not JSON (${errorText(error)})`, 'invalid_input', 'input')
   }
   const first = () => cell.start(key, data, program.source, JSON.stringify(program.location), budget)
-  return driveLegs(sdk, cell, first, {
-    config,
-    retainFinalValue: input.retainFinalValue === true,
-    maxTimeoutMs: budget,
-    timeoutMs,
-    signal,
-    inlineHost,
-  })
+  return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
+}
+
+/** What every leg of one execute or resume call shares. */
+function legContext(input, budget, { timeoutMs, signal, inlineHost }) {
+  return { config: input.config, retainFinalValue: input.retainFinalValue === true, maxTimeoutMs: budget, timeoutMs, signal, inlineHost }
 }
 
 /** How long past a leg's own budget the executor waits before it gives the leg up. */
@@ -449,14 +447,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
     if (typeof release === 'function') leg.then(() => release(), () => release())
     return leg
   }
-  return driveLegs(sdk, cell, first, {
-    config,
-    retainFinalValue: input.retainFinalValue === true,
-    maxTimeoutMs: budget,
-    timeoutMs,
-    signal,
-    inlineHost,
-  })
+  return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
 }
 
 const codeModeExecutor = createCodeModeExecutor()

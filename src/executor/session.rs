@@ -3,7 +3,7 @@
 //! boundary, the completed value or a failure), as `executor-contract.md` in the reference
 //! describes upstream's worker. Runs on a worker thread; `mod.rs` carries the outcome to Node.
 
-use super::stack::{Location, format_error, normalize_stack};
+use super::stack::{Location, USER_FILE, format_error, normalize_stack};
 use crate::engine::bare::BareVm;
 use crate::engine::bytecode;
 use crate::engine::limits::{Kill, Signals};
@@ -36,8 +36,7 @@ const METHODS: &[&str] = &[
   "swarmNote",
 ];
 
-/// Upstream's file names: stack frames and the source-location global name them.
-pub const USER_FILE: &str = "openclaw-code-mode:user.js";
+/// Upstream's file name for the controller (its frames are dropped from stacks, see `stack.rs`).
 pub const CONTROLLER_FILE: &str = "openclaw-code-mode:controller.js";
 const SOURCE_LOCATION_KEY: &str = "__openclawSourceLocation";
 /// A call stack passed to `__openclawHostRequest` is cut to this many characters, as upstream.

@@ -2,7 +2,8 @@
 //! model's own lines and columns, controller frames dropped (upstream's `normalizeSourceStack`
 //! and `formatQuickJsError`, which its worker runs on the host).
 
-use super::session::USER_FILE;
+/// Upstream's name for the model's program: stack frames and the source-location global name it.
+pub const USER_FILE: &str = "openclaw-code-mode:user.js";
 
 /// Where the model's code sits inside the wrapped program (`buildUserSource`'s `location`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -159,7 +159,8 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     failed(f.boundaryThrows, 'runtime_unavailable', 'host', /host exploded/)
   })
 
-  it('an abort ends the cell at once, mid-boundary or mid-leg, as upstream reports it', () => {
+  it('an abort ends the cell at once: the host\'s own abort mid-boundary is runtime_unavailable, the caller\'s signal is upstream\'s `aborted`', () => {
+    failed(f.boundaryAborted, 'runtime_unavailable', 'host', /aborted/)
     failed(f.abortMidBoundary, 'aborted', 'host', /aborted/)
     expect(f.abortMidBoundary.ms).toBeLessThan(5000)
     failed(f.abortMidLeg, 'aborted', 'host', /aborted/)

@@ -97,6 +97,8 @@ for (const [name, reply] of Object.entries({
 })) {
   findings.malformed[name] = summary(await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: async () => reply })))
 }
+// The host's own work is aborted mid-boundary: its reply rejects with an AbortError.
+findings.boundaryAborted = summary(await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: async () => { throw new DOMException('This operation was aborted', 'AbortError') } })))
 findings.boundaryThrows = summary(await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: async () => { throw new Error('host exploded') } })))
 
 // Abort mid-boundary: the host never answers; the exec's signal aborts.

@@ -107,7 +107,7 @@ export function makeRuntime(kind, dir, codeMode, tools, name) {
 
 /** What a cell's outcome is compared on. */
 export function outcome(d) {
-  return { status: d.status, code: d.code, value: d.value, output: d.output, error: typeof d.error === 'string' ? d.error.split('\n')[0] : undefined }
+  return { status: d.status, code: d.code, value: d.value, output: d.output, error: typeof d.error === 'string' ? d.error : undefined }
 }
 
 export async function runCell(runtime, cell, n) {

@@ -571,3 +571,66 @@ fn a_word_in_every_tool_is_not_scored_everywhere() {
   assert_eq!(full, 10_000);
   assert!(pruned < 5_000, "scored {pruned}");
 }
+
+/// The bench's synthetic catalog (`bench/lib/tool-search.mjs`) at 100 and 10,000 tools: median
+/// time of its six queries, pruned against the exhaustive reference, interleaved. Numbers only:
+/// `cargo test --release --lib bench_search_synthetic -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_search_synthetic() {
+  use std::hint::black_box;
+  use std::time::Instant;
+  let queries = [
+    "read a file",
+    "send an event to the team",
+    "list open tickets",
+    "sync notes",
+    "write_issue_42",
+    "user page",
+  ];
+  for size in [100, 10_000] {
+    let verbs = ["read", "write", "list", "send", "sync"];
+    let nouns = ["file", "issue", "ticket", "event", "note", "user", "page"];
+    let tools: Vec<(String, String, String)> = (0..size)
+      .map(|i| {
+        let name = format!("{}_{}_{i}", verbs[i % 5], nouns[i % 7]);
+        let description = format!(
+          "Tool number {i}: {}s {}s for team {} bench 0.123",
+          verbs[i % 5],
+          nouns[i % 5],
+          i % 97
+        );
+        (format!("openclaw:core:{name}"), name, description)
+      })
+      .collect();
+    let index = SearchIndex::build(tools.iter().map(|(_, name, description)| Doc {
+      name,
+      label: None,
+      description,
+    }));
+    let tie = |i: usize| tools[i].0.as_str();
+    for query in queries {
+      let mut pruned = Vec::new();
+      let mut full = Vec::new();
+      for round in 0..400 {
+        let started = Instant::now();
+        black_box(index.search(black_box(query), 10, tie));
+        if round >= 20 {
+          pruned.push(started.elapsed());
+        }
+        let started = Instant::now();
+        black_box(index.search_reference(black_box(query), 10, tie));
+        if round >= 20 {
+          full.push(started.elapsed());
+        }
+      }
+      pruned.sort();
+      full.sort();
+      println!(
+        "{size} tools {query:?}: pruned {:?}, exhaustive {:?}",
+        pruned[pruned.len() / 2],
+        full[full.len() / 2]
+      );
+    }
+  }
+}

@@ -1,6 +1,7 @@
 // Tool Search (`tools.toolSearch`, issue 17): config, the three modes, the shared catalog, the
 // `tool_search_code` sandbox, failing closed, telemetry and events, and large catalogs (the
-// content-keyed catalog cache and search cost, as ratios measured in this process).
+// content-keyed catalog cache and search work, counted by the addon's test-only exports; the
+// timings are `npm run bench` rows).
 import { describe, expect, it } from 'vitest'
 
 import {
@@ -14,7 +15,7 @@ import {
   type ToolSearchResult,
 } from '../index.js'
 import { TOOLS, deferred, sleep } from './helpers.js'
-import { __testClearCatalogCache } from './support/native-testing.js'
+import { __testCatalogBuilds, __testClearCatalogCache, __testSearchWork } from './support/native-testing.js'
 
 function makeSearch(
   options: {
@@ -54,7 +55,6 @@ function failed(result: ToolSearchResult) {
   return result
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
 describe('resolveToolSearchConfig', () => {
   it('takes the shorthand, modes, defaults and clamps, and never throws', () => {
@@ -426,40 +426,67 @@ describe('large catalogs', () => {
     }))
   }
 
-  it('a second run over the same 10,000 tools (a new array) is at least 20× faster to create', () => {
+  const schema = () => ({ type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'] })
+
+  // Timing belongs to `npm run bench` (cold against cached creation at 10,000 tools): here, what
+  // the cache does, counted in catalogs built.
+  it('a second run over the same 10,000 tools (a new array) reuses the built catalog; any change builds anew', () => {
     __testClearCatalogCache()
     const executor = () => null
-    const firsts: number[] = []
-    const seconds: number[] = []
-    for (let round = 0; round < 3; round++) {
-      const salt = `round ${round}`
-      let tools = bigCatalog(10_000, salt)
-      let started = performance.now()
-      CodeModeRun.create({ config: true, runId: `first-${round}`, tools, executor })
-      firsts.push(performance.now() - started)
-      for (let again = 0; again < 3; again++) {
-        tools = bigCatalog(10_000, salt) // gateways build a new array every turn
-        started = performance.now()
-        CodeModeRun.create({ config: true, runId: `second-${round}-${again}`, tools, executor })
-        seconds.push(performance.now() - started)
-      }
-    }
-    // Best of each against best of each: a load spike (GC, a neighbour's build) inflates single
-    // samples of either kind, never shortens them.
-    expect(Math.min(...firsts) / Math.min(...seconds)).toBeGreaterThanOrEqual(20)
-    // Tool Search runs share the cache too.
-    const tools = bigCatalog(10_000, 'round 0')
-    const started = performance.now()
-    ToolSearchRun.create({ config: true, runId: 'ts-cached', tools, executor })
-    expect(median(firsts) / (performance.now() - started)).toBeGreaterThanOrEqual(10)
+    const builds = () => __testCatalogBuilds()
+    let before = builds()
+    CodeModeRun.create({ config: true, runId: 'first', tools: bigCatalog(10_000, 'cache'), executor })
+    expect(builds() - before).toBe(1)
+    // Gateways build a new array of new objects every turn: same content, same catalog.
+    before = builds()
+    CodeModeRun.create({ config: true, runId: 'second', tools: bigCatalog(10_000, 'cache'), executor })
+    ToolSearchRun.create({ config: { mode: 'tools' }, runId: 'ts-cached', tools: bigCatalog(10_000, 'cache'), executor })
+    expect(builds() - before).toBe(0)
+    // A change deep inside one schema is a different catalog, and runs see it.
+    const changed = bigCatalog(10_000, 'cache')
+    ;(changed[5_000].parameters as any).properties.path.type = 'number'
+    before = builds()
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools: changed })
+    expect(builds() - before).toBe(1)
+    return run.call('tool_describe', { id: `openclaw:core:${changed[5_000].name}` }).then((r) => {
+      expect((completed(r) as any).parameters.properties.path.type).toBe('number')
+      // The same objects again, one changed in place: no stale entry either.
+      changed[7].description = 'changed in place'
+      before = builds()
+      CodeModeRun.create({ config: true, runId: 'in-place', tools: changed, executor })
+      expect(builds() - before).toBe(1)
+    })
   }, 120_000)
 
-  // Search cost follows a query's matches, not the catalog's size: with a vocabulary where each
-  // word names a bounded number of tools, 20 searches over 10,000 tools cost at most 3× what they
-  // cost over 100. (On a catalog whose every description shares a word with thousands of tools,
-  // the bench's, the matches themselves grow with the catalog: see the bench rows.)
-  it('20 searches at 10,000 tools cost at most 3× what they cost at 100 (bounded matches)', async () => {
-    // Letters only (digits would split words), none a stopword or a prefix of another.
+  it('the catalog cache is bounded: the least recently used catalog goes first', () => {
+    __testClearCatalogCache()
+    const executor = () => null
+    const tools = (tag: string) => Array.from({ length: 70 }, (_, i) => ({ name: `${tag}_tool_${i}`, description: 'does things', parameters: schema() }))
+    CodeModeRun.create({ config: true, runId: 'a', tools: tools('lru_a'), executor })
+    let before = __testCatalogBuilds()
+    CodeModeRun.create({ config: true, runId: 'a', tools: tools('lru_a'), executor })
+    expect(__testCatalogBuilds() - before).toBe(0)
+    for (let i = 0; i < 16; i++) CodeModeRun.create({ config: true, runId: `fill-${i}`, tools: tools(`lru_fill_${i}`), executor })
+    before = __testCatalogBuilds()
+    CodeModeRun.create({ config: true, runId: 'a-again', tools: tools('lru_a'), executor })
+    expect(__testCatalogBuilds() - before).toBe(1)
+  })
+
+  // Search work, counted natively (postings read, candidates scored) rather than timed: speed
+  // belongs to `npm run bench`. A word every tool says ("team" in the bench's catalog) must not
+  // make every tool a candidate, and where each word names a bounded number of tools the work
+  // follows the matches, not the catalog.
+  it('searches score the tools their words reach, not the whole catalog', () => {
+    type Work = { ids: string[]; postings: number; candidates: number }
+    const work = (tools: CatalogTool[], query: string, limit = 10): Work => JSON.parse(__testSearchWork(JSON.stringify(tools), query, limit))
+    const big = bigCatalog(10_000, 'work')
+    const send = work(big, 'send an event to the team')
+    // `send_event_*` tools first (name hits on both words), ties by id.
+    expect(send.ids).toHaveLength(10)
+    for (const id of send.ids) expect(id).toMatch(/^openclaw:core:send_event_\d+$/)
+    expect(send.candidates).toBeLessThan(5_000)
+    // Bounded matches (each word names a few tools): the work is the matches', a few dozen
+    // postings and candidates, not a pass over 10,000 tools.
     const letters = 'bcdfghjklmnpqrstvwxz'
     const vocabulary = Array.from({ length: 4_000 }, (_, i) => {
       let word = 'qu'
@@ -471,33 +498,16 @@ describe('large catalogs', () => {
         name: `${vocabulary[(i * 7) % vocabulary.length]}_${vocabulary[(i * 11 + 5) % vocabulary.length]}`,
         description: [0, 1, 2, 3].map((k) => vocabulary[(i * 13 + k * 977) % vocabulary.length]).join(' '),
       }))
-    // Two words of one of the first 100 tools (in both catalogs), one hit asked for: both sizes
-    // return the same amount, so only the search itself differs.
-    const queries = Array.from({ length: 20 }, (_, i) => {
+    const small = catalog(100)
+    const large = catalog(10_000)
+    for (let i = 0; i < 20; i++) {
       const j = i * 5
-      return `${vocabulary[(j * 13) % vocabulary.length]} ${vocabulary[(j * 13 + 977) % vocabulary.length]}`
-    })
-    const code = `const qs = ${JSON.stringify(queries)};
-await openclaw.tools.search('warm up');
-for (let i = 0; i < 20; i++) if ((await openclaw.tools.search(qs[i], { limit: 1 })).length !== 1) throw new Error('no hit');
-return 0;`
-    const cost: Record<number, number> = {}
-    for (const size of [100, 10_000]) {
-      const { run } = makeSearch({ config: { codeTimeoutMs: 60_000 }, tools: catalog(size) })
-      // Let the background index build of the large catalog finish and every worker size its
-      // search scratch once: neither is a search's cost.
-      for (let i = 0; i < 4; i++) {
-        completed(await run.call('tool_search_code', { code: `await openclaw.tools.search('warm'); return 0` }))
-      }
-      const samples: number[] = []
-      for (let i = 0; i < 9; i++) {
-        const started = performance.now()
-        completed(await run.call('tool_search_code', { code }))
-        samples.push(performance.now() - started)
-      }
-      cost[size] = Math.min(...samples)
+      const query = `${vocabulary[(j * 13) % vocabulary.length]} ${vocabulary[(j * 13 + 977) % vocabulary.length]}`
+      expect(work(small, query, 1).ids).toHaveLength(1)
+      const b = work(large, query, 1)
+      expect(b.ids).toHaveLength(1)
+      expect(b.postings).toBeLessThan(100)
+      expect(b.candidates).toBeLessThanOrEqual(b.postings)
     }
-    console.log(`20 searches: ${cost[100].toFixed(1)} ms at 100 tools, ${cost[10_000].toFixed(1)} ms at 10,000`)
-    expect(cost[10_000] / cost[100]).toBeLessThanOrEqual(3)
-  }, 120_000)
+  })
 })

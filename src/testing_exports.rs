@@ -83,3 +83,24 @@ pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: Strin
 pub fn test_clear_catalog_cache() {
   crate::catalog::cache::clear();
 }
+
+/// TEST ONLY. Catalogs built (not found in the cache) by runs of this process so far.
+#[napi(js_name = "__testCatalogBuilds", catch_unwind)]
+pub fn test_catalog_builds() -> u32 {
+  crate::catalog::cache::builds() as u32
+}
+
+/// TEST ONLY. One Tool Search search (`Catalog::search_all`) over the catalog of `tools_json`
+/// (built or taken from the cache, as a run does), on this thread: the ids found and the work
+/// it took, as JSON `{ ids, postings, candidates }` (postings read, candidates scored).
+#[napi(js_name = "__testSearchWork", catch_unwind)]
+pub fn test_search_work(tools_json: String, query: String, limit: u32) -> String {
+  let catalog = crate::catalog::cache::shared(&tools_json);
+  let ids: Vec<&str> = catalog
+    .search_all(&query, limit as usize)
+    .iter()
+    .map(|e| e.id.as_str())
+    .collect();
+  let (postings, candidates) = crate::catalog::search::last_search_work();
+  serde_json::json!({ "ids": ids, "postings": postings, "candidates": candidates }).to_string()
+}

@@ -10,8 +10,19 @@ export interface NativeTesting {
   __testWriteCalls(toolsJson: string, parent: string | null, calls: string): string
   __testAbandonedWorkers(): number
   __testClearCatalogCache(): void
+  __testCatalogBuilds(): number
+  __testSearchWork(toolsJson: string, query: string, limit: number): string
 }
 
 const native = createRequire(import.meta.url)('../../binding.js') as NativeTesting
 
-export const { __testPanic, __testStall, __testDecodeSettled, __testWriteCalls, __testAbandonedWorkers, __testClearCatalogCache } = native
+export const {
+  __testPanic,
+  __testStall,
+  __testDecodeSettled,
+  __testWriteCalls,
+  __testAbandonedWorkers,
+  __testClearCatalogCache,
+  __testCatalogBuilds,
+  __testSearchWork,
+} = native

@@ -10,6 +10,7 @@
 use super::Catalog;
 use parking_lot::Mutex;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Catalogs kept at most.
 pub const MAX_ENTRIES: usize = 16;
@@ -35,6 +36,9 @@ struct Cache {
   clock: u64,
 }
 
+/// Catalogs built (not found in the cache) so far.
+static BUILDS: AtomicUsize = AtomicUsize::new(0);
+
 static CACHE: Mutex<Cache> = Mutex::new(Cache {
   slots: Vec::new(),
   bytes: 0,
@@ -53,6 +57,7 @@ pub fn shared(json: &str) -> Arc<Catalog> {
   if let Some(catalog) = lookup(json) {
     return catalog;
   }
+  BUILDS.fetch_add(1, Ordering::Relaxed);
   let tools = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
   let catalog = Arc::new(Catalog::build(&tools));
   drop(tools);
@@ -106,6 +111,12 @@ fn insert(json: &str, catalog: &Arc<Catalog>) {
     weight,
     used,
   });
+}
+
+/// Catalogs built so far (cache misses), for tests.
+#[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
+pub fn builds() -> usize {
+  BUILDS.load(Ordering::Relaxed)
 }
 
 /// Catalogs cached now and the bytes they are counted as.

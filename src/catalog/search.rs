@@ -11,7 +11,7 @@
 //! Layout, each module using only those above it: `weights` (tuning constants, idf), `stem`
 //! (the stemmer), `text` (text into words), `thesaurus` (stopwords, synonyms, phrases),
 //! `query` (a query into concepts), `index` (the index and its build), `rank` (scoring and
-//! the top `limit`).
+//! the top `limit`, with max-score pruning).
 
 mod index;
 mod query;
@@ -22,6 +22,10 @@ mod thesaurus;
 mod weights;
 
 pub use index::{Doc, SearchIndex};
+#[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
+pub use rank::last_search_work;
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

@@ -37,6 +37,8 @@ pub(super) struct Table {
   pub(super) terms: Vec<Box<str>>,
   pub(super) postings: Vec<Vec<Posting>>,
   pub(super) idf: Vec<f32>,
+  /// The largest posting weight of each term: a bound on what it can add to any tool's score.
+  pub(super) max_weight: Vec<f32>,
 }
 
 impl Table {
@@ -83,6 +85,8 @@ pub struct SearchIndex {
   /// postings and idf: a query that repeats a tool's own phrasing ("search file contents") is a
   /// better match than one that scatters the same words.
   pub(super) pairs: Vec<((u32, u32), Vec<Posting>, f32)>,
+  /// The largest posting weight of each pair, in the order of `pairs`.
+  pub(super) pair_max: Vec<f32>,
   /// Distinct words in each document's name, for name coverage.
   pub(super) name_words: Vec<u8>,
   /// Normalised full names (`web_search` → `websearch`) with their document, sorted, for
@@ -179,6 +183,7 @@ impl SearchIndex {
     for &id in &order {
       let list = std::mem::take(&mut lists[id as usize]);
       words.idf.push(idf(count, list.len()));
+      words.max_weight.push(max_weight(&list));
       words.terms.push(texts[id as usize].into());
       words.postings.push(list);
     }
@@ -190,12 +195,18 @@ impl SearchIndex {
       })
       .collect();
     pairs.sort_unstable_by_key(|p| p.0);
+    let pair_max = pairs.iter().map(|p| max_weight(&p.1)).collect();
     SearchIndex {
       words,
       pairs,
+      pair_max,
       name_words,
       names,
       docs: count,
     }
   }
+}
+
+fn max_weight(list: &[Posting]) -> f32 {
+  list.iter().map(|p| p.weight).fold(0.0, f32::max)
 }

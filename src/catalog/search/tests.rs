@@ -411,3 +411,226 @@ fn bench_search_10k() {
     at(1.0)
   );
 }
+
+/// The pruned search returns exactly what the exhaustive ranking (`reference.rs`, the code
+/// before pruning) returns, in the same order, over random queries on large synthetic catalogs:
+/// the bench's (words shared with thousands of tools, mass ties broken by id) and one of
+/// invented words with synonyms, prefixes, labels and stopwords mixed in.
+#[test]
+fn pruned_search_equals_exhaustive() {
+  let seed = std::cell::Cell::new(0x9e37_79b9_7f4a_7c15_u64);
+  let next = |n: usize| {
+    let mut x = seed.get();
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    seed.set(x);
+    (x % n as u64) as usize
+  };
+  let verbs = [
+    "read", "write", "list", "send", "sync", "get", "create", "delete",
+  ];
+  let nouns = [
+    "file", "issue", "ticket", "event", "note", "user", "page", "message", "email", "reminder",
+  ];
+  let extra = [
+    "search",
+    "find",
+    "fetch",
+    "schedule",
+    "calendar",
+    "the",
+    "a",
+    "for",
+    "with",
+    "new",
+    "open",
+    "files",
+    "notes",
+    "team",
+    "project",
+    "web",
+    "remind",
+    "reminders",
+    "docs",
+    "status",
+  ];
+  let bench: Vec<(String, Option<String>, String)> = (0..6_000)
+    .map(|i| {
+      (
+        format!("{}_{}_{i}", verbs[i % 5], nouns[i % 7]),
+        None,
+        format!(
+          "Tool number {i}: {}s {}s for team {} bench 0.5",
+          verbs[i % 5],
+          nouns[i % 5],
+          i % 97
+        ),
+      )
+    })
+    .collect();
+  let vocabulary: Vec<&str> = verbs.iter().chain(&nouns).chain(&extra).copied().collect();
+  let mixed: Vec<(String, Option<String>, String)> = (0..4_000)
+    .map(|i| {
+      let pick =
+        |n: usize| -> Vec<&str> { (0..n).map(|_| vocabulary[next(vocabulary.len())]).collect() };
+      let name = format!("{}_{}", pick(1 + next(3)).join("_"), i % 50);
+      let label = (next(4) == 0).then(|| pick(2).join(" "));
+      let description = pick(next(12)).join(" ");
+      (name, label, description)
+    })
+    .collect();
+  let mut queries: Vec<String> = vec![
+    "read a file".into(),
+    "send an event to the team".into(),
+    "list open tickets".into(),
+    "sync notes".into(),
+    "write_issue_42".into(),
+    "user page".into(),
+    "team".into(),
+    "a".into(),
+  ];
+  for _ in 0..400 {
+    let words: Vec<String> = (0..1 + next(5))
+      .map(|_| match next(6) {
+        0 => format!("{}", next(200)),
+        1 => {
+          let word = vocabulary[next(vocabulary.len())];
+          word[..word.len().min(4)].to_string()
+        }
+        _ => vocabulary[next(vocabulary.len())].to_string(),
+      })
+      .collect();
+    queries.push(words.join(if next(3) == 0 { "_" } else { " " }));
+  }
+  for tools in [&bench, &mixed] {
+    // Ids are unique in a catalog (names need not be: the mixed one repeats some).
+    let ids: Vec<String> = tools
+      .iter()
+      .enumerate()
+      .map(|(i, (name, _, _))| format!("openclaw:core{i}:{name}"))
+      .collect();
+    let index = SearchIndex::build(tools.iter().map(|(name, label, description)| Doc {
+      name,
+      label: label.as_deref(),
+      description,
+    }));
+    let tie = |i: usize| ids[i].as_str();
+    let (mut pruned_work, mut full_work) = (0, 0);
+    for query in &queries {
+      for limit in [1, 5, 10, 50] {
+        let expected = index.search_reference(query, limit, tie);
+        assert_eq!(
+          index.search_exhaustive(query, limit, tie),
+          expected,
+          "exhaustive {query:?} limit {limit}"
+        );
+        full_work += super::rank::last_search_work().1;
+        assert_eq!(
+          index.search(query, limit, tie),
+          expected,
+          "pruned {query:?} limit {limit}"
+        );
+        pruned_work += super::rank::last_search_work().1;
+      }
+    }
+    println!("candidates scored: pruned {pruned_work}, exhaustive {full_work}");
+    assert!(pruned_work < full_work);
+  }
+}
+
+/// A word every tool says ("team") no longer makes every tool a candidate: the bench query
+/// scores the tools its rarer words reach, not the catalog.
+#[test]
+fn a_word_in_every_tool_is_not_scored_everywhere() {
+  let tools: Vec<(String, String)> = (0..10_000)
+    .map(|i| {
+      let verbs = ["read", "write", "list", "send", "sync"];
+      let nouns = ["file", "issue", "ticket", "event", "note", "user", "page"];
+      (
+        format!("{}_{}_{i}", verbs[i % 5], nouns[i % 7]),
+        format!(
+          "Tool number {i}: {}s {}s for team {} bench",
+          verbs[i % 5],
+          nouns[i % 5],
+          i % 97
+        ),
+      )
+    })
+    .collect();
+  let index = SearchIndex::build(tools.iter().map(|(name, description)| Doc {
+    name,
+    label: None,
+    description,
+  }));
+  let tie = |i: usize| tools[i].0.as_str();
+  index.search("send an event to the team", 10, tie);
+  let (_, pruned) = super::rank::last_search_work();
+  index.search_exhaustive("send an event to the team", 10, tie);
+  let (_, full) = super::rank::last_search_work();
+  assert_eq!(full, 10_000);
+  assert!(pruned < 5_000, "scored {pruned}");
+}
+
+/// The bench's synthetic catalog (`bench/lib/tool-search.mjs`) at 100 and 10,000 tools: median
+/// time of its six queries, pruned against the exhaustive reference, interleaved. Numbers only:
+/// `cargo test --release --lib bench_search_synthetic -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_search_synthetic() {
+  use std::hint::black_box;
+  use std::time::Instant;
+  let queries = [
+    "read a file",
+    "send an event to the team",
+    "list open tickets",
+    "sync notes",
+    "write_issue_42",
+    "user page",
+  ];
+  for size in [100, 10_000] {
+    let verbs = ["read", "write", "list", "send", "sync"];
+    let nouns = ["file", "issue", "ticket", "event", "note", "user", "page"];
+    let tools: Vec<(String, String, String)> = (0..size)
+      .map(|i| {
+        let name = format!("{}_{}_{i}", verbs[i % 5], nouns[i % 7]);
+        let description = format!(
+          "Tool number {i}: {}s {}s for team {} bench 0.123",
+          verbs[i % 5],
+          nouns[i % 5],
+          i % 97
+        );
+        (format!("openclaw:core:{name}"), name, description)
+      })
+      .collect();
+    let index = SearchIndex::build(tools.iter().map(|(_, name, description)| Doc {
+      name,
+      label: None,
+      description,
+    }));
+    let tie = |i: usize| tools[i].0.as_str();
+    for query in queries {
+      let mut pruned = Vec::new();
+      let mut full = Vec::new();
+      for round in 0..400 {
+        let started = Instant::now();
+        black_box(index.search(black_box(query), 10, tie));
+        if round >= 20 {
+          pruned.push(started.elapsed());
+        }
+        let started = Instant::now();
+        black_box(index.search_reference(black_box(query), 10, tie));
+        if round >= 20 {
+          full.push(started.elapsed());
+        }
+      }
+      pruned.sort();
+      full.sort();
+      println!(
+        "{size} tools {query:?}: pruned {:?}, exhaustive {:?}",
+        pruned[pruned.len() / 2],
+        full[full.len() / 2]
+      );
+    }
+  }
+}

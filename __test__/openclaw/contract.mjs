@@ -146,6 +146,20 @@ findings.snapshotLimit = summary(await run(executor, execInput('const keep = "k"
 findings.memoryBomb = summary(await run(executor, execInput('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { config: { ...config, memoryLimitBytes: 16 << 20 } }), host()))
 findings.timeout = summary(await run(executor, execInput('for (;;) {}', { config: { ...config, timeoutMs: 200 } }), host(), { timeoutMs: 2200 }))
 
+// VMs prepared ahead serve only cells of the same catalog and limits.
+{
+  const tool = (name) => ({ source: 'openclaw', name, label: name, description: name, input: '{}', callableName: name })
+  const probe = 'console.log(typeof alpha, typeof beta); const keep = "m".repeat(24 << 20); return keep.length'
+  const values = []
+  for (let round = 0; round < 3; round++) {
+    for (const [catalog, memoryLimitBytes] of [[[tool('alpha')], 64 << 20], [[tool('beta')], 16 << 20]]) {
+      const r = await run(executor, execInput(probe, { catalog, config: { ...config, memoryLimitBytes } }), host())
+      values.push({ code: r.code ?? r.status, value: r.value?.json, output: JSON.parse(r.output.source.json).map((o) => o.text) })
+    }
+  }
+  findings.spares = values
+}
+
 // retainFinalValue picks the bound of a structured final value, as upstream's capture does.
 {
   const source = 'return Array.from({ length: 10000 }, (_, i) => ({ i }))'

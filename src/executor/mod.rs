@@ -1,5 +1,5 @@
 //! The OpenClaw executor host: upstream's guest controller on the engine's bare VMs. The
-//! contract (`execute`, boundaries, continuations) is driven from `lib/openclaw/executor.js`;
+//! contract (`execute`, boundaries, continuations) is driven from `lib/openclaw-executor.js`;
 //! this module binds what it needs: controllers compiled once, and a cell whose legs run on the
 //! engine's workers and resolve a promise with the leg's outcome JSON (`session.rs`).
 
@@ -93,7 +93,7 @@ impl Drop for Shared {
   }
 }
 
-/// The native half of one OpenClaw cell (`lib/openclaw/executor.js` drives it). Its VM lives
+/// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it). Its VM lives
 /// here between legs: a parked continuation costs what the VM holds, and no thread.
 #[napi]
 pub struct NativeExecutorCell {
@@ -145,7 +145,8 @@ impl NativeExecutorCell {
       let prepare = Prepare {
         key: SpareKey {
           controller: key,
-          hash: hash(&data_json),
+          // Hashed on the worker (`Prepare::seal`): a large catalog's data is megabytes.
+          hash: 0,
           memory: self.shared.limits.0,
           max_pending: self.shared.limits.1,
           data: Arc::new(data_json),
@@ -309,9 +310,12 @@ impl NativeExecutorCell {
 fn run_leg(
   shared: &Shared,
   step: Step,
-  prepare: Option<Prepare>,
+  mut prepare: Option<Prepare>,
   deadline: Instant,
 ) -> (String, Option<Session>, Option<Prepare>) {
+  if let Some(prepare) = &mut prepare {
+    prepare.seal();
+  }
   let mut slot = shared.session.lock();
   if shared.disposed.load(Ordering::Acquire) {
     let json = failed_json(
@@ -359,6 +363,13 @@ fn hash(text: &str) -> u64 {
 pub(crate) struct Prepare {
   key: SpareKey,
   controller: Arc<Vec<u8>>,
+}
+
+impl Prepare {
+  /// Completes the key with the data's hash (on the worker, off Node's thread).
+  fn seal(&mut self) {
+    self.key.hash = hash(&self.key.data);
+  }
 }
 
 /// VMs of the same preparation are interchangeable before their program runs. Compared field by

@@ -559,7 +559,7 @@ fn host_request(
   Ok(normalize_stack(&stack, location.as_ref()).unwrap_or(stack))
 }
 
-/// A leg's outcome as the JSON the executor (`lib/openclaw/executor.js`) reads.
+/// A leg's outcome as the JSON the executor (`lib/openclaw-executor.js`) reads.
 pub fn outcome_json(outcome: &Outcome, bridge: &Bridge) -> String {
   let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
   let mut out = String::new();

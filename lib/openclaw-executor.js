@@ -183,7 +183,8 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   if (!(budget > 0)) return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
   const cell = new native.NativeExecutorCell({
     memoryLimitBytes: Number(config.memoryLimitBytes) || 64 * 1024 * 1024,
-    maxPendingToolCalls: Math.max(1, Math.floor(Number(config.maxPendingToolCalls) || 16)),
+    // Unset: no cap of the host's own, as upstream (the controller queues past its own).
+    maxPendingToolCalls: Math.max(1, Math.min(2 ** 31 - 1, Math.floor(Number(config.maxPendingToolCalls) || 2 ** 31 - 1))),
   })
   let data
   try {
@@ -289,10 +290,17 @@ async function driveLegs(sdk, cell, first, context) {
       const outcome = JSON.parse(settled.value)
       if (outcome.networkContentObserved === true) networkObserved = true
       if (outcome.status === 'completed') {
+        let value
+        try {
+          value = JSON.parse(outcome.value)
+        } catch (error) {
+          // A guest that replaced `__openclawResult` with something not JSON: upstream's failure.
+          return withNetwork(workerFailure(sdk, config, 'internal_error', errorText(error), outcome.output), networkObserved, inlineHost)
+        }
         const result = {
           status: 'completed',
           value: sdk.captureCodeModeValue(
-            JSON.parse(outcome.value),
+            value,
             config.maxOutputBytes,
             retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
           ),
@@ -362,7 +370,7 @@ async function driveLegs(sdk, cell, first, context) {
       }
       consumed = release
       legWatchdog = command.timeoutMs + grace
-      leg = cell.next(JSON.stringify(command.settledRequests), JSON.stringify(command.pendingRequests), command.timeoutMs)
+      leg = cell.next(JSON.stringify(command.settledRequests), pendingIds(command.pendingRequests), command.timeoutMs)
     }
   } catch (error) {
     return failedResult(errorText(error), 'runtime_unavailable')
@@ -419,35 +427,39 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
 
 async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = {}) {
   const startedAt = performance.now()
-  if (!isRecord(input) || !isRecord(input.config) || input.kind !== 'resume') {
+  // The resume input is released once it is in the VM (the leg resolving, at the latest), or
+  // at once when the resume ends before that: upstream's pool releases it when the task ends.
+  const release = typeof inlineHost?.onInputConsumed === 'function' ? inlineHost.onInputConsumed : () => {}
+  const refuse = (result) => {
     cell.dispose()
-    return failedResult('invalid code mode worker input', 'invalid_input', 'input')
+    release()
+    return result
+  }
+  if (!isRecord(input) || !isRecord(input.config) || input.kind !== 'resume') {
+    return refuse(failedResult('invalid code mode worker input', 'invalid_input', 'input'))
   }
   const config = input.config
-  if (signal?.aborted) {
-    cell.dispose()
-    return abortedResult(sdk, signal)
-  }
+  if (signal?.aborted) return refuse(abortedResult(sdk, signal))
   const settled = Array.isArray(input.settledRequests) ? input.settledRequests : []
   const pending = Array.isArray(input.pendingRequests) ? input.pendingRequests : []
   const problem = continuationProblem({ settledRequests: settled, pendingRequests: pending })
-  if (problem) {
-    cell.dispose()
-    return failedResult(`invalid code mode resume input: ${problem}`, 'invalid_input', 'input')
-  }
+  if (problem) return refuse(failedResult(`invalid code mode resume input: ${problem}`, 'invalid_input', 'input'))
   const budget = Number(config.timeoutMs) - (performance.now() - startedAt)
-  if (!(budget > 0)) {
-    cell.dispose()
-    return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
-  }
+  if (!(budget > 0)) return refuse(workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', []))
   const first = () => {
-    const leg = cell.next(JSON.stringify(settled), JSON.stringify(pending), budget)
-    // Upstream releases the resume input once it is in the VM; the leg resolving is the latest.
-    const release = inlineHost?.onInputConsumed
-    if (typeof release === 'function') leg.then(() => release(), () => release())
+    const leg = cell.next(JSON.stringify(settled), pendingIds(pending), budget)
+    leg.then(release, release)
     return leg
   }
   return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
+}
+
+/**
+ * The ids of a host's pending set, for the native cell, which keeps each request's method and
+ * arguments itself (every request in the set is one of the cell's own).
+ */
+function pendingIds(pending) {
+  return pending.map((request) => request.id).join('\n')
 }
 
 const codeModeExecutor = createCodeModeExecutor()

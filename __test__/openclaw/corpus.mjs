@@ -82,6 +82,10 @@ export const cells = [
   { name: 'process is absent', code: 'return typeof process + typeof require + typeof globalThis.fetch' },
   { name: 'unhandled rejection', code: 'Promise.reject(new Error("nobody catches")); return "value"' },
   { name: 'rejection handled late', code: 'const p = Promise.reject(new Error("late")); await new Promise((r) => setTimeout(r, 5)); return await p.catch(() => "handled")' },
+  { name: 'replaced result promise', code: 'await 0; globalThis.__openclawResult = { a: 1 }; return 1' },
+  { name: 'replaced result number', code: 'await 0; globalThis.__openclawResult = 42; return 1' },
+  { name: 'forged stack', code: "throw Object.assign(new Error('x'), { stack: '    at f (openclaw-code-mode:user.js:02:5)' })" },
+  { name: 'lone surrogate argument', code: "return (await add_one({ x: 1, q: '\u{1F600}'.slice(0, 1) })).x" },
   // limits
   { name: 'infinite loop', runtime: 'short', code: 'while (true) {}' },
   { name: 'infinite loop after output', runtime: 'short', code: 'console.log("spinning"); for (;;) {}' },

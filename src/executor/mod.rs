@@ -9,12 +9,14 @@ mod stack;
 use crate::engine::bare;
 use crate::engine::bytecode;
 use crate::engine::limits::Kill;
+use crate::error::panic_message;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use parking_lot::Mutex;
 use session::{Outcome, Session, Step};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -80,6 +82,8 @@ struct Shared {
   signals: Mutex<Option<Arc<crate::engine::limits::Signals>>>,
   running: AtomicBool,
   disposed: AtomicBool,
+  /// `abort` came, perhaps before the leg's VM was ready: applied as soon as it is.
+  aborted: AtomicBool,
   limits: (usize, usize),
 }
 
@@ -117,13 +121,19 @@ fn failed_json(code: &str, error: &str) -> String {
 impl NativeExecutorCell {
   #[napi(constructor)]
   pub fn new(limits: ExecutorCellLimits) -> Self {
-    let memory = limits.memory_limit_bytes.clamp(1.0 * 1024.0 * 1024.0, 4e9) as usize;
+    // A NaN would clamp to 0, which QuickJS reads as "no limit".
+    let memory = if limits.memory_limit_bytes.is_finite() {
+      limits.memory_limit_bytes.clamp(1.0 * 1024.0 * 1024.0, 4e9) as usize
+    } else {
+      64 << 20
+    };
     NativeExecutorCell {
       shared: Arc::new(Shared {
         session: Mutex::new(None),
         signals: Mutex::new(None),
         running: AtomicBool::new(false),
         disposed: AtomicBool::new(false),
+        aborted: AtomicBool::new(false),
         limits: (memory, limits.max_pending_tool_calls.max(1) as usize),
       }),
     }
@@ -164,34 +174,34 @@ impl NativeExecutorCell {
     self.leg(env, step, timeout_ms)
   }
 
-  /// A later leg: settles `settledJson` (`[{id, ok, json}]`) with `pendingJson` as the pending
-  /// set, then runs. Resolves with the outcome JSON.
+  /// A later leg: settles `settledJson` (`[{id, ok, json}]`), keeps pending only the requests
+  /// named in `pendingIds` (newline-separated, in the host's order: the host's pending set
+  /// replaces the cell's, and every request in it is one of the cell's own), then runs. Resolves
+  /// with the outcome JSON.
   #[napi(ts_return_type = "Promise<string>")]
   pub fn next<'env>(
     &self,
     env: &'env Env,
     settled_json: String,
-    pending_json: String,
+    pending_ids: String,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
-    match session::parse_requests(&pending_json) {
-      Ok(pending) => self.leg(
-        env,
-        Some((
-          Step::Settle {
-            settled: settled_json,
-            pending,
-          },
-          None,
-        )),
-        timeout_ms,
-      ),
-      Err(message) => {
-        let (deferred, promise) = env.create_deferred()?;
-        resolve(deferred, failed_json("invalid_input", &message));
-        Ok(promise)
-      }
-    }
+    let pending = pending_ids
+      .split('\n')
+      .filter(|id| !id.is_empty())
+      .map(str::to_string)
+      .collect();
+    self.leg(
+      env,
+      Some((
+        Step::Settle {
+          settled: settled_json,
+          pending,
+        },
+        None,
+      )),
+      timeout_ms,
+    )
   }
 
   fn leg<'env>(
@@ -230,17 +240,30 @@ impl NativeExecutorCell {
     let shared = self.shared.clone();
     let once = Arc::new(Mutex::new(Some(deferred)));
     let stuck = once.clone();
+    let refused = once.clone();
     let work = Box::new(move || {
-      let (json, finished, prepare) = run_leg(&shared, step, prepare, deadline);
+      let ran = catch_unwind(AssertUnwindSafe(|| {
+        run_leg(&shared, step, prepare, deadline)
+      }));
+      let (json, finished, prepare) = ran.unwrap_or_else(|panic| {
+        let message = format!("code mode runtime failed: {}", panic_message(&*panic));
+        (failed_json("internal_error", &message), None, None)
+      });
       shared.running.store(false, Ordering::Release);
       if let Some(deferred) = once.lock().take() {
         resolve(deferred, json);
       }
-      // After the result is on its way, so the gateway waits for neither: the finished VM is
-      // freed, and the next cell of the same run gets a VM ready for it.
-      drop(finished);
-      if let Some(prepare) = prepare {
-        spares::refill(prepare);
+      // After the result is on its way, and as work of its own (no deadline, so the watchdog
+      // never counts a slow free against the pool): the finished VM is freed, and the next cell
+      // of the same run gets a VM ready for it.
+      if finished.is_some() || prepare.is_some() {
+        let cleanup = Box::new(move || {
+          drop(finished);
+          if let Some(prepare) = prepare {
+            spares::refill(prepare);
+          }
+        });
+        let _ = bare::spawn(cleanup, None, Box::new(|| {}));
       }
     });
     let stuck_shared = self.shared.clone();
@@ -256,9 +279,9 @@ impl NativeExecutorCell {
     });
     if let Err(message) = bare::spawn(work, Some(deadline), on_stuck) {
       self.shared.running.store(false, Ordering::Release);
-      let (deferred, promise): (Resolve, Object) = env.create_deferred()?;
-      resolve(deferred, failed_json("runtime_unavailable", &message));
-      return Ok(promise);
+      if let Some(deferred) = refused.lock().take() {
+        resolve(deferred, failed_json("runtime_unavailable", &message));
+      }
     }
     Ok(promise)
   }
@@ -270,17 +293,29 @@ impl NativeExecutorCell {
     let (deferred, promise) =
       env.create_deferred::<f64, Box<dyn FnOnce(Env) -> Result<f64> + Send>>()?;
     let shared = self.shared.clone();
+    let once = Arc::new(Mutex::new(Some(deferred)));
+    let refused = once.clone();
     let work = Box::new(move || {
       let bytes = shared
         .session
-        .try_lock()
-        .and_then(|s| s.as_ref().map(|s| s.retained_bytes()))
-        .unwrap_or(0);
-      deferred.resolve(Box::new(move |_| Ok(bytes as f64)));
+        .lock()
+        .as_ref()
+        .map_or(0, |s| s.retained_bytes());
+      if let Some(deferred) = once.lock().take() {
+        deferred.resolve(Box::new(move |_| Ok(bytes as f64)));
+      }
     });
     if bare::spawn(work, None, Box::new(|| {})).is_err() {
-      // No worker: report without collecting.
-      return Ok(promise);
+      // No worker to collect on: report what the VM holds now.
+      let bytes = self
+        .shared
+        .session
+        .try_lock()
+        .and_then(|s| s.as_ref().map(|s| s.vm.memory_used()))
+        .unwrap_or(usize::MAX);
+      if let Some(deferred) = refused.lock().take() {
+        deferred.resolve(Box::new(move |_| Ok(bytes as f64)));
+      }
     }
     Ok(promise)
   }
@@ -288,6 +323,7 @@ impl NativeExecutorCell {
   /// Stops the running leg (it ends `aborted`).
   #[napi]
   pub fn abort(&self) {
+    self.shared.aborted.store(true, Ordering::Release);
     if let Some(signals) = self.shared.signals.lock().as_ref() {
       signals.kill(Kill::Aborted);
     }
@@ -341,11 +377,17 @@ fn run_leg(
     }
   }
   let session = slot.as_mut().expect("built above");
+  if shared.aborted.load(Ordering::Acquire) {
+    session.vm.signals.kill(Kill::Aborted);
+  }
   session.vm.signals.set_deadline(Some(deadline));
   let outcome = session.leg(step);
   session.vm.signals.set_deadline(None);
   let json = session::outcome_json(&outcome, &session.bridge.lock());
-  if matches!(outcome, Outcome::Boundary { .. }) {
+  // A cell disposed while its leg ran keeps nothing.
+  let keep =
+    matches!(outcome, Outcome::Boundary { .. }) && !shared.disposed.load(Ordering::Acquire);
+  if keep {
     session.bridge.lock().canceled.clear();
     return (json, None, prepare);
   }

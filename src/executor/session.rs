@@ -45,6 +45,9 @@ const MAX_CALL_STACK: usize = 8192;
 /// crosses to Node in one boundary stays far below V8's string limit whatever the guest sends.
 const MAX_REQUEST_BYTES: usize = 16 << 20;
 const MAX_PENDING_BYTES: usize = 64 << 20;
+/// A leg's output, and a cell's value, as JSON bytes at most: far below V8's string limit and
+/// above what upstream's capture keeps of either (`maxSnapshotBytes`, 10 MiB by default).
+const MAX_RESULT_BYTES: usize = 64 << 20;
 
 static ENCODING: OnceLock<Option<Vec<u8>>> = OnceLock::new();
 
@@ -74,10 +77,11 @@ pub enum Step {
   /// The first leg, on a [`Session::prepare`]d VM: the user program as `buildUserSource` made
   /// it, with its location JSON.
   Exec { source: String, location: String },
-  /// A later leg: results to settle (`[{id, ok, json}]` JSON) and the pending set now.
+  /// A later leg: results to settle (`[{id, ok, json}]` JSON) and the ids of the requests
+  /// still pending, in the host's order (its set replaces the cell's).
   Settle {
     settled: String,
-    pending: Vec<Request>,
+    pending: Vec<String>,
   },
 }
 
@@ -140,16 +144,16 @@ impl Session {
   fn run(&mut self, step: Step) -> Outcome {
     let bridge = self.bridge.clone();
     let signals = self.vm.signals.clone();
-    // Output already taken this leg: a failure after the take reports it (as upstream does).
-    let mut taken = None;
-    let outcome = self.vm.with(|ctx| -> Result<Outcome, Stop> {
+    // Output taken this leg: the outcome carries it, a failure after the take too (as upstream).
+    let mut taken: Option<String> = None;
+    let ended = self.vm.with(|ctx| -> Result<Ended, Stop> {
       match step {
         Step::Exec { source, location } => {
           bridge.lock().location = Location::parse(&location);
-          start(&ctx, &source, &location)?;
+          start(&ctx, &source, &location, &bridge)?;
         }
         Step::Settle { settled, pending } => {
-          bridge.lock().pending = pending;
+          replace_pending(&bridge, pending)?;
           settle(&ctx, &settled, &signals)?;
         }
       }
@@ -167,16 +171,20 @@ impl Session {
           "too many pending code mode tool calls".into(),
         ));
       }
+      let location = bridge.lock().location.clone();
+      let location = location.as_ref();
       let globals = ctx.globals();
-      let admission: Value = call(&ctx, &globals, "__openclawAdmissionError")?;
+      let admission: Value = call(&ctx, &globals, "__openclawAdmissionError", location)?;
       if let Some(message) = admission.as_string() {
         let message = message.to_string().unwrap_or_default();
         return Err(Stop::Fail("invalid_input", message));
       }
-      let _: Value = call(&ctx, &globals, "__openclawDrainQueuedRequests")?;
-      let output = take_output(&ctx)?;
-      taken = Some(output.clone());
-      let result: Value = globals.get("__openclawResult").map_err(|_| Stop::Caught)?;
+      let _: Value = call(&ctx, &globals, "__openclawDrainQueuedRequests", location)?;
+      taken = Some(take_output(&ctx, location)?);
+      let result: Value = globals
+        .get("__openclawResult")
+        .catch(&ctx)
+        .map_err(|e| stop(e, location))?;
       let promise = result.as_promise().cloned();
       let awaiting = promise
         .as_ref()
@@ -189,21 +197,36 @@ impl Session {
         ));
       }
       if awaiting || requests {
-        return Ok(Outcome::Boundary {
+        return Ok(Ended::Boundary {
           awaiting,
-          output,
           memory_used: crate::engine::limits::bytes_held(&ctx),
         });
       }
       let value = read_settled(&ctx, &bridge, promise.as_ref(), &result)?;
-      let rejection: Value = call(&ctx, &globals, "__openclawUnhandledRejection")?;
+      let rejection: Value = call(&ctx, &globals, "__openclawUnhandledRejection", location)?;
       if let Some(rejected) = rejection.as_promise() {
         read_settled(&ctx, &bridge, Some(rejected), &rejection)?;
       }
-      Ok(Outcome::Completed { value, output })
+      if value.len() > MAX_RESULT_BYTES {
+        return Err(too_large("value", value.len()));
+      }
+      Ok(Ended::Completed { value })
     });
-    match outcome {
-      Ok(outcome) => outcome,
+    match ended {
+      Ok(ended) => {
+        let output = taken.unwrap_or_else(|| "[]".into());
+        match ended {
+          Ended::Boundary {
+            awaiting,
+            memory_used,
+          } => Outcome::Boundary {
+            awaiting,
+            output,
+            memory_used,
+          },
+          Ended::Completed { value } => Outcome::Completed { value, output },
+        }
+      }
       Err(stop) => self.failure(stop, taken),
     }
   }
@@ -212,7 +235,7 @@ impl Session {
   fn failure(&mut self, stop: Stop, taken: Option<String>) -> Outcome {
     let output = taken
       .filter(|o| o.trim() != "[]")
-      .or_else(|| self.vm.with(|ctx| take_output(&ctx).ok()))
+      .or_else(|| self.vm.with(|ctx| take_output(&ctx, None).ok()))
       .unwrap_or_else(|| "[]".into());
     let (code, error) = match (self.vm.killed(), stop) {
       (Kill::Timeout, _) => ("timeout", "code mode timeout exceeded".to_string()),
@@ -270,7 +293,7 @@ impl Session {
       bytecode::run(&ctx, controller)
         .catch(&ctx)
         .map(|_| ())
-        .map_err(|e| match stop(e) {
+        .map_err(|e| match stop(e, None) {
           Stop::Fail(_, message) => (
             "runtime_unavailable",
             format!("code mode controller failed to start: {message}"),
@@ -287,6 +310,38 @@ impl Session {
   }
 }
 
+/// How a leg's guest part ended, before its output is attached.
+enum Ended {
+  Boundary { awaiting: bool, memory_used: usize },
+  Completed { value: String },
+}
+
+fn too_large(what: &str, bytes: usize) -> Stop {
+  Stop::Fail(
+    "output_limit_exceeded",
+    format!(
+      "code mode {what} is too large to return ({bytes} bytes of JSON; at most {MAX_RESULT_BYTES})"
+    ),
+  )
+}
+
+/// Keeps pending only the requests the host names, in its order.
+fn replace_pending(bridge: &Mutex<Bridge>, ids: Vec<String>) -> Result<(), Stop> {
+  let mut bridge = bridge.lock();
+  let mut kept = Vec::with_capacity(ids.len());
+  for id in ids {
+    let Some(at) = bridge.pending.iter().position(|r| r.id == id) else {
+      return Err(Stop::Fail(
+        "invalid_input",
+        format!("invalid code mode continuation: pending request {id:?} is not one of this cell's"),
+      ));
+    };
+    kept.push(bridge.pending.swap_remove(at));
+  }
+  bridge.pending = kept;
+  Ok(())
+}
+
 /// Why a leg stopped early.
 enum Stop {
   /// The VM was killed (deadline, memory, abort): `Session::failure` reads which.
@@ -297,23 +352,30 @@ enum Stop {
 }
 
 /// Calls the controller's global function `name` with no arguments.
-fn call<'js>(ctx: &Ctx<'js>, globals: &Object<'js>, name: &str) -> Result<Value<'js>, Stop> {
+fn call<'js>(
+  ctx: &Ctx<'js>,
+  globals: &Object<'js>,
+  name: &str,
+  location: Option<&Location>,
+) -> Result<Value<'js>, Stop> {
   let function: Function = globals.get(name).map_err(|_| Stop::Caught)?;
-  function.call(()).catch(ctx).map_err(|e| stop(e))
+  function.call(()).catch(ctx).map_err(|e| stop(e, location))
 }
 
 /// An interrupt (deadline, memory, abort) surfaces as an exception too; `Session::failure`
 /// reads the kill first, so the exception's text is used only when there was none.
-fn stop(error: CaughtError<'_>) -> Stop {
+fn stop(error: CaughtError<'_>, location: Option<&Location>) -> Stop {
   match error {
-    CaughtError::Exception(e) => Stop::Fail("internal_error", error_text(&e.into_value(), None)),
-    CaughtError::Value(v) => Stop::Fail("internal_error", error_text(&v, None)),
+    CaughtError::Exception(e) => {
+      Stop::Fail("internal_error", error_text(&e.into_value(), location))
+    }
+    CaughtError::Value(v) => Stop::Fail("internal_error", error_text(&v, location)),
     CaughtError::Error(_) => Stop::Caught,
   }
 }
 
 /// The first leg on a prepared VM: the source location global, then the program.
-fn start(ctx: &Ctx<'_>, source: &str, location: &str) -> Result<(), Stop> {
+fn start(ctx: &Ctx<'_>, source: &str, location: &str, bridge: &Mutex<Bridge>) -> Result<(), Stop> {
   let globals = ctx.globals();
   globals
     .prop(SOURCE_LOCATION_KEY, Property::from(location))
@@ -326,7 +388,7 @@ fn start(ctx: &Ctx<'_>, source: &str, location: &str) -> Result<(), Stop> {
   ctx
     .eval_with_options::<Value, _>(source, options)
     .catch(ctx)
-    .map_err(|e| stop(e))?;
+    .map_err(|e| stop(e, bridge.lock().location.as_ref()))?;
   Ok(())
 }
 
@@ -361,12 +423,15 @@ fn settle(ctx: &Ctx<'_>, settled: &str, signals: &Signals) -> Result<(), Stop> {
 }
 
 /// `__openclawTakeOutputJson()`: the output since the last take, as JSON text of an array.
-fn take_output(ctx: &Ctx<'_>) -> Result<String, Stop> {
-  let value = call(ctx, &ctx.globals(), "__openclawTakeOutputJson")?;
+fn take_output(ctx: &Ctx<'_>, location: Option<&Location>) -> Result<String, Stop> {
+  let value = call(ctx, &ctx.globals(), "__openclawTakeOutputJson", location)?;
   let text = value
     .as_string()
     .and_then(|s| s.to_string().ok())
     .unwrap_or_default();
+  if text.len() > MAX_RESULT_BYTES {
+    return Err(too_large("output", text.len()));
+  }
   // Upstream keeps an array and drops anything else.
   Ok(if text.trim_start().starts_with('[') {
     text
@@ -419,12 +484,16 @@ fn read_settled<'js>(
     },
     None => value.clone(),
   };
-  Ok(
-    settled
-      .as_string()
-      .and_then(|s| s.to_string().ok())
-      .unwrap_or_else(|| "null".into()),
-  )
+  // The controller's `__openclawRunCell` resolves with JSON text; anything else (a guest that
+  // replaced `__openclawResult`) goes through `String(value)`, as upstream's `JSON.parse` sees it.
+  Ok(match settled.as_string() {
+    Some(text) => text.to_string().unwrap_or_default(),
+    None if settled.is_undefined() => "undefined".into(),
+    None => settled
+      .get::<Coerced<String>>()
+      .map(|s| s.0)
+      .unwrap_or_else(|_| "unprintable value".into()),
+  })
 }
 
 /// Upstream's text for a thrown value: `Name: message` and the user's frames for errors,
@@ -520,13 +589,15 @@ fn host_request(
       args.len()
     )));
   }
-  let parsed: Result<Vec<serde_json::Value>, _> = serde_json::from_str(&args);
-  let Ok(parsed) = parsed else {
+  // The controller's own `JSON.stringify` of an array: checked for its shape, passed through
+  // as text (a JSON parser here would refuse the lone surrogates JavaScript strings may hold).
+  let trimmed = args.trim();
+  if !(trimmed.starts_with('[') && trimmed.ends_with(']')) {
     drop(b);
     return Err(throw(
       "invalid code mode bridge arguments: expected an array",
     ));
-  };
+  }
   let id = id
     .and_then(|v| v.as_string().and_then(|s| s.to_string().ok()))
     .unwrap_or_default();
@@ -545,11 +616,7 @@ fn host_request(
     drop(b);
     return Err(throw("duplicate code mode bridge id"));
   }
-  b.pending.push(Request {
-    id,
-    method,
-    args: serde_json::to_string(&parsed).unwrap_or_else(|_| "[]".into()),
-  });
+  b.pending.push(Request { id, method, args });
   let location = b.location.clone();
   drop(b);
   let stack = stack
@@ -638,28 +705,6 @@ pub fn requests_json(requests: &[Request]) -> String {
   }
   out.push(']');
   out
-}
-
-/// Reads a pending set the host sent back (`[{id, method, args}]`).
-pub fn parse_requests(json: &str) -> Result<Vec<Request>, String> {
-  #[derive(serde::Deserialize)]
-  struct Raw {
-    id: String,
-    method: String,
-    args: serde_json::Value,
-  }
-  let raw: Vec<Raw> = serde_json::from_str(json)
-    .map_err(|e| format!("invalid code mode continuation: pendingRequests: {e}"))?;
-  Ok(
-    raw
-      .into_iter()
-      .map(|r| Request {
-        id: r.id,
-        method: r.method,
-        args: r.args.to_string(),
-      })
-      .collect(),
-  )
 }
 
 #[cfg(test)]
@@ -770,6 +815,45 @@ mod tests {
     assert_eq!(v["status"], "failed");
     assert_eq!(v["code"], "invalid_input");
     assert_eq!(v["error"], "too many pending code mode tool calls");
+  }
+
+  #[test]
+  fn arguments_pass_through_as_the_controller_wrote_them() {
+    // A lone surrogate (half an emoji) is valid for JavaScript's JSON.parse on the host side.
+    let (session, outcome) = cell(
+      "host('callValue', JSON.stringify(['t', {s: '\\uD83D'.slice(0, 1)}]), 'bridge:callValue:1', ''); return 1",
+      16,
+    );
+    let text = outcome_json(&outcome, &session.bridge.lock());
+    assert!(text.contains(r#""args":["t",{"s":"\ud83d"}]"#), "{text}");
+  }
+
+  #[test]
+  fn the_host_pending_set_replaces_the_cells_and_names_only_its_requests() {
+    let (mut session, _) = cell(
+      "host('search', '[1]', 'bridge:search:1', ''); host('search', '[2]', 'bridge:search:2', ''); await new Promise(() => {})",
+      16,
+    );
+    let next = session.leg(Step::Settle {
+      settled: "[]".into(),
+      pending: vec!["bridge:search:2".into()],
+    });
+    let v = json(&session, &next);
+    assert_eq!(v["pendingRequests"].as_array().unwrap().len(), 1);
+    assert_eq!(v["pendingRequests"][0]["args"][0], 2);
+    let next = session.leg(Step::Settle {
+      settled: "[]".into(),
+      pending: vec!["bridge:search:9".into()],
+    });
+    let v = json(&session, &next);
+    assert_eq!(v["code"], "invalid_input");
+    assert!(
+      v["error"]
+        .as_str()
+        .unwrap()
+        .contains("not one of this cell's"),
+      "{v}"
+    );
   }
 
   #[test]

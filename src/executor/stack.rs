@@ -33,8 +33,9 @@ impl Location {
   }
 }
 
-/// One frame line `   at f (openclaw-code-mode:user.js:L:C)`: its file's kind, line, column.
-fn frame(line: &str) -> Option<(bool, u64, u64)> {
+/// One frame line `   at f (openclaw-code-mode:user.js:L:C)`: whether it is the user's file,
+/// its line and column, and the byte range of `openclaw-code-mode:user.js:L:C` in `line`.
+fn frame(line: &str) -> Option<(bool, u64, u64, std::ops::Range<usize>)> {
   let body = line.trim_start_matches(|c: char| c.is_whitespace() && c != '\r' && c != '\n');
   if body.len() == line.len() || !body.starts_with("at ") {
     return None;
@@ -46,11 +47,15 @@ fn frame(line: &str) -> Option<(bool, u64, u64)> {
   if !digits(column) || !digits(number) {
     return None;
   }
-  let user = rest.ends_with("openclaw-code-mode:user.js");
-  if !user && !rest.ends_with("openclaw-code-mode:controller.js") {
+  let (user, file) = if rest.ends_with(USER_FILE) {
+    (true, USER_FILE)
+  } else if rest.ends_with("openclaw-code-mode:controller.js") {
+    (false, "openclaw-code-mode:controller.js")
+  } else {
     return None;
-  }
-  Some((user, number.parse().ok()?, column.parse().ok()?))
+  };
+  let range = rest.len() - file.len()..end.len();
+  Some((user, number.parse().ok()?, column.parse().ok()?, range))
 }
 
 /// Upstream's `normalizeSourceStack`: `None` when there is no stack or no location.
@@ -63,7 +68,7 @@ pub fn normalize_stack(stack: &str, location: Option<&Location>) -> Option<Strin
   for piece in stack.split_inclusive('\n') {
     let line = piece.strip_suffix('\n').unwrap_or(piece);
     let line = line.strip_suffix('\r').unwrap_or(line);
-    let Some((user, number, column)) = frame(line) else {
+    let Some((user, number, column, range)) = frame(line) else {
       out.push_str(piece);
       continue;
     };
@@ -84,12 +89,9 @@ pub fn normalize_stack(stack: &str, location: Option<&Location>) -> Option<Strin
     {
       continue;
     }
-    let suffix = format!(":{number}:{column}");
-    let at = line.rfind(&suffix).unwrap_or(line.len());
-    let head = &line[..at - USER_FILE.len().min(at)];
-    out.push_str(head);
+    out.push_str(&line[..range.start]);
     out.push_str(&format!("{USER_FILE}:{mapped_line}:{mapped_column}"));
-    out.push_str(&line[at + suffix.len()..]);
+    out.push_str(&line[range.end..]);
     out.push_str(&piece[line.len()..]);
   }
   Some(out)
@@ -138,6 +140,15 @@ mod tests {
       ""
     );
     assert_eq!(normalize_stack("", Some(&location())), None);
+    // Numbers a guest wrote itself (a stack it assigned) are read, not trusted to round-trip.
+    assert_eq!(
+      normalize_stack(
+        "    at f (openclaw-code-mode:user.js:02:05)",
+        Some(&location())
+      )
+      .unwrap(),
+      "    at f (openclaw-code-mode:user.js:1:5)"
+    );
     assert_eq!(normalize_stack("a", None), None);
   }
 

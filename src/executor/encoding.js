@@ -87,27 +87,7 @@
       if (!this.#ignoreBOM && n >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
       let out = '';
       let chunk = [];
-      const bad = () => {
-        if (this.#fatal) throw new TypeError('TextDecoder.decode: the data is not valid utf-8');
-        return replacement;
-      };
-      while (i < n) {
-        const b = bytes[i];
-        let c;
-        let need = 0;
-        let min = 0;
-        if (b < 0x80) c = b;
-        else if (b >= 0xc2 && b <= 0xdf) (c = b & 31), (need = 1), (min = 0x80);
-        else if (b >= 0xe0 && b <= 0xef) (c = b & 15), (need = 2), (min = 0x800);
-        else if (b >= 0xf0 && b <= 0xf4) (c = b & 7), (need = 3), (min = 0x10000);
-        else c = -1;
-        i++;
-        if (c < 0) c = bad();
-        else if (need) {
-          let k = 0;
-          for (; k < need && i < n && (bytes[i] & 0xc0) === 0x80; k++, i++) c = (c << 6) | (bytes[i] & 63);
-          if (k < need || c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) c = bad();
-        }
+      const emit = (c) => {
         if (c >= 0x10000) {
           c -= 0x10000;
           chunk.push(0xd800 + (c >> 10), 0xdc00 + (c & 1023));
@@ -116,7 +96,54 @@
           out += String.fromCharCode.apply(null, chunk);
           chunk = [];
         }
+      };
+      const bad = () => {
+        if (this.#fatal) throw new TypeError('TextDecoder.decode: the data is not valid utf-8');
+        emit(replacement);
+      };
+      // The WHATWG UTF-8 decoder: one U+FFFD per maximal invalid subpart, a byte that cannot
+      // continue a sequence is read again as the start of the next.
+      let needed = 0;
+      let seen = 0;
+      let code = 0;
+      let lower = 0x80;
+      let upper = 0xbf;
+      while (i < n) {
+        const b = bytes[i];
+        if (needed === 0) {
+          i++;
+          if (b <= 0x7f) emit(b);
+          else if (b >= 0xc2 && b <= 0xdf) (needed = 1), (code = b & 0x1f);
+          else if (b >= 0xe0 && b <= 0xef) {
+            if (b === 0xe0) lower = 0xa0;
+            if (b === 0xed) upper = 0x9f;
+            needed = 2;
+            code = b & 0xf;
+          } else if (b >= 0xf0 && b <= 0xf4) {
+            if (b === 0xf0) lower = 0x90;
+            if (b === 0xf4) upper = 0x8f;
+            needed = 3;
+            code = b & 0x7;
+          } else bad();
+          continue;
+        }
+        if (b < lower || b > upper) {
+          needed = seen = code = 0;
+          lower = 0x80;
+          upper = 0xbf;
+          bad();
+          continue;
+        }
+        i++;
+        lower = 0x80;
+        upper = 0xbf;
+        code = (code << 6) | (b & 0x3f);
+        if (++seen === needed) {
+          emit(code);
+          needed = seen = code = 0;
+        }
       }
+      if (needed !== 0) bad();
       return out + String.fromCharCode.apply(null, chunk);
     }
   }

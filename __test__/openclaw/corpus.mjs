@@ -97,6 +97,8 @@ export const cells = [
   { name: 'TextEncoder', code: 'return Array.from(new TextEncoder().encode("hé€😀"))' },
   { name: 'TextDecoder', code: 'return new TextDecoder().decode(new Uint8Array([104, 195, 169, 226, 130, 172, 240, 159, 152, 128]))' },
   { name: 'TextDecoder invalid bytes', code: 'return new TextDecoder().decode(new Uint8Array([0xff, 0x61, 0xc3]))' },
+  { name: 'TextDecoder maximal subparts', code: 'return new TextDecoder().decode(new Uint8Array([0xe0, 0x80, 0xed, 0xa0, 0x80, 0xf4, 0x90, 0x61, 0xe2, 0x82]))' },
+  { name: 'TextDecoder fatal', code: 'try { new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array([0xc3])) } catch (e) { return e.name }' },
   { name: 'encodeInto', code: 'const b = new Uint8Array(4); const r = new TextEncoder().encodeInto("abcdef", b); return [r.read, r.written, Array.from(b)]' },
   // abort
   { name: 'abort a running cell', runtime: 'short', code: 'while (true) {}', abortAfterMs: 200 },

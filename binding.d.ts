@@ -10,7 +10,7 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * The native half of one OpenClaw cell (`lib/openclaw/executor.js` drives it). Its VM lives
+ * The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it). Its VM lives
  * here between legs: a parked continuation costs what the VM holds, and no thread.
  */
 export declare class NativeExecutorCell {
@@ -21,10 +21,12 @@ export declare class NativeExecutorCell {
    */
   start(key: string, dataJson: string, source: string, locationJson: string, timeoutMs: number): Promise<string>
   /**
-   * A later leg: settles `settledJson` (`[{id, ok, json}]`) with `pendingJson` as the pending
-   * set, then runs. Resolves with the outcome JSON.
+   * A later leg: settles `settledJson` (`[{id, ok, json}]`), keeps pending only the requests
+   * named in `pendingIds` (newline-separated, in the host's order: the host's pending set
+   * replaces the cell's, and every request in it is one of the cell's own), then runs. Resolves
+   * with the outcome JSON.
    */
-  next(settledJson: string, pendingJson: string, timeoutMs: number): Promise<string>
+  next(settledJson: string, pendingIds: string, timeoutMs: number): Promise<string>
   /**
    * Collects the parked VM's garbage and resolves with the bytes it still holds (a
    * continuation's `retainedBytes`).

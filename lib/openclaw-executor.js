@@ -95,7 +95,8 @@ function createCodeModeExecutor(options = {}) {
   let runtime
   /** The runtime module and its compiled controller's key, loaded once. */
   function ready() {
-    runtime ??= (async () => {
+    if (runtime) return runtime
+    runtime = (async () => {
       const sdk = await loadRuntime()
       const missing = SDK_EXPORTS.filter((name) => sdk?.[name] === undefined)
       if (missing.length > 0) {
@@ -110,6 +111,7 @@ function createCodeModeExecutor(options = {}) {
       return { sdk, key }
     })()
     // A failed load is not cached: the next cell tries again (the peer may be installed since).
+    // Attached once, when the load starts, not on every cell.
     runtime.catch(() => {
       runtime = undefined
     })
@@ -220,9 +222,12 @@ function race(promise, signal, ms) {
   return new Promise((resolve, reject) => {
     let timer
     const onAbort = () => finish({ aborted: true })
-    const finish = (outcome) => {
+    const cleanup = () => {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
+    }
+    const finish = (outcome) => {
+      cleanup()
       resolve(outcome)
     }
     if (signal?.aborted) return finish({ aborted: true })
@@ -231,8 +236,7 @@ function race(promise, signal, ms) {
     promise.then(
       (value) => finish({ value }),
       (error) => {
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
+        cleanup()
         reject(error)
       },
     )

@@ -6,19 +6,17 @@
 //! (the deadline in [`Signals`]) and QuickJS's stack cap; everything else, host functions
 //! included, is the host's to install.
 
-use super::limits::{Kill, Signals, VmAllocator};
+use super::limits::{Kill, Signals};
 use super::pool::{self, Job};
+use super::vm::{runtime, runtime_failure};
 use super::watchdog::{self, Overrun, STUCK_GRACE};
-use super::{WORKER_STACK, vm::MAX_STACK};
-use crate::error::{ErrorCode, Failure};
+use crate::error::Failure;
 use parking_lot::Mutex;
 use rquickjs::{Context, Ctx, Runtime};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
-
-const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
 
 /// A QuickJS runtime and context with the engine's limits and no prelude.
 pub struct BareVm {
@@ -32,17 +30,9 @@ impl BareVm {
   /// A VM whose memory is capped at `memory_limit` bytes.
   pub fn new(memory_limit: usize) -> Result<BareVm, Failure> {
     let signals = Signals::new();
-    let start = |e: rquickjs::Error| {
-      Failure::new(
-        ErrorCode::RuntimeUnavailable,
-        format!("code mode runtime could not start: {e}"),
-      )
-    };
-    let rt = Runtime::new_with_alloc(VmAllocator::new(signals.clone())).map_err(start)?;
-    rt.set_memory_limit(memory_limit);
-    rt.set_max_stack_size(MAX_STACK);
+    let rt = runtime(&signals, memory_limit)?;
     rt.set_interrupt_handler(Some(signals.interrupt_handler()));
-    let ctx = Context::full(&rt).map_err(start)?;
+    let ctx = Context::full(&rt).map_err(|e| runtime_failure(&signals, "start", e))?;
     Ok(BareVm { ctx, rt, signals })
   }
 

@@ -19,7 +19,7 @@ use std::time::Instant;
 const CORE_PRELUDE: &str = include_str!("prelude.js");
 /// QuickJS stack cap: deep recursion becomes a catchable RangeError well before the worker's
 /// own stack ([`WORKER_STACK`]) is at risk.
-pub(super) const MAX_STACK: usize = 1 << 20;
+const MAX_STACK: usize = 1 << 20;
 const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
 
 /// The prelude a guest's VMs run: the engine's half called with the host's half and the
@@ -90,7 +90,11 @@ pub struct Vm {
 /// A warm VM's memory cap until it is claimed: room for the runtime and prelude only.
 const WARM_LIMIT: usize = 4 << 20;
 
-fn runtime_failure(signals: &Signals, what: &str, error: impl std::fmt::Display) -> Failure {
+pub(super) fn runtime_failure(
+  signals: &Signals,
+  what: &str,
+  error: impl std::fmt::Display,
+) -> Failure {
   if signals.killed() == Kill::Memory {
     Failure::new(
       ErrorCode::MemoryLimitExceeded,
@@ -102,6 +106,16 @@ fn runtime_failure(signals: &Signals, what: &str, error: impl std::fmt::Display)
       format!("code mode runtime could not {what}: {error}"),
     )
   }
+}
+
+/// A runtime on the engine's allocator, capped at `memory_limit` bytes and [`MAX_STACK`]; its
+/// interrupt handler is the caller's to set (code mode's also flushes the outbox, see `build`).
+pub(super) fn runtime(signals: &Arc<Signals>, memory_limit: usize) -> Result<Runtime, Failure> {
+  let rt = Runtime::new_with_alloc(VmAllocator::new(signals.clone()))
+    .map_err(|e| runtime_failure(signals, "start", e))?;
+  rt.set_memory_limit(memory_limit);
+  rt.set_max_stack_size(MAX_STACK);
+  Ok(rt)
 }
 
 impl Vm {
@@ -137,10 +151,7 @@ impl Vm {
     memory_limit: usize,
   ) -> Result<Vm, Failure> {
     let state = Arc::new(Mutex::new(VmState::new(signals.clone())));
-    let rt = Runtime::new_with_alloc(VmAllocator::new(signals.clone()))
-      .map_err(|e| runtime_failure(&signals, "start", e))?;
-    rt.set_memory_limit(memory_limit);
-    rt.set_max_stack_size(MAX_STACK);
+    let rt = runtime(&signals, memory_limit)?;
     let mut limits = signals.interrupt_handler();
     let outbox = state.clone();
     rt.set_interrupt_handler(Some(Box::new(move || {

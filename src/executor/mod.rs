@@ -87,12 +87,16 @@ struct Shared {
   limits: (usize, usize),
 }
 
+/// Frees a VM on a worker, not on Node's thread (freeing a large heap takes a while).
+fn free_on_worker(session: Session) {
+  let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+}
+
 impl Drop for Shared {
-  /// A cell dropped by the garbage collector (never disposed) frees its VM on a worker, not on
-  /// Node's thread.
+  /// A cell dropped by the garbage collector (never disposed) frees its VM too.
   fn drop(&mut self) {
     if let Some(session) = self.session.get_mut().take() {
-      let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+      free_on_worker(session);
     }
   }
 }
@@ -155,8 +159,6 @@ impl NativeExecutorCell {
       let prepare = Prepare {
         key: SpareKey {
           controller: key,
-          // Hashed on the worker (`Prepare::seal`): a large catalog's data is megabytes.
-          hash: 0,
           memory: self.shared.limits.0,
           max_pending: self.shared.limits.1,
           data: Arc::new(data_json),
@@ -336,7 +338,7 @@ impl NativeExecutorCell {
       return;
     }
     if let Some(session) = self.shared.session.try_lock().and_then(|mut s| s.take()) {
-      let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+      free_on_worker(session);
     }
   }
 }
@@ -346,12 +348,9 @@ impl NativeExecutorCell {
 fn run_leg(
   shared: &Shared,
   step: Step,
-  mut prepare: Option<Prepare>,
+  prepare: Option<Prepare>,
   deadline: Instant,
 ) -> (String, Option<Session>, Option<Prepare>) {
-  if let Some(prepare) = &mut prepare {
-    prepare.seal();
-  }
   let mut slot = shared.session.lock();
   if shared.disposed.load(Ordering::Acquire) {
     let json = failed_json(
@@ -407,19 +406,12 @@ pub(crate) struct Prepare {
   controller: Arc<Vec<u8>>,
 }
 
-impl Prepare {
-  /// Completes the key with the data's hash (on the worker, off Node's thread).
-  fn seal(&mut self) {
-    self.key.hash = hash(&self.key.data);
-  }
-}
-
 /// VMs of the same preparation are interchangeable before their program runs. Compared field by
-/// field in order: the hash rules most out at once, the data text itself settles it.
+/// field, the data text last: a length check, then a `memcmp` only when the lengths agree (no
+/// hashing of a large catalog's megabytes per cell, as the catalog cache, `catalog/cache.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SpareKey {
   controller: String,
-  hash: u64,
   memory: usize,
   max_pending: usize,
   /// The host data globals, as JSON.

@@ -15,7 +15,7 @@ import {
   type ToolSearchResult,
 } from '../index.js'
 import { TOOLS, deferred, sleep } from './helpers.js'
-import { __testCatalogBuilds, __testClearCatalogCache, __testSearchWork } from './support/native-testing.js'
+import { __testCatalogBuilds, __testSearchWork, clearCatalogCache } from './support/native-testing.js'
 
 function makeSearch(
   options: {
@@ -431,7 +431,7 @@ describe('large catalogs', () => {
   // Timing belongs to `npm run bench` (cold against cached creation at 10,000 tools): here, what
   // the cache does, counted in catalogs built.
   it('a second run over the same 10,000 tools (a new array) reuses the built catalog; any change builds anew', () => {
-    __testClearCatalogCache()
+    clearCatalogCache()
     const executor = () => null
     const builds = () => __testCatalogBuilds()
     let before = builds()
@@ -458,8 +458,76 @@ describe('large catalogs', () => {
     })
   }, 120_000)
 
+  // The cache compares a new array with a record of the old one instead of serialising it: it
+  // must reuse a catalog exactly when the JSON text is the same.
+  it('reuses a catalog exactly when the tools serialise to the same JSON', async () => {
+    const executor = () => null
+    const base = (i: number): Record<string, unknown> => ({ name: `json_case_${i}`, description: 'does things', parameters: schema() })
+    class Box {
+      value = 1
+    }
+    const cyclic: Record<string, unknown> = { type: 'object' }
+    cyclic.self = cyclic
+    const sparse: unknown[] = ['a']
+    sparse[2] = 'c'
+    // Each case: what tool 3's `parameters` is in the first run and in the second.
+    const cases: [string, () => unknown, () => unknown][] = [
+      ['equal objects', schema, schema],
+      ['another key order', () => ({ a: 1, b: 2 }), () => ({ b: 2, a: 1 })],
+      ['integer keys go first either way', () => ({ b: 1, 2: 'x' }), () => ({ 2: 'x', b: 1 })],
+      ['an undefined property is left out', () => ({ a: 1, b: undefined }), () => ({ a: 1 })],
+      ['a function property is left out', () => ({ a: 1, f() {} }), () => ({ a: 1 })],
+      ['undefined in an array is null', () => [1, undefined, () => 0], () => [1, null, null]],
+      ['a hole in an array is null', () => sparse, () => ['a', null, 'c']],
+      ['NaN and Infinity are null', () => [NaN, Infinity], () => [null, null]],
+      ['-0 is 0', () => ({ n: -0 }), () => ({ n: 0 })],
+      ['1 is not "1"', () => ({ n: 1 }), () => ({ n: '1' })],
+      ['true is not 1', () => ({ n: true }), () => ({ n: 1 })],
+      ['null is not a missing key', () => ({ n: null }), () => ({})],
+      ['[] is not {}', () => ({ n: [] }), () => ({ n: {} })],
+      ['toJSON is honoured', () => ({ toJSON: () => ({ a: 1 }) }), () => ({ a: 1 })],
+      ['a Date is its ISO text', () => ({ at: new Date(0) }), () => ({ at: '1970-01-01T00:00:00.000Z' })],
+      ['a class instance is its own fields', () => new Box(), () => ({ value: 1 })],
+      ['a null prototype object is an object', () => Object.assign(Object.create(null), { a: 1 }), () => ({ a: 1 })],
+      ['a lone surrogate survives', () => ({ s: '\ud800' }), () => ({ s: '\ud800' })],
+      ['a lone surrogate is not U+FFFD', () => ({ s: '\ud800' }), () => ({ s: '\ufffd' })],
+      ['quotes and backslashes', () => ({ 's"\\': 'a"\\b' }), () => ({ 's"\\': 'a"\\b' })],
+      ['a cyclic schema (the tool goes as null) both times', () => cyclic, () => cyclic],
+      ['a bigint (the tool goes as null) against a cyclic schema', () => ({ n: 1n }), () => cyclic],
+      ['one more nested key', schema, () => ({ ...schema(), extra: { deep: [1, { x: 'y' }] } })],
+    ]
+    const serialised = (parameters: unknown) => {
+      try {
+        return JSON.stringify(parameters)
+      } catch {
+        return 'not JSON'
+      }
+    }
+    for (const [label, first, second] of cases) {
+      clearCatalogCache()
+      const tools = (parameters: unknown) => Array.from({ length: 70 }, (_, i) => (i === 3 ? { ...base(i), parameters } : base(i)))
+      const a = first()
+      const b = second()
+      CodeModeRun.create({ config: true, runId: 'first', tools: tools(a) as CatalogTool[], executor })
+      const before = __testCatalogBuilds()
+      const { run } = makeSearch({ config: { mode: 'tools' }, tools: tools(b) as CatalogTool[] })
+      const same = serialised(a) === serialised(b)
+      expect({ label, built: __testCatalogBuilds() - before }).toEqual({ label, built: same ? 0 : 1 })
+      // Whatever was reused, describe shows the second run's tool as JSON has it.
+      expect({ label, active: run.active }).toEqual({ label, active: true })
+      const described = completed(await run.call('tool_describe', { id: 'openclaw:core:json_case_4' })) as any
+      expect(described.name).toBe('json_case_4')
+      if (serialised(b) !== 'not JSON') {
+        const three = completed(await run.call('tool_describe', { id: 'openclaw:core:json_case_3' })) as any
+        // (A lone surrogate reaches the catalog as U+FFFD.)
+        const expected = serialised(b).replace(/\\ud[89a-f][0-9a-f]{2}/g, '\ufffd')
+        expect({ label, parameters: JSON.stringify(three.parameters ?? null) }).toEqual({ label, parameters: expected })
+      }
+    }
+  })
+
   it('the catalog cache is bounded: the least recently used catalog goes first', () => {
-    __testClearCatalogCache()
+    clearCatalogCache()
     const executor = () => null
     const tools = (tag: string) => Array.from({ length: 70 }, (_, i) => ({ name: `${tag}_tool_${i}`, description: 'does things', parameters: schema() }))
     CodeModeRun.create({ config: true, runId: 'a', tools: tools('lru_a'), executor })

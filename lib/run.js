@@ -4,6 +4,7 @@
 
 const native = require('../binding.js')
 const { legStarted, legEnded } = require('./keep-alive.js')
+const { catalogFor } = require('./catalog-cache.js')
 const { describeNamespaces } = require('./namespaces.js')
 const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
 const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
@@ -107,22 +108,6 @@ class CodeModeRun {
       sessionKey: optionalString(options.sessionKey),
       agentId: optionalString(options.agentId),
     }
-    // One stringify of the whole list: the native side keys its catalog cache on this text
-    // (src/catalog/cache.rs). Only when some tool is not JSON does each go alone, as null.
-    let toolsJson
-    try {
-      toolsJson = JSON.stringify(options.tools)
-    } catch {
-      toolsJson = JSON.stringify(
-        options.tools.map((tool) => {
-          try {
-            return JSON.parse(JSON.stringify(tool))
-          } catch {
-            return null // not JSON: counted as invalid by the catalog
-          }
-        }),
-      )
-    }
     this.#native = new native.NativeRun(
       options.config,
       {
@@ -130,11 +115,11 @@ class CodeModeRun {
         sessionId: optionalString(options.sessionId),
         sessionKey: optionalString(options.sessionKey),
         agentId: optionalString(options.agentId),
-        toolsJson,
         disableTools: options.disableTools === true,
         rawModelCall: options.rawModelCall === true,
         guest: options[TOOL_SEARCH_GUEST] === true ? 'tool_search' : undefined,
       },
+      catalogFor(options.tools),
       (kind, id, payload) => this.#port(kind, id, payload),
     )
     if (options[TOOL_SEARCH_GUEST] !== true) this.#installNamespaces(options)

@@ -143,13 +143,31 @@ pub struct NativeRunOptions {
   pub session_id: Option<String>,
   pub session_key: Option<String>,
   pub agent_id: Option<String>,
-  /// The gateway's `CatalogTool[]` as JSON text.
-  pub tools_json: String,
   pub disable_tools: Option<bool>,
   pub raw_model_call: Option<bool>,
   /// The kind of VM the run's cells use: `"tool_search"` for a `ToolSearchRun`'s, code mode's
   /// otherwise.
   pub guest: Option<String>,
+}
+
+/// A built tool catalog, shared by every run over the same tools: the JS layer keeps them by
+/// content (`lib/catalog-cache.js`).
+#[napi]
+pub struct NativeCatalog {
+  building: catalog::building::Building,
+}
+
+#[napi]
+impl NativeCatalog {
+  /// Starts building the catalog of the gateway's `CatalogTool[]` as JSON text; a large one is
+  /// built on a thread of its own while the caller goes on. Unparseable text is an empty
+  /// catalog.
+  #[napi(constructor, catch_unwind)]
+  pub fn new(tools_json: String) -> Self {
+    NativeCatalog {
+      building: catalog::building::Building::start(tools_json),
+    }
+  }
 }
 
 /// The native half of a `CodeModeRun` (the public class lives in `lib/run.js`).
@@ -166,6 +184,7 @@ impl NativeRun {
     env: Env,
     config: Option<Unknown>,
     options: NativeRunOptions,
+    catalog: &NativeCatalog,
     #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")] port: port::PortFn,
   ) -> Self {
     let config = read_input(&env, config, config::CONFIG_KEYS);
@@ -178,7 +197,7 @@ impl NativeRun {
           session_key: options.session_key,
           agent_id: options.agent_id,
         },
-        catalog: catalog::cache::shared(&options.tools_json),
+        catalog: catalog.building.get(),
         disable_tools: options.disable_tools.unwrap_or(false),
         raw_model_call: options.raw_model_call.unwrap_or(false),
         guest: match options.guest.as_deref() {

@@ -77,25 +77,19 @@ pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: Strin
   protocol::calls::finish_batch(out)
 }
 
-/// TEST ONLY. Empties the process's cache of built catalogs (`src/catalog/cache.rs`), so the
-/// next run over any tools builds its catalog cold.
-#[napi(js_name = "__testClearCatalogCache", catch_unwind)]
-pub fn test_clear_catalog_cache() {
-  crate::catalog::cache::clear();
-}
-
-/// TEST ONLY. Catalogs built (not found in the cache) by runs of this process so far.
+/// TEST ONLY. Catalogs built (`NativeCatalog`s made, none found in `lib/catalog-cache.js`) by
+/// this process so far.
 #[napi(js_name = "__testCatalogBuilds", catch_unwind)]
 pub fn test_catalog_builds() -> u32 {
-  crate::catalog::cache::builds() as u32
+  crate::catalog::building::builds() as u32
 }
 
-/// TEST ONLY. One Tool Search search (`Catalog::search_all`) over the catalog of `tools_json`
-/// (built or taken from the cache, as a run does), on this thread: the ids found and the work
-/// it took, as JSON `{ ids, postings, candidates }` (postings read, candidates scored).
+/// TEST ONLY. One Tool Search search (`Catalog::search_all`) over the catalog of `tools_json`,
+/// on this thread: the ids found and the work it took, as JSON `{ ids, postings, candidates }`
+/// (postings read, candidates scored).
 #[napi(js_name = "__testSearchWork", catch_unwind)]
 pub fn test_search_work(tools_json: String, query: String, limit: u32) -> String {
-  let catalog = crate::catalog::cache::shared(&tools_json);
+  let catalog = crate::catalog::Catalog::from_json(&tools_json);
   let ids: Vec<&str> = catalog
     .search_all(&query, limit as usize)
     .iter()

@@ -9,7 +9,6 @@ export interface NativeTesting {
   __testDecodeSettled(numbers: Float64Array, payloads: string): string
   __testWriteCalls(toolsJson: string, parent: string | null, calls: string): string
   __testAbandonedWorkers(): number
-  __testClearCatalogCache(): void
   __testCatalogBuilds(): number
   __testSearchWork(toolsJson: string, query: string, limit: number): string
 }
@@ -22,7 +21,11 @@ export const {
   __testDecodeSettled,
   __testWriteCalls,
   __testAbandonedWorkers,
-  __testClearCatalogCache,
   __testCatalogBuilds,
   __testSearchWork,
 } = native
+
+/** The JS layer's cache of built catalogs (`lib/catalog-cache.js`). */
+export const { clearCatalogCache } = createRequire(import.meta.url)('../../lib/catalog-cache.js') as {
+  clearCatalogCache(): void
+}

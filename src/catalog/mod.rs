@@ -4,7 +4,7 @@
 //! MCP entries stay in the catalog (exact ids for dispatch) but are hidden from the guest's
 //! `ALL_TOOLS` and `tools.*` views; they are reached through `MCP.<server>.<tool>()`.
 
-pub mod cache;
+pub mod building;
 pub mod names;
 pub mod search;
 
@@ -93,11 +93,53 @@ pub struct Catalog {
   counts: [usize; 3],
 }
 
+/// `json` with each escaped lone surrogate (`\ud800`: `JSON.stringify` writes half an emoji
+/// so) as `\ufffd`. serde_json refuses them, and one such string must not empty the catalog.
+fn lone_surrogates_replaced(json: &str) -> std::borrow::Cow<'_, str> {
+  let surrogate = |at: usize| -> Option<u16> {
+    let escape = json.get(at..at + 6)?.strip_prefix("\\u")?;
+    let unit = u16::from_str_radix(escape, 16).ok()?;
+    (0xD800..=0xDFFF).contains(&unit).then_some(unit)
+  };
+  if !json.contains("\\ud") && !json.contains("\\uD") {
+    return json.into();
+  }
+  let bytes = json.as_bytes();
+  let mut out = String::with_capacity(json.len());
+  let (mut copied, mut at) = (0, 0);
+  while let Some(offset) = bytes
+    .get(at..)
+    .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+  {
+    at += offset;
+    match surrogate(at) {
+      Some(0xD800..=0xDBFF) if surrogate(at + 6).is_some_and(|low| low >= 0xDC00) => at += 12,
+      Some(_) => {
+        out.push_str(&json[copied..at]);
+        out.push_str("\\ufffd");
+        at += 6;
+        copied = at;
+      }
+      // Any other escape is two characters long, or six (`\u` and four digits).
+      None => at += 2,
+    }
+  }
+  out.push_str(&json[copied..]);
+  out.into()
+}
+
 fn text(value: &Value, key: &str) -> Option<String> {
   value.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 impl Catalog {
+  /// Builds the catalog from the gateway's tool list as JSON text (unparseable text is an
+  /// empty catalog).
+  pub fn from_json(json: &str) -> Catalog {
+    let tools = serde_json::from_str(&lone_surrogates_replaced(json)).unwrap_or(Value::Null);
+    Catalog::build(&tools)
+  }
+
   /// Builds the catalog from the gateway's tool list (JSON array; unusable entries are skipped).
   pub fn build(tools: &Value) -> Catalog {
     let mut stats = CatalogStats::default();
@@ -395,6 +437,27 @@ mod tests {
 
   fn ids(catalog: &Catalog) -> Vec<&str> {
     catalog.entries().iter().map(|e| e.id.as_str()).collect()
+  }
+
+  #[test]
+  fn a_lone_surrogate_does_not_empty_the_catalog() {
+    let replaced = |json: &str| lone_surrogates_replaced(json).into_owned();
+    assert_eq!(replaced(r#"["\ud800x"]"#), r#"["\ufffdx"]"#);
+    assert_eq!(replaced(r#"["\uDFFF"]"#), r#"["\ufffd"]"#);
+    // A pair stays, an escaped backslash is not an escape, a trailing backslash is left alone.
+    assert_eq!(replaced(r#"["\ud83d\ude00"]"#), r#"["\ud83d\ude00"]"#);
+    assert_eq!(replaced(r#"["\\ud800"]"#), r#"["\\ud800"]"#);
+    assert_eq!(
+      replaced(r#"["\ude00\ud83d", "\ud800\\"#),
+      r#"["\ufffd\ufffd", "\ufffd\\"#
+    );
+    assert_eq!(replaced("[\"\\ud800\\"), "[\"\\ufffd\\");
+    let catalog = Catalog::from_json(
+      r#"[{"name":"a","description":"half \ud83d an emoji"},{"name":"b","description":"\ud83d\ude00"}]"#,
+    );
+    assert_eq!(catalog.len(), 2);
+    assert_eq!(catalog.entries()[0].description, "half \u{fffd} an emoji");
+    assert_eq!(catalog.entries()[1].description, "\u{1f600}");
   }
 
   #[test]

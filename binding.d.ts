@@ -10,6 +10,19 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * A built tool catalog, shared by every run over the same tools: the JS layer keeps them by
+ * content (`lib/catalog-cache.js`).
+ */
+export declare class NativeCatalog {
+  /**
+   * Starts building the catalog of the gateway's `CatalogTool[]` as JSON text; a large one is
+   * built on a thread of its own while the caller goes on. Unparseable text is an empty
+   * catalog.
+   */
+  constructor(toolsJson: string)
+}
+
+/**
  * The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it). Its VM lives
  * here between legs: a parked continuation costs what the VM holds, and no thread.
  */
@@ -41,7 +54,7 @@ export declare class NativeExecutorCell {
 /** The native half of a `CodeModeRun` (the public class lives in `lib/run.js`). */
 export declare class NativeRun {
   /** `port(kind, id, payload)` receives every message of the run (see `src/protocol`). */
-  constructor(config: unknown | undefined | null, options: NativeRunOptions, port: (kind: number, id: number, payload: string) => void)
+  constructor(config: unknown | undefined | null, options: NativeRunOptions, catalog: NativeCatalog, port: (kind: number, id: number, payload: string) => void)
   get active(): boolean
   /** Why the run is inactive; `undefined` when it is active. */
   get inactiveReason(): CodeModeInactiveReason | null
@@ -335,8 +348,6 @@ export interface NativeRunOptions {
   sessionId?: string
   sessionKey?: string
   agentId?: string
-  /** The gateway's `CatalogTool[]` as JSON text. */
-  toolsJson: string
   disableTools?: boolean
   rawModelCall?: boolean
   /**

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeCatalog = nativeBinding.NativeCatalog
 module.exports.NativeExecutorCell = nativeBinding.NativeExecutorCell
 module.exports.NativeRun = nativeBinding.NativeRun
 module.exports.NativeToolSearch = nativeBinding.NativeToolSearch

@@ -22,11 +22,13 @@ pub const WARM_INDEX_FROM: usize = 1_000;
 /// Catalogs built so far (tests count them to see what was reused).
 static BUILDS: AtomicUsize = AtomicUsize::new(0);
 
+/// A building thread's answer, and the text to build from here if the thread never gives one.
+type Pending = (Receiver<Arc<Catalog>>, Arc<str>);
+
 /// A catalog that is built, or being built on a thread of its own.
 pub struct Building {
   ready: OnceLock<Arc<Catalog>>,
-  /// The thread's answer, and the text to build from here if the thread never gives one.
-  pending: Mutex<Option<(Receiver<Arc<Catalog>>, Arc<str>)>>,
+  pending: Mutex<Option<Pending>>,
 }
 
 impl Building {

@@ -466,6 +466,7 @@ describe('large catalogs', () => {
     class Box {
       value = 1
     }
+    class List extends Array {}
     const cyclic: Record<string, unknown> = { type: 'object' }
     cyclic.self = cyclic
     const sparse: unknown[] = ['a']
@@ -488,6 +489,7 @@ describe('large catalogs', () => {
       ['toJSON is honoured', () => ({ toJSON: () => ({ a: 1 }) }), () => ({ a: 1 })],
       ['a Date is its ISO text', () => ({ at: new Date(0) }), () => ({ at: '1970-01-01T00:00:00.000Z' })],
       ['a class instance is its own fields', () => new Box(), () => ({ value: 1 })],
+      ['an array of a subclass is an array', () => ({ n: List.from([1, 2]) }), () => ({ n: [1, 2] })],
       ['a null prototype object is an object', () => Object.assign(Object.create(null), { a: 1 }), () => ({ a: 1 })],
       ['a lone surrogate survives', () => ({ s: '\ud800' }), () => ({ s: '\ud800' })],
       ['a lone surrogate is not U+FFFD', () => ({ s: '\ud800' }), () => ({ s: '\ufffd' })],

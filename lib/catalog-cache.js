@@ -29,7 +29,6 @@ const OBJECT = Object.freeze({ marker: 'object' })
 const ARRAY = Object.freeze({ marker: 'array' })
 const END = Object.freeze({ marker: 'end' })
 const OBJECT_PROTOTYPE = Object.prototype
-const ARRAY_PROTOTYPE = Array.prototype
 const { getPrototypeOf } = Object
 const { isArray } = Array
 
@@ -85,47 +84,40 @@ function record(value, out) {
 let flat = null
 let at = 0
 
-/** Whether `value` serialises as the record does from `at` on (`false` also means: not sure). */
+/** Whether JSON leaves `value` out of an object (and writes `null` for it in an array). */
+function unwritable(value) {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol'
+}
+
+/**
+ * Whether `value` serialises as the record does from `at` on (`false` also means: not sure).
+ * Written with `typeof x === '…'` tests, which the JIT turns into type checks.
+ */
 function walk(value, depth) {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return flat[at++] === value
-    case 'number':
-      return flat[at++] === (Number.isFinite(value) ? value : null)
-    case 'object': {
-      if (value === null) return flat[at++] === null
-      if (depth > MAX_DEPTH || typeof value.toJSON === 'function') return false
-      const prototype = getPrototypeOf(value)
-      if (isArray(value)) {
-        if (prototype !== ARRAY_PROTOTYPE || flat[at++] !== ARRAY) return false
-        for (let i = 0; i < value.length; i++) {
-          const item = value[i]
-          const type = typeof item
-          // JSON writes `null` for what it cannot write in an array.
-          if (type === 'undefined' || type === 'function' || type === 'symbol') {
-            if (flat[at++] !== null) return false
-          } else if (!walk(item, depth + 1)) {
-            return false
-          }
-        }
-        return flat[at++] === END
-      }
-      // Own enumerable keys in JSON's order: `for…in` adds inherited ones only when the
-      // prototype has enumerable keys of its own, which then fail to match.
-      if ((prototype !== OBJECT_PROTOTYPE && prototype !== null) || flat[at++] !== OBJECT) return false
-      for (const key in value) {
-        const item = value[key]
-        const type = typeof item
-        // JSON leaves out what it cannot write in an object.
-        if (type === 'undefined' || type === 'function' || type === 'symbol') continue
-        if (flat[at++] !== key || !walk(item, depth + 1)) return false
-      }
-      return flat[at++] === END
+  if (typeof value === 'string' || typeof value === 'boolean') return flat[at++] === value
+  if (typeof value === 'number') return flat[at++] === (Number.isFinite(value) ? value : null)
+  if (typeof value !== 'object') return false
+  if (value === null) return flat[at++] === null
+  if (depth > MAX_DEPTH || typeof value.toJSON === 'function') return false
+  // An array (of any class) is written by its indices.
+  if (isArray(value)) {
+    if (flat[at++] !== ARRAY) return false
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      if (unwritable(item) ? flat[at++] !== null : !walk(item, depth + 1)) return false
     }
-    default:
-      return false
+    return flat[at++] === END
   }
+  // Own enumerable keys in JSON's order: `for…in` adds inherited ones only when the prototype
+  // has enumerable keys of its own, which then fail to match.
+  const prototype = getPrototypeOf(value)
+  if ((prototype !== OBJECT_PROTOTYPE && prototype !== null) || flat[at++] !== OBJECT) return false
+  for (const key in value) {
+    const item = value[key]
+    if (unwritable(item)) continue
+    if (flat[at++] !== key || !walk(item, depth + 1)) return false
+  }
+  return flat[at++] === END
 }
 
 /** Whether `tools` serialises to the JSON text `entry` was recorded from. */

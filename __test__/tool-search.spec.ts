@@ -497,6 +497,15 @@ describe('large catalogs', () => {
       ['a cyclic schema (the tool goes as null) both times', () => cyclic, () => cyclic],
       ['a bigint (the tool goes as null) against a cyclic schema', () => ({ n: 1n }), () => cyclic],
       ['one more nested key', schema, () => ({ ...schema(), extra: { deep: [1, { x: 'y' }] } })],
+      // Values JSON writes its own way.
+      ['a function with toJSON is written', () => ({}), () => ({ f: Object.assign(() => 0, { toJSON: () => 'y' }) })],
+      ['…in an array too', () => ({ a: [null] }), () => ({ a: [Object.assign(() => 0, { toJSON: () => 'y' })] })],
+      ['a boxed number made with a plain prototype', () => ({ n: {} }), () => ({ n: Reflect.construct(Number, [5], Object) })],
+      ['a boxed string made with a plain prototype', () => ({ s: { 0: 'a', 1: 'b' } }), () => ({ s: Reflect.construct(String, ['ab'], Object) })],
+      ['an object with key "0" is still an object', () => ({ s: { 0: 'a' } }), () => ({ s: { 0: 'a' } })],
+      ['an empty object is still an object', () => ({ s: {} }), () => ({ s: {} })],
+      ['an array read to its length once', () => ({ tags: ['a', null] }), () => ({ tags: new Proxy(['a', null], { get: (t, k) => (k === 'length' ? 1.5 : Reflect.get(t, k)) }) })],
+      ['a raw JSON look-alike is an object', () => ({ n: { rawJSON: '5' } }), () => ({ n: Object.assign(Object.create(null), { rawJSON: '5' }) })],
     ]
     const serialised = (parameters: unknown) => {
       try {
@@ -525,6 +534,25 @@ describe('large catalogs', () => {
         const expected = serialised(b).replace(/\\ud[89a-f][0-9a-f]{2}/g, '\ufffd')
         expect({ label, parameters: JSON.stringify(three.parameters ?? null) }).toEqual({ label, parameters: expected })
       }
+    }
+  })
+
+  it('keys Object.prototype lends every object do not make a match', () => {
+    const executor = () => null
+    const tools = (extra: boolean) =>
+      Array.from({ length: 70 }, (_, i) => ({ name: `polluted_${i}`, description: 'does things', ...(extra && i === 0 ? { polluted: 1 } : {}) }))
+    clearCatalogCache()
+    const proto = Object.prototype as Record<string, unknown>
+    try {
+      proto.polluted = 1
+      CodeModeRun.create({ config: true, runId: 'a', tools: tools(false), executor })
+      const before = __testCatalogBuilds()
+      CodeModeRun.create({ config: true, runId: 'b', tools: tools(true), executor })
+      expect(__testCatalogBuilds() - before).toBe(1)
+      CodeModeRun.create({ config: true, runId: 'c', tools: tools(false), executor })
+      expect(__testCatalogBuilds() - before).toBe(1)
+    } finally {
+      delete proto.polluted
     }
   })
 

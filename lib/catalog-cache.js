@@ -30,6 +30,7 @@ const ARRAY = Object.freeze({ marker: 'array' })
 const END = Object.freeze({ marker: 'end' })
 const OBJECT_PROTOTYPE = Object.prototype
 const { getPrototypeOf } = Object
+const objectToString = Object.prototype.toString
 const { isArray } = Array
 
 /** @type {{ count: number, json: string, record: unknown[] | null, catalog: object, weight: number, used: number }[]} */
@@ -72,7 +73,7 @@ function record(value, out) {
     out.push(END)
   } else {
     out.push(OBJECT)
-    for (const key in value) {
+    for (const key of Object.keys(value)) {
       out.push(key)
       record(value[key], out)
     }
@@ -84,14 +85,19 @@ function record(value, out) {
 let flat = null
 let at = 0
 
-/** Whether JSON leaves `value` out of an object (and writes `null` for it in an array). */
+/**
+ * Whether JSON leaves `value` out of an object (and writes `null` for it in an array). A
+ * function with a `toJSON` method is written: the caller gives up on it.
+ */
 function unwritable(value) {
-  return value === undefined || typeof value === 'function' || typeof value === 'symbol'
+  return value === undefined || typeof value === 'symbol' || (typeof value === 'function' && typeof value.toJSON !== 'function')
 }
 
 /**
  * Whether `value` serialises as the record does from `at` on (`false` also means: not sure).
- * Written with `typeof x === '…'` tests, which the JIT turns into type checks.
+ * Written with `typeof x === '…'` tests, which the JIT turns into type checks. Only plain
+ * objects (prototype `Object.prototype`) and arrays are walked: JSON writes others (boxed
+ * primitives, `JSON.rawJSON` values, anything with `toJSON`) its own way.
  */
 function walk(value, depth) {
   if (typeof value === 'string' || typeof value === 'boolean') return flat[at++] === value
@@ -99,29 +105,41 @@ function walk(value, depth) {
   if (typeof value !== 'object') return false
   if (value === null) return flat[at++] === null
   if (depth > MAX_DEPTH || typeof value.toJSON === 'function') return false
-  // An array (of any class) is written by its indices.
+  // An array (of any class) is written by its indices, up to its length read once.
   if (isArray(value)) {
-    if (flat[at++] !== ARRAY) return false
-    for (let i = 0; i < value.length; i++) {
+    const length = value.length
+    if (!Number.isSafeInteger(length) || length < 0 || flat[at++] !== ARRAY) return false
+    for (let i = 0; i < length; i++) {
       const item = value[i]
+      if (typeof item === 'function' && typeof item.toJSON === 'function') return false
       if (unwritable(item) ? flat[at++] !== null : !walk(item, depth + 1)) return false
     }
     return flat[at++] === END
   }
-  // Own enumerable keys in JSON's order: `for…in` adds inherited ones only when the prototype
-  // has enumerable keys of its own, which then fail to match.
-  const prototype = getPrototypeOf(value)
-  if ((prototype !== OBJECT_PROTOTYPE && prototype !== null) || flat[at++] !== OBJECT) return false
+  // Own enumerable keys in JSON's order (`matches` made sure `Object.prototype` adds none).
+  if (getPrototypeOf(value) !== OBJECT_PROTOTYPE || flat[at++] !== OBJECT) return false
+  let keys = 0
   for (const key in value) {
+    // A boxed string made with `Object.prototype` lists its characters as keys "0", "1"…
+    if (keys++ === 0 && key === '0' && !plain(value)) return false
     const item = value[key]
+    if (typeof item === 'function' && typeof item.toJSON === 'function') return false
     if (unwritable(item)) continue
     if (flat[at++] !== key || !walk(item, depth + 1)) return false
   }
-  return flat[at++] === END
+  // …and a boxed number, boolean or bigint none.
+  return flat[at++] === END && (keys > 0 || plain(value))
+}
+
+/** Whether an object that looks plain is no boxed primitive (rare shapes only: it costs a call). */
+function plain(value) {
+  return objectToString.call(value) === '[object Object]'
 }
 
 /** Whether `tools` serialises to the JSON text `entry` was recorded from. */
 function matches(entry, tools) {
+  // `for…in` would add enumerable keys of `Object.prototype` to every object's own.
+  for (const _ in OBJECT_PROTOTYPE) return false
   flat = entry.record
   at = 0
   try {

@@ -152,9 +152,12 @@ pub struct NativeRunOptions {
 
 /// A built tool catalog, shared by every run over the same tools: the JS layer keeps them by
 /// content (`lib/catalog-cache.js`).
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeCatalog {
   building: catalog::building::Building,
+  /// What it holds, as told to V8 (so that dropping the last handle to a large catalog makes a
+  /// garbage collection come soon enough to free it).
+  weight: i64,
 }
 
 #[napi]
@@ -163,10 +166,21 @@ impl NativeCatalog {
   /// built on a thread of its own while the caller goes on. Unparseable text is an empty
   /// catalog.
   #[napi(constructor, catch_unwind)]
-  pub fn new(tools_json: String) -> Self {
+  pub fn new(env: Env, tools_json: String) -> Self {
+    let weight = catalog::building::weight(&tools_json) as i64;
+    // Only a hint to the collector: a refusal changes nothing else.
+    let _ = env.adjust_external_memory(weight);
     NativeCatalog {
       building: catalog::building::Building::start(tools_json),
+      weight,
     }
+  }
+}
+
+impl ObjectFinalize for NativeCatalog {
+  fn finalize(self, env: Env) -> napi::Result<()> {
+    let _ = env.adjust_external_memory(-self.weight);
+    Ok(())
   }
 }
 

@@ -19,6 +19,12 @@ pub const BACKGROUND_FROM_BYTES: usize = 64 << 10;
 /// From this many entries the search index is built as soon as the catalog is.
 pub const WARM_INDEX_FROM: usize = 1_000;
 
+/// What a catalog built from `json` holds, roughly: its entries about twice the text, and the
+/// search index.
+pub fn weight(json: &str) -> usize {
+  json.len() * 3
+}
+
 /// Catalogs built so far (tests count them to see what was reused).
 static BUILDS: AtomicUsize = AtomicUsize::new(0);
 
@@ -75,7 +81,7 @@ impl Building {
           .pending
           .lock()
           .take()
-          .unwrap_or_else(|| unreachable!("a catalog not ready is pending"));
+          .unwrap_or_else(|| panic!("this catalog's build failed before (see the first error)"));
         receive
           .recv()
           .unwrap_or_else(|_| Arc::new(Catalog::from_json(&json)))

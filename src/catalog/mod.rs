@@ -280,9 +280,7 @@ impl Catalog {
 
   /// Ranked guest-visible entries for `tools.search`.
   pub fn search(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
-    let hits = self.guest_index().search(query, limit, |doc| {
-      self.entries[self.guest[doc]].id.as_str()
-    });
+    let hits = self.guest_index().search(query, limit);
     hits
       .into_iter()
       .map(|doc| &self.entries[self.guest[doc]])
@@ -294,9 +292,7 @@ impl Catalog {
     if self.guest.len() == self.entries.len() {
       return self.search(query, limit);
     }
-    let hits = self
-      .all_index()
-      .search(query, limit, |doc| self.entries[doc].id.as_str());
+    let hits = self.all_index().search(query, limit);
     hits.into_iter().map(|doc| &self.entries[doc]).collect()
   }
 
@@ -324,6 +320,7 @@ impl Catalog {
 
 fn doc(e: &CatalogEntry) -> Doc<'_> {
   Doc {
+    id: &e.id,
     name: &e.name,
     label: e.label.as_deref(),
     description: &e.description,

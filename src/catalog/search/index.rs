@@ -1,6 +1,12 @@
 //! The inverted index and its build: sorted word and word-pair tables with postings and idf,
 //! name-word counts and compact names, from the name, label and description of each [`Doc`].
+//!
+//! Documents are numbered in id order (ties rank by id, so a search that walks the documents
+//! in that order knows a later one loses every tie), and every posting list is cut into blocks
+//! of [`BLOCK`] documents with the largest weight of each: what a search needs to skip a block
+//! that cannot reach the top (`rank.rs`).
 
+use parking_lot::Mutex;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -10,6 +16,8 @@ use super::weights::{B, DESCRIPTION, K1, LABEL, NAME, idf};
 
 /// What the index needs to know of one catalog entry.
 pub struct Doc<'a> {
+  /// The entry's id: equal scores rank by it.
+  pub id: &'a str,
   pub name: &'a str,
   pub label: Option<&'a str>,
   pub description: &'a str,
@@ -30,15 +38,34 @@ pub(super) struct Posting {
   pub(super) field: Field,
 }
 
+/// Documents per block: `doc >> BLOCK_BITS` is a document's block.
+pub(super) const BLOCK_BITS: u32 = 6;
+pub(super) const BLOCK: usize = 1 << BLOCK_BITS;
+
+/// The postings of one list that fall in one block, and bounds on what they can add.
+#[derive(Clone, Copy)]
+pub(super) struct Block {
+  pub(super) block: u32,
+  /// Where they start in the list (they end where the next block's start).
+  pub(super) start: u32,
+  /// The largest weight among them, and among those in a name or label (all a minor word may
+  /// hit); `titled` is 0 when there are none.
+  pub(super) max: f32,
+  pub(super) titled: f32,
+  pub(super) any_titled: bool,
+  /// Whether one of them is in a name.
+  pub(super) named: bool,
+}
+
 /// A sorted word list with postings: exact lookups and prefix ranges by binary search, without
 /// a tree's pointer chasing.
 #[derive(Default)]
 pub(super) struct Table {
   pub(super) terms: Vec<Box<str>>,
   pub(super) postings: Vec<Vec<Posting>>,
+  /// Each list's blocks, in the order of `postings`.
+  pub(super) blocks: Vec<Vec<Block>>,
   pub(super) idf: Vec<f32>,
-  /// The largest posting weight of each term: a bound on what it can add to any tool's score.
-  pub(super) max_weight: Vec<f32>,
 }
 
 impl Table {
@@ -56,7 +83,7 @@ impl Table {
 /// FNV-1a: the index builder hashes a few hundred thousand short words, where SipHash's
 /// flooding resistance buys nothing (the catalog is not adversarial) and costs most of the time.
 #[derive(Default)]
-struct Fnv(u64);
+pub(super) struct Fnv(u64);
 
 impl Hasher for Fnv {
   fn finish(&self) -> u64 {
@@ -76,7 +103,7 @@ impl Hasher for Fnv {
   }
 }
 
-type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+pub(super) type FnvMap<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
 /// Inverted index over a fixed list of documents (the guest-visible catalog entries).
 pub struct SearchIndex {
@@ -85,19 +112,37 @@ pub struct SearchIndex {
   /// postings and idf: a query that repeats a tool's own phrasing ("search file contents") is a
   /// better match than one that scatters the same words.
   pub(super) pairs: Vec<((u32, u32), Vec<Posting>, f32)>,
-  /// The largest posting weight of each pair, in the order of `pairs`.
-  pub(super) pair_max: Vec<f32>,
+  /// Each pair's blocks, in the order of `pairs`.
+  pub(super) pair_blocks: Vec<Vec<Block>>,
   /// Distinct words in each document's name, for name coverage.
   pub(super) name_words: Vec<u8>,
+  /// The fewest name words of a document in each block (at least 1).
+  pub(super) block_name_words: Vec<u8>,
   /// Normalised full names (`web_search` → `websearch`) with their document, sorted, for
   /// exact-name and name-prefix matches.
   pub(super) names: Vec<(Box<str>, u32)>,
+  /// The position in the caller's list of each document (documents are numbered by id).
+  pub(super) external: Vec<u32>,
   pub(super) docs: usize,
+  /// Documents reached by a set of terms (sorted term indices), as searches found them: a
+  /// concept's rarity cap needs it, and a catalog's searches keep using the same words.
+  pub(super) unions: Mutex<FnvMap<Box<[u32]>, u32>>,
 }
 
 impl SearchIndex {
   pub fn build<'a>(docs: impl IntoIterator<Item = Doc<'a>>) -> Self {
-    let docs: Vec<Doc<'a>> = docs.into_iter().collect();
+    let given: Vec<Doc<'a>> = docs.into_iter().collect();
+    let mut external: Vec<u32> = (0..given.len() as u32).collect();
+    external.sort_by(|&a, &b| given[a as usize].id.cmp(given[b as usize].id));
+    let mut slots: Vec<Option<Doc<'a>>> = given.into_iter().map(Some).collect();
+    let docs: Vec<Doc<'a>> = external
+      .iter()
+      .map(|&e| {
+        slots[e as usize]
+          .take()
+          .unwrap_or_else(|| unreachable!("a permutation"))
+      })
+      .collect();
     let parsed: Vec<[Vec<String>; 3]> = docs
       .iter()
       .map(|doc| {
@@ -183,8 +228,8 @@ impl SearchIndex {
     for &id in &order {
       let list = std::mem::take(&mut lists[id as usize]);
       words.idf.push(idf(count, list.len()));
-      words.max_weight.push(max_weight(&list));
       words.terms.push(texts[id as usize].into());
+      words.blocks.push(blocks(&list));
       words.postings.push(list);
     }
     let mut pairs: Vec<((u32, u32), Vec<Posting>, f32)> = pair_lists
@@ -195,18 +240,49 @@ impl SearchIndex {
       })
       .collect();
     pairs.sort_unstable_by_key(|p| p.0);
-    let pair_max = pairs.iter().map(|p| max_weight(&p.1)).collect();
+    let pair_blocks = pairs.iter().map(|p| blocks(&p.1)).collect();
+    let block_name_words = name_words
+      .chunks(BLOCK)
+      .map(|chunk| chunk.iter().copied().min().unwrap_or(1).max(1))
+      .collect();
     SearchIndex {
       words,
       pairs,
-      pair_max,
+      pair_blocks,
       name_words,
+      block_name_words,
       names,
+      external,
       docs: count,
+      unions: Mutex::new(FnvMap::default()),
     }
   }
 }
 
-fn max_weight(list: &[Posting]) -> f32 {
-  list.iter().map(|p| p.weight).fold(0.0, f32::max)
+/// A posting list's blocks (postings are in document order).
+fn blocks(list: &[Posting]) -> Vec<Block> {
+  let mut out: Vec<Block> = Vec::new();
+  for (i, p) in list.iter().enumerate() {
+    let block = p.doc >> BLOCK_BITS;
+    if out.last().is_none_or(|b| b.block != block) {
+      out.push(Block {
+        block,
+        start: i as u32,
+        max: 0.0,
+        titled: 0.0,
+        any_titled: false,
+        named: false,
+      });
+    }
+    let b = out
+      .last_mut()
+      .unwrap_or_else(|| unreachable!("pushed above"));
+    b.max = b.max.max(p.weight);
+    if p.field != Field::Description {
+      b.titled = b.titled.max(p.weight);
+      b.any_titled = true;
+    }
+    b.named |= p.field == Field::Name;
+  }
+  out
 }

@@ -1,5 +1,7 @@
-//! TEST ONLY. The exhaustive ranking as it was before top-k pruning (`rank.rs`), kept verbatim
-//! so that tests can compare the pruned search with it over random queries. Ranking: scores every tool a query's concepts reach (best field, rarity capped per concept,
+//! TEST ONLY. The exhaustive ranking as it was before `rank.rs` skipped anything, kept (with
+//! `KEEP * best + EXTRA * sum`, the form `rank.rs` bounds, and documents numbered in id order
+//! as the index numbers them; ties are still compared as id strings) so that tests can compare
+//! the search with it over random queries. Ranking: scores every tool a query's concepts reach (best field, rarity capped per concept,
 //! coverage, phrases, name matches) in a per-thread scratch, and keeps the top `limit`.
 
 use std::cell::RefCell;
@@ -8,7 +10,7 @@ use super::index::{Field, SearchIndex};
 use super::query::concepts;
 use super::text::compact;
 use super::weights::{
-  EXTRA, LEAD, MIN_PREFIX, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
+  EXTRA, KEEP, LEAD, MIN_PREFIX, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
 };
 
 /// What one query has found out about one document.
@@ -179,7 +181,7 @@ impl SearchIndex {
         }
         // More than one way of saying the concept (`gmail_send` for "email": both `gmail` and
         // `send`) is more evidence, with diminishing weight.
-        let score = (a.best + EXTRA * (a.sum - a.best)) * weight;
+        let score = (KEEP * a.best + EXTRA * a.sum) * weight;
         if concept.minor {
           a.total += score * MINOR;
         } else {
@@ -246,7 +248,9 @@ impl SearchIndex {
       y.1
         .cmp(&x.1)
         .then_with(|| y.2.total_cmp(&x.2))
-        .then_with(|| tie(x.0 as usize).cmp(tie(y.0 as usize)))
+        .then_with(|| {
+          tie(self.external[x.0 as usize] as usize).cmp(tie(self.external[y.0 as usize] as usize))
+        })
     };
     let mut top: Vec<(u32, bool, f32)> = Vec::with_capacity(limit + 1);
     for &d in candidates.iter() {
@@ -276,6 +280,9 @@ impl SearchIndex {
         acc[d as usize] = Acc::default();
       }
     }
-    top.into_iter().map(|(d, _, _)| d as usize).collect()
+    top
+      .into_iter()
+      .map(|(d, _, _)| self.external[d as usize] as usize)
+      .collect()
   }
 }

@@ -11,6 +11,10 @@ pub(super) const PREFIX: f32 = 0.5;
 pub(super) const SYNONYM: f32 = 0.6;
 /// Further alternatives of one concept that a tool also matches, relative to the best one.
 pub(super) const EXTRA: f32 = 0.25;
+/// What a concept's best alternative counts for: `KEEP * best + EXTRA * sum`, written so (rather
+/// than `best + EXTRA * (sum - best)`) because every step only grows with each hit, in floating
+/// point too, so a bound computed the same way from larger weights is never below a score.
+pub(super) const KEEP: f32 = 1.0 - EXTRA;
 /// The first query word, usually the action ("refund a payment", "list open pull requests").
 pub(super) const LEAD: f32 = 1.25;
 /// Consecutive query words found consecutively in a tool's text, per pair.

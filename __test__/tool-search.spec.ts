@@ -519,9 +519,9 @@ describe('large catalogs', () => {
       const tools = (parameters: unknown) => Array.from({ length: 70 }, (_, i) => (i === 3 ? { ...base(i), parameters } : base(i)))
       const a = first()
       const b = second()
-      CodeModeRun.create({ config: true, runId: 'first', tools: tools(a) as CatalogTool[], executor })
+      CodeModeRun.create({ config: true, runId: 'first', tools: tools(a) as unknown as CatalogTool[], executor })
       const before = __testCatalogBuilds()
-      const { run } = makeSearch({ config: { mode: 'tools' }, tools: tools(b) as CatalogTool[] })
+      const { run } = makeSearch({ config: { mode: 'tools' }, tools: tools(b) as unknown as CatalogTool[] })
       const same = serialised(a) === serialised(b)
       expect({ label, built: __testCatalogBuilds() - before }).toEqual({ label, built: same ? 0 : 1 })
       // Whatever was reused, describe shows the second run's tool as JSON has it.
@@ -582,7 +582,10 @@ describe('large catalogs', () => {
     // `send_event_*` tools first (name hits on both words), ties by id.
     expect(send.ids).toHaveLength(10)
     for (const id of send.ids) expect(id).toMatch(/^openclaw:core:send_event_\d+$/)
-    expect(send.candidates).toBeLessThan(5_000)
+    // Not every tool that says "send" or "team": the first blocks of 64 fill the top, and the
+    // rest tie at best, which later ids lose.
+    expect(send.candidates).toBeLessThan(1_000)
+    expect(send.postings).toBeLessThan(2_000)
     // Bounded matches (each word names a few tools): the work is the matches', a few dozen
     // postings and candidates, not a pass over 10,000 tools.
     const letters = 'bcdfghjklmnpqrstvwxz'

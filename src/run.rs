@@ -49,7 +49,7 @@ pub struct RunOptions {
   pub config: Field,
   pub scope: Scope,
   /// The run's catalog, built from the gateway's tools (shared between runs with the same
-  /// tools, see `catalog/cache.rs`).
+  /// content, see `lib/catalog-cache.js`).
   pub catalog: Arc<Catalog>,
   pub disable_tools: bool,
   pub raw_model_call: bool,

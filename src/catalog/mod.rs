@@ -296,8 +296,8 @@ impl Catalog {
     hits.into_iter().map(|doc| &self.entries[doc]).collect()
   }
 
-  /// Builds the search indexes now (a background thread does it for large catalogs, see
-  /// `cache.rs`); a search meanwhile waits for the build instead of starting its own.
+  /// Builds the search indexes now (the building thread does it for large catalogs, see
+  /// `building.rs`); a search meanwhile waits for the build instead of starting its own.
   pub fn warm_index(&self) {
     self.guest_index();
     if self.guest.len() != self.entries.len() {

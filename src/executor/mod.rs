@@ -408,7 +408,7 @@ pub(crate) struct Prepare {
 
 /// VMs of the same preparation are interchangeable before their program runs. Compared field by
 /// field, the data text last: a length check, then a `memcmp` only when the lengths agree (no
-/// hashing of a large catalog's megabytes per cell, as the catalog cache, `catalog/cache.rs`).
+/// hashing of a large catalog's megabytes per cell).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SpareKey {
   controller: String,

@@ -13,6 +13,7 @@
 //! when its weights are alike, the first blocks fill the top and the rest are skipped.
 
 use std::cell::{Cell, RefCell};
+use std::ops::Range;
 
 use super::index::{BLOCK, BLOCK_BITS, Block, Field, Posting, SearchIndex};
 use super::query::concepts;
@@ -85,9 +86,8 @@ impl<'i> Cursor<'i> {
   }
 }
 
-/// One term a concept reaches: its alternative, its list, and its scale.
+/// One term a concept reaches: its list and its scale.
 struct Term<'i> {
-  alternative: usize,
   cursor: Cursor<'i>,
   scale: f32,
 }
@@ -95,6 +95,8 @@ struct Term<'i> {
 /// One query word: the terms it reaches, alternatives in order.
 struct Concept<'i> {
   terms: Vec<Term<'i>>,
+  /// Each alternative's terms, as ranges of `terms`.
+  alternatives: Vec<Range<usize>>,
   minor: bool,
   weight: f32,
 }
@@ -235,16 +237,23 @@ impl SearchIndex {
       term_ids.clear();
       term_ids.extend(raw.iter().map(|&(_, t, _, _)| t));
       let ceiling = idf(self.docs, self.union_size(&term_ids, &mut read));
+      let mut alternatives: Vec<Range<usize>> = Vec::new();
+      for (i, &(k, ..)) in raw.iter().enumerate() {
+        match alternatives.last_mut() {
+          Some(range) if raw[range.start].0 == k => range.end = i + 1,
+          _ => alternatives.push(i..i + 1),
+        }
+      }
       let terms = raw
         .iter()
-        .map(|&(k, t, factor, exact)| Term {
-          alternative: k,
+        .map(|&(_, t, factor, exact)| Term {
           cursor: Cursor::new(&self.words.postings[t], &self.words.blocks[t]),
           scale: factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX },
         })
         .collect();
       plan.push(Concept {
         terms,
+        alternatives,
         minor: concept.minor,
         weight: if c == 0 { LEAD } else { 1.0 },
       });
@@ -373,16 +382,9 @@ impl SearchIndex {
     let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
     for concept in plan {
       let (mut best, mut sum, mut seen, mut in_name) = (0f32, 0f32, false, false);
-      let mut i = 0;
-      while i < concept.terms.len() {
-        let k = concept.terms[i].alternative;
-        let end = i
-          + concept.terms[i..]
-            .iter()
-            .take_while(|t| t.alternative == k)
-            .count();
+      for alternative in &concept.alternatives {
         let (mut hit, mut hit_seen) = (0f32, false);
-        for term in &concept.terms[i..end] {
+        for term in &concept.terms[alternative.clone()] {
           let Some(b) = term.cursor.block(block) else {
             continue;
           };
@@ -403,7 +405,6 @@ impl SearchIndex {
           sum += hit;
           best = best.max(hit);
         }
-        i = end;
       }
       if seen {
         let score = (KEEP * best + EXTRA * sum) * concept.weight;
@@ -445,18 +446,11 @@ impl SearchIndex {
     let (mut read, mut candidates) = (0usize, 0u64);
     for concept in plan {
       let mut in_concept = 0u64;
-      let mut i = 0;
-      while i < concept.terms.len() {
-        // One alternative (its exact word and prefix extensions share the factor) at a time:
-        // each keeps its best hit per tool before the concept adds them up.
-        let k = concept.terms[i].alternative;
-        let end = i
-          + concept.terms[i..]
-            .iter()
-            .take_while(|t| t.alternative == k)
-            .count();
+      // One alternative (its exact word and prefix extensions share the factor) at a time: each
+      // keeps its best hit per tool before the concept adds them up.
+      for alternative in &concept.alternatives {
         let mut in_alternative = 0u64;
-        for term in &concept.terms[i..end] {
+        for term in &concept.terms[alternative.clone()] {
           let postings = term.cursor.postings(block);
           read += postings.len();
           for p in postings {
@@ -470,7 +464,6 @@ impl SearchIndex {
             a.in_name |= p.field == Field::Name;
           }
         }
-        i = end;
         each(in_alternative, |s| {
           let a = &mut acc[s];
           a.sum += a.hit;

@@ -26,6 +26,8 @@ pub use index::{Doc, SearchIndex};
 pub use rank::last_search_work;
 
 #[cfg(test)]
+mod differential;
+#[cfg(test)]
 mod reference;
 #[cfg(test)]
 mod tests;

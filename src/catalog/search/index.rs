@@ -16,7 +16,7 @@ use super::weights::{B, DESCRIPTION, K1, LABEL, NAME, idf};
 
 /// What the index needs to know of one catalog entry.
 pub struct Doc<'a> {
-  /// The entry's id: equal scores rank by it.
+  /// The entry's id, unique in the index (a catalog's are): equal scores rank by it.
   pub id: &'a str,
   pub name: &'a str,
   pub label: Option<&'a str>,
@@ -134,6 +134,12 @@ impl SearchIndex {
     let given: Vec<Doc<'a>> = docs.into_iter().collect();
     let mut external: Vec<u32> = (0..given.len() as u32).collect();
     external.sort_by(|&a, &b| given[a as usize].id.cmp(given[b as usize].id));
+    debug_assert!(
+      external
+        .windows(2)
+        .all(|w| given[w[0] as usize].id != given[w[1] as usize].id),
+      "ids are unique"
+    );
     let mut slots: Vec<Option<Doc<'a>>> = given.into_iter().map(Some).collect();
     let docs: Vec<Doc<'a>> = external
       .iter()

@@ -13,7 +13,8 @@
 //! when its weights are alike, the first blocks fill the top and the rest are skipped.
 
 use std::cell::{Cell, RefCell};
-use std::ops::Range;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use super::index::{BLOCK, BLOCK_BITS, Block, Field, Posting, SearchIndex};
 use super::query::concepts;
@@ -36,8 +37,10 @@ pub fn last_search_work() -> (usize, usize) {
   WORK.with(Cell::get)
 }
 
-/// Term sets whose union sizes are kept per index, at most.
+/// Term sets whose union sizes are kept per index, at most, and the most terms a kept set has
+/// (a prefix that reaches more is counted each time, as the exhaustive ranking does).
 const MAX_UNIONS: usize = 4_096;
+const MAX_UNION_TERMS: usize = 256;
 
 /// One list a query reads, and where its walk is in the list's blocks.
 struct Cursor<'i> {
@@ -78,25 +81,19 @@ impl<'i> Cursor<'i> {
       None => &[],
     }
   }
-
-  fn pass(&mut self, block: u32) {
-    if self.next_block() == block {
-      self.at += 1;
-    }
-  }
 }
 
-/// One term a concept reaches: its list and its scale.
+/// One term a query reaches: its concept, its alternative (numbered across the query), its list
+/// and its scale. A query's terms are kept in query order: concepts, then alternatives.
 struct Term<'i> {
+  concept: u32,
+  alternative: u32,
   cursor: Cursor<'i>,
   scale: f32,
 }
 
-/// One query word: the terms it reaches, alternatives in order.
-struct Concept<'i> {
-  terms: Vec<Term<'i>>,
-  /// Each alternative's terms, as ranges of `terms`.
-  alternatives: Vec<Range<usize>>,
+/// One query word.
+struct Concept {
   minor: bool,
   weight: f32,
 }
@@ -154,7 +151,8 @@ impl SearchIndex {
     let mut key: Vec<u32> = terms.iter().map(|&t| t as u32).collect();
     key.sort_unstable();
     key.dedup();
-    if let Some(&size) = self.unions.lock().get(&key[..]) {
+    let kept = key.len() <= MAX_UNION_TERMS;
+    if kept && let Some(&size) = self.unions.lock().get(&key[..]) {
       return size as usize;
     }
     let size = MARKS.with(|marks| {
@@ -176,11 +174,13 @@ impl SearchIndex {
       marks[..words].fill(0);
       size
     });
-    let mut unions = self.unions.lock();
-    if unions.len() >= MAX_UNIONS {
-      unions.clear();
+    if kept {
+      let mut unions = self.unions.lock();
+      if unions.len() >= MAX_UNIONS {
+        unions.clear();
+      }
+      unions.insert(key.into_boxed_slice(), size as u32);
     }
-    unions.insert(key.into_boxed_slice(), size as u32);
     size
   }
 
@@ -224,36 +224,34 @@ impl SearchIndex {
     };
 
     let mut plan: Vec<Concept> = Vec::with_capacity(parsed.len());
+    let mut terms: Vec<Term> = Vec::new();
     let mut term_ids: Vec<usize> = Vec::new();
+    let mut alternatives = 0u32;
     for (c, concept) in parsed.iter().enumerate() {
-      let mut raw: Vec<(usize, usize, f32, bool)> = Vec::new();
+      let mut raw: Vec<(u32, usize, f32, bool)> = Vec::new();
       for (k, (word, factor)) in concept.alternatives().enumerate() {
         for t in self.reached(word, k == 0 && !concept.minor) {
-          raw.push((k, t, factor, &*self.words.terms[t] == word));
+          raw.push((
+            alternatives + k as u32,
+            t,
+            factor,
+            &*self.words.terms[t] == word,
+          ));
         }
       }
+      alternatives += concept.alternatives().count() as u32;
       // A hit says no more than its concept does: "get" reaches every tool that says get, fetch,
       // load or retrieve, so a rare synonym (`web_fetch`) must not score like a rare word.
       term_ids.clear();
       term_ids.extend(raw.iter().map(|&(_, t, _, _)| t));
       let ceiling = idf(self.docs, self.union_size(&term_ids, &mut read));
-      let mut alternatives: Vec<Range<usize>> = Vec::new();
-      for (i, &(k, ..)) in raw.iter().enumerate() {
-        match alternatives.last_mut() {
-          Some(range) if raw[range.start].0 == k => range.end = i + 1,
-          _ => alternatives.push(i..i + 1),
-        }
-      }
-      let terms = raw
-        .iter()
-        .map(|&(_, t, factor, exact)| Term {
-          cursor: Cursor::new(&self.words.postings[t], &self.words.blocks[t]),
-          scale: factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX },
-        })
-        .collect();
+      terms.extend(raw.iter().map(|&(alternative, t, factor, exact)| Term {
+        concept: c as u32,
+        alternative,
+        cursor: Cursor::new(&self.words.postings[t], &self.words.blocks[t]),
+        scale: factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX },
+      }));
       plan.push(Concept {
-        terms,
-        alternatives,
         minor: concept.minor,
         weight: if c == 0 { LEAD } else { 1.0 },
       });
@@ -308,17 +306,34 @@ impl SearchIndex {
     };
     let mut top: Vec<(u32, bool, f32)> = Vec::with_capacity(limit + 1);
     let mut acc = [Acc::default(); BLOCK];
+    // The terms by the next block they have postings in: a block costs the terms it holds, not
+    // every term a prefix reached.
+    let mut queue: BinaryHeap<Reverse<(u32, u32)>> = terms
+      .iter()
+      .enumerate()
+      .filter(|(_, t)| t.cursor.next_block() != u32::MAX)
+      .map(|(i, t)| Reverse((t.cursor.next_block(), i as u32)))
+      .collect();
+    let mut active: Vec<u32> = Vec::new();
     loop {
-      let block = plan
-        .iter()
-        .flat_map(|c| &c.terms)
-        .map(|t| t.cursor.next_block())
-        .chain(named.get(next_named).map(|n| n.doc >> BLOCK_BITS))
-        .min()
-        .unwrap_or(u32::MAX);
+      let block = queue.peek().map_or(u32::MAX, |Reverse((b, _))| *b).min(
+        named
+          .get(next_named)
+          .map_or(u32::MAX, |n| n.doc >> BLOCK_BITS),
+      );
       if block == u32::MAX {
         break;
       }
+      active.clear();
+      while let Some(&Reverse((b, t))) = queue.peek() {
+        if b != block {
+          break;
+        }
+        queue.pop();
+        active.push(t);
+      }
+      // Query order: the scores' sums are taken in it.
+      active.sort_unstable();
       let in_block = named[next_named..]
         .iter()
         .take_while(|n| n.doc >> BLOCK_BITS == block)
@@ -326,14 +341,21 @@ impl SearchIndex {
       let names = &named[next_named..next_named + in_block];
       next_named += in_block;
 
+      let hits = Hits {
+        block,
+        terms: &terms,
+        active: &active,
+        plan: &plan,
+        phrases: &phrases,
+        names,
+      };
       let full = top.len() == limit;
       let passed = skip
         && full
         && !names.iter().any(|n| n.exact)
-        && (top[limit - 1].1
-          || self.bound(block, &plan, &phrases, names, &coverage) <= top[limit - 1].2);
+        && (top[limit - 1].1 || self.bound(&hits, &coverage) <= top[limit - 1].2);
       if !passed {
-        let (postings, candidates) = self.score_block(block, &plan, &phrases, names, &mut acc);
+        let (postings, candidates) = hits.score(&mut acc);
         read += postings;
         each(candidates, |i| {
           scored += 1;
@@ -355,8 +377,12 @@ impl SearchIndex {
         });
         acc = [Acc::default(); BLOCK];
       }
-      for term in plan.iter_mut().flat_map(|c| &mut c.terms) {
-        term.cursor.pass(block);
+      for &t in &active {
+        let cursor = &mut terms[t as usize].cursor;
+        cursor.at += 1;
+        if cursor.next_block() != u32::MAX {
+          queue.push(Reverse((cursor.next_block(), t)));
+        }
       }
       for (cursor, _) in &mut phrases {
         // Phrase lists only add to tools the concepts reach: catch up past this block.
@@ -369,23 +395,16 @@ impl SearchIndex {
     top.into_iter().map(|(d, _, _)| d).collect()
   }
 
-  /// The most any tool of `block` can score: the scoring's own steps, on each list's largest
+  /// The most any tool of the block can score: the scoring's own steps, on each list's largest
   /// weight in the block, as if every list the block is in hit every tool of it.
-  fn bound(
-    &self,
-    block: u32,
-    plan: &[Concept],
-    phrases: &[(Cursor, f32)],
-    names: &[Named],
-    coverage: &impl Fn(u16) -> f32,
-  ) -> f32 {
+  fn bound(&self, hits: &Hits, coverage: &impl Fn(u16) -> f32) -> f32 {
     let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
-    for concept in plan {
+    for (concept, alternatives) in hits.concepts() {
       let (mut best, mut sum, mut seen, mut in_name) = (0f32, 0f32, false, false);
-      for alternative in &concept.alternatives {
+      for alternative in alternatives {
         let (mut hit, mut hit_seen) = (0f32, false);
-        for term in &concept.terms[alternative.clone()] {
-          let Some(b) = term.cursor.block(block) else {
+        for term in alternative.iter().map(|&t| hits.term(t)) {
+          let Some(b) = term.cursor.block(hits.block) else {
             continue;
           };
           let weight = if concept.minor {
@@ -417,41 +436,67 @@ impl SearchIndex {
         }
       }
     }
-    for (cursor, idf) in phrases {
-      if let Some(b) = cursor.block(block) {
+    for (cursor, idf) in hits.phrases {
+      if let Some(b) = cursor.block(hits.block) {
         total += PHRASE * b.max * idf;
       }
     }
-    if let Some(boost) = names.iter().filter_map(|n| n.boost).reduce(f32::max) {
+    if let Some(boost) = hits.names.iter().filter_map(|n| n.boost).reduce(f32::max) {
       total += boost;
     }
-    let fewest = self.block_name_words[block as usize];
+    let fewest = self.block_name_words[hits.block as usize];
     let share = (named as f32 / fewest as f32).min(1.0);
     total * coverage(matched) * (1.0 + NAME_COVER * share)
   }
+}
 
-  /// Scores the tools of `block` into `acc` (all defaults on entry), exactly as the exhaustive
+/// What a query has in one block: the terms with postings in it (`active`, in query order),
+/// the phrases and the names.
+struct Hits<'h, 'i> {
+  block: u32,
+  terms: &'h [Term<'i>],
+  active: &'h [u32],
+  plan: &'h [Concept],
+  phrases: &'h [(Cursor<'i>, f32)],
+  names: &'h [Named],
+}
+
+impl<'h, 'i> Hits<'h, 'i> {
+  /// The block's concepts in query order, each with its alternatives (runs of `active`).
+  fn concepts(&self) -> impl Iterator<Item = (&'h Concept, impl Iterator<Item = &'h [u32]>)> {
+    let (terms, plan) = (self.terms, self.plan);
+    self
+      .active
+      .chunk_by(move |a, b| terms[*a as usize].concept == terms[*b as usize].concept)
+      .map(move |concept| {
+        let alternatives = concept
+          .chunk_by(move |a, b| terms[*a as usize].alternative == terms[*b as usize].alternative);
+        (
+          &plan[terms[concept[0] as usize].concept as usize],
+          alternatives,
+        )
+      })
+  }
+
+  fn term(&self, t: u32) -> &'h Term<'i> {
+    &self.terms[t as usize]
+  }
+
+  /// Scores the tools of the block into `acc` (all defaults on entry), exactly as the exhaustive
   /// ranking does: concepts in query order, each alternative's best hit, then phrases, then the
   /// name-prefix boost. Returns the postings read and the candidates (a bit per tool).
-  fn score_block(
-    &self,
-    block: u32,
-    plan: &[Concept],
-    phrases: &[(Cursor, f32)],
-    names: &[Named],
-    acc: &mut [Acc; BLOCK],
-  ) -> (usize, u64) {
-    let base = block << BLOCK_BITS;
+  fn score(&self, acc: &mut [Acc; BLOCK]) -> (usize, u64) {
+    let base = self.block << BLOCK_BITS;
     let slot = |p: &Posting| (p.doc - base) as usize;
     let (mut read, mut candidates) = (0usize, 0u64);
-    for concept in plan {
+    for (concept, alternatives) in self.concepts() {
       let mut in_concept = 0u64;
       // One alternative (its exact word and prefix extensions share the factor) at a time: each
       // keeps its best hit per tool before the concept adds them up.
-      for alternative in &concept.alternatives {
+      for alternative in alternatives {
         let mut in_alternative = 0u64;
-        for term in &concept.terms[alternative.clone()] {
-          let postings = term.cursor.postings(block);
+        for term in alternative.iter().map(|&t| self.term(t)) {
+          let postings = term.cursor.postings(self.block);
           read += postings.len();
           for p in postings {
             if concept.minor && p.field == Field::Description {
@@ -490,14 +535,14 @@ impl SearchIndex {
       });
       candidates |= in_concept;
     }
-    for (cursor, idf) in phrases {
-      let postings = cursor.postings(block);
+    for (cursor, idf) in self.phrases {
+      let postings = cursor.postings(self.block);
       read += postings.len();
       for p in postings {
         acc[slot(p)].total += PHRASE * p.weight * idf;
       }
     }
-    for n in names {
+    for n in self.names {
       let a = &mut acc[(n.doc - base) as usize];
       candidates |= 1 << (n.doc - base);
       a.exact |= n.exact;

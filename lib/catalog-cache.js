@@ -87,7 +87,7 @@ let at = 0
 
 /**
  * Whether JSON leaves `value` out of an object (and writes `null` for it in an array). A
- * function with a `toJSON` method is written: the caller gives up on it.
+ * function with a `toJSON` method is written: `walk` gives up on it, as on any function.
  */
 function unwritable(value) {
   return value === undefined || typeof value === 'symbol' || (typeof value === 'function' && typeof value.toJSON !== 'function')
@@ -111,19 +111,17 @@ function walk(value, depth) {
     if (!Number.isSafeInteger(length) || length < 0 || flat[at++] !== ARRAY) return false
     for (let i = 0; i < length; i++) {
       const item = value[i]
-      if (typeof item === 'function' && typeof item.toJSON === 'function') return false
       if (unwritable(item) ? flat[at++] !== null : !walk(item, depth + 1)) return false
     }
     return flat[at++] === END
   }
-  // Own enumerable keys in JSON's order (`matches` made sure `Object.prototype` adds none).
+  // Own enumerable keys in JSON's order (`catalogFor` made sure `Object.prototype` adds none).
   if (getPrototypeOf(value) !== OBJECT_PROTOTYPE || flat[at++] !== OBJECT) return false
   let keys = 0
   for (const key in value) {
     // A boxed string made with `Object.prototype` lists its characters as keys "0", "1"…
     if (keys++ === 0 && key === '0' && !plain(value)) return false
     const item = value[key]
-    if (typeof item === 'function' && typeof item.toJSON === 'function') return false
     if (unwritable(item)) continue
     if (flat[at++] !== key || !walk(item, depth + 1)) return false
   }
@@ -136,10 +134,11 @@ function plain(value) {
   return objectToString.call(value) === '[object Object]'
 }
 
-/** Whether `tools` serialises to the JSON text `entry` was recorded from. */
+/**
+ * Whether `tools` serialises to the JSON text `entry` was recorded from (the caller has made sure
+ * `Object.prototype` has no enumerable keys, which `for…in` would add to every object's own).
+ */
 function matches(entry, tools) {
-  // `for…in` would add enumerable keys of `Object.prototype` to every object's own.
-  for (const _ in OBJECT_PROTOTYPE) return false
   flat = entry.record
   at = 0
   try {
@@ -149,6 +148,11 @@ function matches(entry, tools) {
   } finally {
     flat = null
   }
+}
+
+function enumerableKeys(object) {
+  for (const _ in object) return true
+  return false
 }
 
 function touch(entry) {
@@ -174,8 +178,10 @@ function insert(entry) {
  */
 function catalogFor(tools) {
   const count = tools.length
-  for (const entry of entries) {
-    if (entry.count === count && entry.record !== null && matches(entry, tools)) return touch(entry)
+  if (!enumerableKeys(OBJECT_PROTOTYPE)) {
+    for (const entry of entries) {
+      if (entry.count === count && entry.record !== null && matches(entry, tools)) return touch(entry)
+    }
   }
   const json = toolsJson(tools)
   for (const entry of entries) {
@@ -200,4 +206,4 @@ function clearCatalogCache() {
   bytes = 0
 }
 
-module.exports = { catalogFor, clearCatalogCache, MAX_ENTRIES, MIN_TOOLS }
+module.exports = { catalogFor, clearCatalogCache }

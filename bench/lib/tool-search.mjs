@@ -75,15 +75,18 @@ function referenceCall(run, code, timeoutMs = 10_000) {
 // objects (with `schemas`, each tool its own new schema object), as gateways do every turn; the
 // names and descriptions come from the gateway's registry (`texts`, strings made once, as tool
 // modules and parsed MCP lists hold them), or, with `rebuildStrings`, are formatted anew too.
+const VERBS = ['read', 'write', 'list', 'send', 'sync']
+const NOUNS = ['file', 'issue', 'ticket', 'event', 'note', 'user', 'page']
+const nameOf = (i) => `${VERBS[i % 5]}_${NOUNS[i % 7]}_${i}`
+const descriptionOf = (i, salt) => `Tool number ${i}: ${VERBS[i % 5]}s ${NOUNS[i % 5]}s for team ${i % 97} ${salt}`
+
 const registries = new Map()
 function texts(size, salt) {
   const key = `${size} ${salt}`
   if (!registries.has(key)) {
     registries.clear()
-    const verbs = ['read', 'write', 'list', 'send', 'sync']
-    const nouns = ['file', 'issue', 'ticket', 'event', 'note', 'user', 'page']
-    const names = Array.from({ length: size }, (_, i) => `${verbs[i % 5]}_${nouns[i % 7]}_${i}`)
-    const descriptions = Array.from({ length: size }, (_, i) => `Tool number ${i}: ${verbs[i % 5]}s ${nouns[i % 5]}s for team ${i % 97} ${salt}`)
+    const names = Array.from({ length: size }, (_, i) => nameOf(i))
+    const descriptions = Array.from({ length: size }, (_, i) => descriptionOf(i, salt))
     // Through JSON, as a parsed MCP list holds them: plain strings, not concatenation trees.
     registries.set(key, JSON.parse(JSON.stringify({ names, descriptions })))
   }
@@ -92,12 +95,8 @@ function texts(size, salt) {
 
 function bigCatalog(size, salt, schemas = true, { rebuildStrings = false } = {}) {
   const { names, descriptions } = rebuildStrings ? { names: [], descriptions: [] } : texts(size, salt)
-  const verbs = ['read', 'write', 'list', 'send', 'sync']
-  const nouns = ['file', 'issue', 'ticket', 'event', 'note', 'user', 'page']
   return Array.from({ length: size }, (_, i) => {
-    const tool = rebuildStrings
-      ? { name: `${verbs[i % 5]}_${nouns[i % 7]}_${i}`, description: `Tool number ${i}: ${verbs[i % 5]}s ${nouns[i % 5]}s for team ${i % 97} ${salt}` }
-      : { name: names[i], description: descriptions[i] }
+    const tool = rebuildStrings ? { name: nameOf(i), description: descriptionOf(i, salt) } : { name: names[i], description: descriptions[i] }
     if (schemas) tool.parameters = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } }, required: ['path'] }
     return tool
   })

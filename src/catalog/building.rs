@@ -53,7 +53,8 @@ impl Building {
     let json: Arc<str> = json.into();
     let text = json.clone();
     let (send, receive) = sync_channel(1);
-    let started = std::thread::Builder::new()
+    // A thread that cannot start drops the sender with its closure: `get` then builds here.
+    let _ = std::thread::Builder::new()
       .name("catalog-build".into())
       .spawn(move || {
         let catalog = Arc::new(Catalog::from_json(&text));
@@ -63,16 +64,12 @@ impl Building {
           catalog.warm_index();
         }
       });
-    if started.is_ok() {
-      *building.pending.lock() = Some((receive, json));
-    } else {
-      let _ = building.ready.set(Arc::new(Catalog::from_json(&json)));
-    }
+    *building.pending.lock() = Some((receive, json));
     building
   }
 
-  /// The catalog, waiting for its thread if it is still building. Should the thread have died
-  /// without an answer, it is built here.
+  /// The catalog, waiting for its thread if it is still building. Should the thread not have
+  /// started, or have died without an answer, it is built here.
   pub fn get(&self) -> Arc<Catalog> {
     self
       .ready

@@ -12,7 +12,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::text::{compact, index_words, words};
 use super::thesaurus::is_stopword;
-use super::weights::{B, DESCRIPTION, K1, LABEL, NAME, idf};
+use super::weights::{B, DESCRIPTION, K1, LABEL, MIN_PREFIX, NAME, idf};
 
 /// What the index needs to know of one catalog entry.
 pub struct Doc<'a> {
@@ -49,10 +49,9 @@ pub(super) struct Block {
   /// Where they start in the list (they end where the next block's start).
   pub(super) start: u32,
   /// The largest weight among them, and among those in a name or label (all a minor word may
-  /// hit); `titled` is 0 when there are none.
+  /// hit); `titled` is 0 when there are none (name and label weights are positive).
   pub(super) max: f32,
   pub(super) titled: f32,
-  pub(super) any_titled: bool,
   /// Whether one of them is in a name.
   pub(super) named: bool,
 }
@@ -72,6 +71,19 @@ impl Table {
   /// Index of the first term `>= word`.
   pub(super) fn lower_bound(&self, word: &str) -> usize {
     self.terms.partition_point(|t| &**t < word)
+  }
+
+  /// Terms `word` reaches: itself and, when `prefix` and long enough, the words it begins.
+  pub(super) fn reached<'q>(
+    &'q self,
+    word: &'q str,
+    prefix: bool,
+  ) -> impl Iterator<Item = usize> + 'q {
+    let prefix = prefix && word.len() >= MIN_PREFIX;
+    (self.lower_bound(word)..self.terms.len()).take_while(move |&t| {
+      let term = &*self.terms[t];
+      term == word || (prefix && term.starts_with(word))
+    })
   }
 
   pub(super) fn get(&self, word: &str) -> Option<usize> {
@@ -276,7 +288,6 @@ fn blocks(list: &[Posting]) -> Vec<Block> {
         start: i as u32,
         max: 0.0,
         titled: 0.0,
-        any_titled: false,
         named: false,
       });
     }
@@ -286,7 +297,6 @@ fn blocks(list: &[Posting]) -> Vec<Block> {
     b.max = b.max.max(p.weight);
     if p.field != Field::Description {
       b.titled = b.titled.max(p.weight);
-      b.any_titled = true;
     }
     b.named |= p.field == Field::Name;
   }

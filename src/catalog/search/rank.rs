@@ -20,7 +20,7 @@ use super::index::{BLOCK, BLOCK_BITS, Block, Field, Posting, SearchIndex};
 use super::query::concepts;
 use super::text::compact;
 use super::weights::{
-  EXTRA, KEEP, LEAD, MIN_PREFIX, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
+  EXTRA, KEEP, LEAD, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
 };
 
 thread_local! {
@@ -133,16 +133,6 @@ fn each(mut mask: u64, mut f: impl FnMut(usize)) {
 }
 
 impl SearchIndex {
-  /// Terms `word` reaches: itself and, when `prefix` and long enough, the words it begins.
-  fn reached<'q>(&'q self, word: &'q str, prefix: bool) -> impl Iterator<Item = usize> + 'q {
-    let prefix = prefix && word.len() >= MIN_PREFIX;
-    let start = self.words.lower_bound(word);
-    (start..self.words.terms.len()).take_while(move |&t| {
-      let term = &*self.words.terms[t];
-      term == word || (prefix && term.starts_with(word))
-    })
-  }
-
   /// Number of tools that contain at least one of `terms`, counted once per term set and index.
   fn union_size(&self, terms: &[usize], read: &mut usize) -> usize {
     if let [t] = terms {
@@ -230,7 +220,7 @@ impl SearchIndex {
     for (c, concept) in parsed.iter().enumerate() {
       let mut raw: Vec<(u32, usize, f32, bool)> = Vec::new();
       for (k, (word, factor)) in concept.alternatives().enumerate() {
-        for t in self.reached(word, k == 0 && !concept.minor) {
+        for t in self.words.reached(word, k == 0 && !concept.minor) {
           raw.push((
             alternatives + k as u32,
             t,
@@ -407,14 +397,11 @@ impl SearchIndex {
           let Some(b) = term.cursor.block(hits.block) else {
             continue;
           };
-          let weight = if concept.minor {
-            if !b.any_titled {
-              continue;
-            }
-            b.titled
-          } else {
-            b.max
-          };
+          let weight = if concept.minor { b.titled } else { b.max };
+          if weight == 0.0 {
+            // A minor word hits no description: none of its postings here count.
+            continue;
+          }
           hit_seen = true;
           hit = hit.max(weight * term.scale);
           in_name |= b.named;

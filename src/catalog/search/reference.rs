@@ -1,8 +1,9 @@
-//! TEST ONLY. The exhaustive ranking as it was before `rank.rs` skipped anything, kept (with
-//! `KEEP * best + EXTRA * sum`, the form `rank.rs` bounds, and documents numbered in id order
-//! as the index numbers them; ties are still compared as id strings) so that tests can compare
-//! the search with it over random queries. Ranking: scores every tool a query's concepts reach (best field, rarity capped per concept,
-//! coverage, phrases, name matches) in a per-thread scratch, and keeps the top `limit`.
+//! TEST ONLY. The exhaustive ranking as it was before `rank.rs` skipped anything: scores every
+//! tool a query's concepts reach (best field, rarity capped per concept, coverage, phrases, name
+//! matches) in a per-thread scratch, and keeps the top `limit`. Kept, with `KEEP * best + EXTRA *
+//! sum` (the form `rank.rs` bounds) and documents numbered in id order as the index numbers them
+//! (ties are still compared as id strings), so that tests can compare the search with it over
+//! random queries.
 
 use std::cell::RefCell;
 
@@ -10,7 +11,7 @@ use super::index::{Field, SearchIndex};
 use super::query::concepts;
 use super::text::compact;
 use super::weights::{
-  EXTRA, KEEP, LEAD, MIN_PREFIX, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
+  EXTRA, KEEP, LEAD, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
 };
 
 /// What one query has found out about one document.
@@ -34,20 +35,6 @@ struct Acc {
 }
 
 impl SearchIndex {
-  /// Terms `word` reaches: itself and, when `prefix` and long enough, the words it begins.
-  fn reached_reference<'q>(
-    &'q self,
-    word: &'q str,
-    prefix: bool,
-  ) -> impl Iterator<Item = usize> + 'q {
-    let prefix = prefix && word.len() >= MIN_PREFIX;
-    let start = self.words.lower_bound(word);
-    (start..self.words.terms.len()).take_while(move |&t| {
-      let term = &*self.words.terms[t];
-      term == word || (prefix && term.starts_with(word))
-    })
-  }
-
   /// Number of tools that contain at least one of `terms`: the largest posting list plus the
   /// tools of the others that are not in it (postings are sorted, so a binary search each).
   fn union_size_reference(&self, terms: &[usize], acc: &mut [Acc], marked: &mut Vec<u32>) -> usize {
@@ -125,7 +112,7 @@ impl SearchIndex {
       // `(alternative, term, factor, exact)` for every word the concept reaches.
       terms.clear();
       for (k, (word, factor)) in concept.alternatives().enumerate() {
-        for t in self.reached_reference(word, k == 0 && !concept.minor) {
+        for t in self.words.reached(word, k == 0 && !concept.minor) {
           terms.push((k, t, factor, &*self.words.terms[t] == word));
         }
       }

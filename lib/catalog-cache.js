@@ -12,7 +12,7 @@
 //
 // The record is made from the JSON text, not from the live objects (a getter could answer twice
 // differently), while the native side builds the catalog on a thread of its own
-// (src/catalog/building.rs). Bounded in entries and bytes; the least recently used goes first.
+// (crates/catalog/src/building.rs). Bounded in entries and bytes; the least recently used goes first.
 
 const native = require('../binding.js')
 

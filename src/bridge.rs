@@ -3,7 +3,7 @@
 //!
 //! Everything the guest can ask of the run goes through here as strings and numbers: catalog
 //! views as JSON text, nested calls as JSON input. Nothing here ever hands the guest a host
-//! object. Output, timers and yields are the engine's (`src/engine/core_fns.rs`).
+//! object. Output, timers and yields are the engine's (`crates/engine/src/core_fns.rs`).
 
 use crate::catalog::Source;
 use crate::catalog::{self, CatalogEntry};
@@ -289,7 +289,7 @@ pub(crate) fn start_call(
   // than before.
   let queue = guard.requests_in_flight() >= max;
   if queue && guard.requests_queued() >= MAX_QUEUED_REQUESTS {
-    // Never build an exception under the state lock (see src/engine/mod.rs, lock order).
+    // Never build an exception under the state lock (see crates/engine/src/lib.rs, lock order).
     drop(guard);
     return Err(throw(
       ctx,

@@ -127,7 +127,7 @@ const MAX_PENDING_TOOL_CALLS: Limit = Limit {
   max: 128,
 };
 /// Far below V8's longest string (about 2^29 characters): a call batch holding inputs this
-/// large still becomes one JS string (see `src/engine/state.rs`, `OUTBOX_MAX_BYTES`).
+/// large still becomes one JS string (see `crates/engine/src/state.rs`, `OUTBOX_MAX_BYTES`).
 const MAX_TOOL_INPUT_BYTES: Limit = Limit {
   default: 8 << 20,
   min: 1_024,

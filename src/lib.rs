@@ -2,12 +2,8 @@
 //! lives in the module named for it.
 
 mod bridge;
-mod catalog;
 mod config;
-mod engine;
-mod error;
 mod executor;
-mod frontend;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -19,7 +15,6 @@ mod protocol;
 mod run;
 mod surface;
 mod telemetry;
-mod testing;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
 pub mod testing_exports;
@@ -27,6 +22,13 @@ mod toolsearch;
 
 #[cfg(test)]
 mod tests;
+
+// The layers below the binding, under the names the modules here use for them.
+use code_mode_catalog as catalog;
+use code_mode_engine as engine;
+use code_mode_engine::testing;
+use code_mode_frontend as frontend;
+use code_mode_protocol::error;
 
 /// swc allocates and frees an AST per cell and QuickJS thousands of small blocks per VM, from
 /// several worker threads: mimalloc serves both far faster than glibc's arenas.
@@ -253,7 +255,7 @@ impl NativeRun {
       .run
       .catalog
       .guest_entries()
-      .map(catalog::catalog_entry)
+      .map(ToolCatalogEntry::from)
       .collect()
   }
 

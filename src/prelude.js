@@ -1,5 +1,5 @@
-// Code mode's half of the guest prelude (`Guest::prelude`, see src/engine/mod.rs and
-// src/engine/prelude.js, which calls it): `tools`, `ALL_TOOLS`, `MCP`, `API`, `namespaces` and
+// Code mode's half of the guest prelude (`Guest::prelude`, see crates/engine/src/lib.rs and
+// crates/engine/src/prelude.js, which calls it): `tools`, `ALL_TOOLS`, `MCP`, `API`, `namespaces` and
 // the plugin namespaces, built from `host` (the bridge functions of src/bridge.rs) and the
 // engine prelude's helpers in `core`. Returns `bind`, run once the VM knows its run.
 (function (host, core) {

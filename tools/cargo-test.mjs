@@ -9,6 +9,6 @@ if (!host) {
   console.error('cargo-test: could not read the host triple from `rustc -vV`')
   process.exit(2)
 }
-const args = ['test', '--features', 'testing', '--target', host, ...process.argv.slice(2)]
+const args = ['test', '--workspace', '--features', 'testing', '--target', host, ...process.argv.slice(2)]
 const run = spawnSync('cargo', args, { stdio: 'inherit' })
 process.exit(run.status ?? 1)

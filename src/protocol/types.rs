@@ -4,9 +4,67 @@
 //! (spliced raw values, no re-encoding): their types here are declarations only, and the tests
 //! below read what the writers produce back into them, unknown fields refused.
 
+use crate::error::{ErrorCode, FailurePhase};
 use napi_derive::napi;
 use serde::Deserialize;
 use serde_json::Value;
+
+/// Why a cell failed.
+#[napi(string_enum = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeModeErrorCode {
+  InvalidInput,
+  RuntimeUnavailable,
+  Timeout,
+  OutputLimitExceeded,
+  SnapshotLimitExceeded,
+  InternalError,
+  MemoryLimitExceeded,
+  Aborted,
+}
+
+impl From<ErrorCode> for CodeModeErrorCode {
+  fn from(code: ErrorCode) -> Self {
+    match code {
+      ErrorCode::InvalidInput => CodeModeErrorCode::InvalidInput,
+      ErrorCode::RuntimeUnavailable => CodeModeErrorCode::RuntimeUnavailable,
+      ErrorCode::Timeout => CodeModeErrorCode::Timeout,
+      ErrorCode::OutputLimitExceeded => CodeModeErrorCode::OutputLimitExceeded,
+      ErrorCode::SnapshotLimitExceeded => CodeModeErrorCode::SnapshotLimitExceeded,
+      ErrorCode::InternalError => CodeModeErrorCode::InternalError,
+      ErrorCode::MemoryLimitExceeded => CodeModeErrorCode::MemoryLimitExceeded,
+      ErrorCode::Aborted => CodeModeErrorCode::Aborted,
+    }
+  }
+}
+
+/// Where a cell failed, so a model's own error can be told from a runtime fault:
+/// - `input`: the exec/wait input was refused (validation, disabled language, unknown or
+///   foreign `runId`, module access, a syntax error);
+/// - `guest`: the program failed (an uncaught error, a timeout, a memory, output or snapshot
+///   limit, a promise nothing settles);
+/// - `bridge`: the plumbing of a nested call failed (a host function under the VM panicked);
+/// - `host`: the runtime failed or was unavailable (no runtime, at capacity, a panic outside
+///   the bridge, the run or cell aborted by its host).
+#[napi(string_enum = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeModeFailurePhase {
+  Input,
+  Guest,
+  Bridge,
+  Host,
+}
+
+impl From<FailurePhase> for CodeModeFailurePhase {
+  fn from(phase: FailurePhase) -> Self {
+    match phase {
+      FailurePhase::Input => CodeModeFailurePhase::Input,
+      FailurePhase::Guest => CodeModeFailurePhase::Guest,
+      FailurePhase::Bridge => CodeModeFailurePhase::Bridge,
+      FailurePhase::Host => CodeModeFailurePhase::Host,
+    }
+  }
+}
 
 /// A model-visible tool definition (`exec` and `wait`).
 #[napi(object, object_from_js = false)]
@@ -31,6 +89,20 @@ pub struct ToolCatalogEntry {
   #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
   pub source: String,
   pub source_name: Option<String>,
+}
+
+impl From<&code_mode_catalog::CatalogEntry> for ToolCatalogEntry {
+  /// An `ALL_TOOLS` entry as the host sees it (`CodeModeRun.catalog`).
+  fn from(entry: &code_mode_catalog::CatalogEntry) -> Self {
+    ToolCatalogEntry {
+      id: entry.id.clone(),
+      name: entry.name.clone(),
+      label: entry.label.clone(),
+      description: entry.description.clone(),
+      source: entry.source.as_str().into(),
+      source_name: Some(entry.source_name.clone()),
+    }
+  }
 }
 
 /// Tools per source in a run's catalog.

@@ -1,4 +1,4 @@
-// Tool Search's half of the guest prelude (`Guest::prelude`, see src/engine/mod.rs): the one
+// Tool Search's half of the guest prelude (`Guest::prelude`, see crates/engine/src/lib.rs): the one
 // global `openclaw.tools` with `search`, `describe` and `call`, built from `host` (the functions
 // of src/toolsearch/guest.rs) and the engine prelude's helpers in `core`. The engine adds only
 // `console.log/warn/error` (`EngineGlobals` of this guest).

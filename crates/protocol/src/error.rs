@@ -1,10 +1,8 @@
 //! The result error codes (`CodeModeErrorCode`, ARCHITECTURE.md decision 3) and the failure value carried through the runtime.
 
-use napi_derive::napi;
 use std::fmt;
 
 /// Why a cell failed.
-#[napi(string_enum = "snake_case", js_name = "CodeModeErrorCode")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorCode {
   InvalidInput,
@@ -40,7 +38,6 @@ impl ErrorCode {
 /// - `bridge`: the plumbing of a nested call failed (a host function under the VM panicked);
 /// - `host`: the runtime failed or was unavailable (no runtime, at capacity, a panic outside
 ///   the bridge, the run or cell aborted by its host).
-#[napi(string_enum = "lowercase", js_name = "CodeModeFailurePhase")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailurePhase {
   Input,
@@ -63,7 +60,7 @@ impl FailurePhase {
 impl ErrorCode {
   /// The phase a failure with this code is in unless the place that makes it says otherwise
   /// ([`Failure::in_phase`]).
-  fn phase(self) -> FailurePhase {
+  pub fn phase(self) -> FailurePhase {
     match self {
       ErrorCode::InvalidInput => FailurePhase::Input,
       ErrorCode::Timeout

@@ -44,9 +44,13 @@ pub mod output;
 mod pool;
 pub mod state;
 pub mod store;
+pub mod testing;
 pub mod vm;
 mod warm;
 mod watchdog;
+
+/// Failures, codes and phases, shared with every layer above.
+pub use code_mode_protocol::error;
 
 pub use cell::{Cell, deliver};
 pub use core_fns::{guarded, request_promise, throw, throw_type};
@@ -54,7 +58,6 @@ pub use output::OutputItem;
 
 #[cfg(any(test, feature = "testing"))]
 pub use pool::abandoned_workers;
-#[cfg(test)]
 pub use pool::worker_count;
 pub use state::{MAX_QUEUED_REQUESTS, Pending, VmState};
 pub use vm::Delivery;

@@ -5,7 +5,7 @@ use super::index::{Doc, SearchIndex};
 use super::query::concepts;
 use super::stem::stem;
 use super::text::{index_words, words};
-use crate::catalog::Catalog;
+use crate::Catalog;
 use serde_json::Value;
 
 #[test]
@@ -272,7 +272,7 @@ fn a_rare_synonym_of_a_common_word_is_not_a_rare_word() {
 /// `__test__/fixtures/ranking-catalog.json`, through the real catalog (MCP entries hidden).
 fn ranking(set: &str) -> (usize, usize, usize) {
   let catalog: Value = serde_json::from_str(include_str!(
-    "../../../__test__/fixtures/ranking-catalog.json"
+    "../../../../__test__/fixtures/ranking-catalog.json"
   ))
   .unwrap();
   let queries: Value = serde_json::from_str(set).unwrap();
@@ -296,7 +296,7 @@ fn ranking(set: &str) -> (usize, usize, usize) {
 #[test]
 fn meets_the_bar_on_the_ranking_test_set() {
   let (first, top5, total) = ranking(include_str!(
-    "../../../__test__/fixtures/ranking-catalog.json"
+    "../../../../__test__/fixtures/ranking-catalog.json"
   ));
   println!("ranking set: p@1 {first}/{total}, recall@5 {top5}/{total}");
   assert!(total >= 40);
@@ -316,7 +316,7 @@ fn bench_search_10k() {
   use std::time::Instant;
 
   let catalog: Value = serde_json::from_str(include_str!(
-    "../../../__test__/fixtures/ranking-catalog.json"
+    "../../../../__test__/fixtures/ranking-catalog.json"
   ))
   .unwrap();
   // Real vocabulary from the fixture, plus invented words so the vocabulary grows with the
@@ -378,7 +378,7 @@ fn bench_search_10k() {
   let build = started.elapsed();
 
   let queries: Value = serde_json::from_str(include_str!(
-    "../../../__test__/fixtures/ranking-catalog.json"
+    "../../../../__test__/fixtures/ranking-catalog.json"
   ))
   .unwrap();
   let mut queries: Vec<String> = queries["queries"]

@@ -12,7 +12,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::protocol::types::ToolCatalogEntry;
 use search::{Doc, SearchIndex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,18 +327,6 @@ fn doc(e: &CatalogEntry) -> Doc<'_> {
 }
 
 /// The guest-facing entry (`ToolCatalogEntry`, plus `parameters` for describe).
-/// An `ALL_TOOLS` entry as the host sees it (`CodeModeRun.catalog`).
-pub fn catalog_entry(entry: &CatalogEntry) -> ToolCatalogEntry {
-  ToolCatalogEntry {
-    id: entry.id.clone(),
-    name: entry.name.clone(),
-    label: entry.label.clone(),
-    description: entry.description.clone(),
-    source: entry.source.as_str().into(),
-    source_name: Some(entry.source_name.clone()),
-  }
-}
-
 pub fn compact_json(entry: &CatalogEntry, with_parameters: bool) -> Value {
   let mut map = serde_json::Map::new();
   map.insert("id".into(), Value::from(entry.id.as_str()));

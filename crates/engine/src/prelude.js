@@ -1,9 +1,9 @@
 // The engine's half of every guest prelude, evaluated in every VM before the cell. It receives
 // `host` (native functions closed over this VM's state: the engine's `out`, `timer`,
 // `clearTimer`, `yield`, `done`, and the host's own) and `guest`, the host's half
-// (`Guest::prelude` in src/engine/mod.rs), which it calls with the helpers below to install the
+// (`Guest::prelude` in crates/engine/src/lib.rs), which it calls with the helpers below to install the
 // host's globals. It installs the engine's globals (output, timers, yield_control, console) and
-// returns the hooks the engine drives. `only` (`EngineGlobals` in src/engine/mod.rs) is null
+// returns the hooks the engine drives. `only` (`EngineGlobals` in crates/engine/src/lib.rs) is null
 // for all of the engine's globals, or an object naming the ones this guest gets. It captures every builtin it relies on first, so a cell
 // that rewrites JSON, Promise or Map only breaks itself.
 (function (host, guest, only) {

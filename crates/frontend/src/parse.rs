@@ -58,7 +58,7 @@ fn too_deep(user: &str, pos: BytePos) -> String {
 }
 
 /// Parses the wrapped cell as a script; on failure explains it (module syntax or a syntax error).
-pub(crate) fn parse_wrapped(
+pub fn parse_wrapped(
   user: &str,
   wrapped: &str,
   language: Language,

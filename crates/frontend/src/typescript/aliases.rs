@@ -2,8 +2,8 @@
 //! items may stand, so it is rewritten to a `var` before the parse of the cell, and aliases
 //! that name only types are dropped after the resolver, as `tsc` drops them.
 
-use crate::frontend::parse::{parse_module, ts_syntax};
-use crate::frontend::wrapper::{PREFIX, START};
+use crate::parse::{parse_module, ts_syntax};
+use crate::wrapper::{PREFIX, START};
 use std::collections::{HashMap, HashSet};
 use swc_core::common::BytePos;
 use swc_core::ecma::ast::{

@@ -21,11 +21,14 @@ mod program;
 mod typescript;
 mod wrapper;
 
+/// Failures, codes and phases, shared with every layer above.
+pub use code_mode_protocol::error;
+
 pub use javascript::prepare_javascript;
 pub use parse::PREPARE_STACK;
 // The fuzzing entry points (`testing` feature) and the tests reach into the parse.
 #[cfg(any(test, feature = "testing"))]
-pub(crate) use parse::parse_wrapped;
+pub use parse::parse_wrapped;
 pub use positions::user_line_col;
 pub use program::{Language, Program};
 pub use typescript::prepare_typescript;

@@ -5,7 +5,7 @@
 // callbacks (namespaces.js), the agent-tool adapter (agent-tools.js), Tool Search (tool-search.js), and the wire format to
 // the native side (protocol.js).
 
-const native = require('./binding.js')
+const native = require('./lib/native.js')
 const { CodeModeRun } = require('./lib/run.js')
 const { createCodeModeAgentTools } = require('./lib/agent-tools.js')
 const { ToolSearchRun, createToolSearchAgentTools } = require('./lib/tool-search.js')

@@ -20,7 +20,7 @@ import { toolSearchRows } from './lib/tool-search.mjs'
 
 const require = createRequire(import.meta.url)
 const { CodeModeRun, configureCodeModeRuntime } = require('../index.js')
-const native = require('../binding.js')
+const native = require('../lib/native.js')
 
 const quick = process.argv.includes('--quick')
 const N = (n) => (quick ? Math.max(5, Math.floor(n / 10)) : n)
@@ -231,9 +231,9 @@ const rows${i}: Row${i}[] = [{ id: ${i}, name: "r${i}" }];
 const total${i} = rows${i}.reduce((sum: number, r) => sum + r.id, 0) as number;
 enum E${i} { A = ${i}, B }`).join('\n')
   const js10 = Array.from({ length: 10 }, (_, i) => `const v${i} = await tools.read_file({ n: ${i} });`).join('\n')
-  const ours100 = native.benchPrepare(ts100, true, N(500))
+  const ours100 = await native.benchPrepare(ts100, true, N(500))
   const tsc100 = await timeUs(() => ts.transpileModule(ts100, tsOptions), { iterations: N(200), warmup: 20 })
-  const js10Us = native.benchPrepare(js10, false, N(2000))
+  const js10Us = await native.benchPrepare(js10, false, N(2000))
   results.typescriptTransform = { lines: ts100.split('\n').length, oursUs: ours100, transpileModuleUs: tsc100, javascriptParse10LinesUs: js10Us }
   rows.push([`TS transform, ${ts100.split('\n').length} lines`, formatUs(ours100), `${formatUs(tsc100)} (tsc)`, '—', ratio(ours100, tsc100), '—', `JS cell parse, 10 lines: ${formatUs(js10Us)}`])
 }

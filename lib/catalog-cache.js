@@ -14,7 +14,7 @@
 // differently), while the native side builds the catalog on a thread of its own
 // (crates/catalog/src/building.rs). Bounded in entries and bytes; the least recently used goes first.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 
 /** Catalogs kept at most. */
 const MAX_ENTRIES = 16

@@ -2,7 +2,7 @@
 // Plugin namespaces. The registry (ids, global names, required tools) lives in Rust; the
 // JavaScript parts of a registration (createScope, input mappers) stay here.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 const { errorMessage, resultJson } = require('./nested-call.js')
 
 const NAMESPACE_TOOL = Symbol('code-mode namespace tool')

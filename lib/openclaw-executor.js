@@ -6,7 +6,7 @@
 // completed, failed, or waiting with a continuation that resumes once. A parked continuation is
 // the native VM itself (src/executor/).
 
-const native = require('../binding.js')
+const native = require('./native.js')
 
 /** The oldest openclaw whose executor contract this file speaks. */
 const MIN_OPENCLAW = '2026.9.6'
@@ -107,7 +107,7 @@ function createCodeModeExecutor(options = {}) {
       if (typeof sdk.CODE_MODE_CONTROLLER_SOURCE !== 'string') {
         throw new Error('the openclaw code-mode controller source is not a string')
       }
-      const key = native.compileExecutorController(sdk.CODE_MODE_CONTROLLER_SOURCE)
+      const key = await native.compileExecutorController(sdk.CODE_MODE_CONTROLLER_SOURCE)
       return { sdk, key }
     })()
     // A failed load is not cached: the next cell tries again (the peer may be installed since).

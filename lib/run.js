@@ -2,7 +2,7 @@
 // CodeModeRun: one agent run's exec/wait legs and their promises and AbortSignals, the native
 // port's messages, nested calls handed to the executor, events.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 const { legStarted, legEnded } = require('./keep-alive.js')
 const { catalogFor } = require('./catalog-cache.js')
 const { describeNamespaces } = require('./namespaces.js')
@@ -52,10 +52,13 @@ function optionalString(value) {
 // installs no namespaces; `nativeOf` reaches its native half.
 const TOOL_SEARCH_GUEST = Symbol('toolSearchGuest')
 let nativeOf
+let execCall
 
 class CodeModeRun {
   static {
     nativeOf = (run) => run.#native
+    // Tool Search's `tool_call`: one call of catalog tool `id` with `inputJson`, as a leg.
+    execCall = (run, id, inputJson, options) => run.#leg('execCall', [id, inputJson], options)
   }
 
   #native
@@ -197,7 +200,11 @@ class CodeModeRun {
     const debug = this.#debug ? this.#debugLeg(kind, leg, toolCallId, input) : undefined
     return new Promise((outer) => {
       const resolve = debug ? (result) => outer(debug(result)) : outer
-      const immediate = this.#native[kind](input, leg, toolCallId, signal?.aborted === true)
+      const aborted = signal?.aborted === true
+      const immediate =
+        kind === 'execCall'
+          ? this.#native.execCall(input[0], input[1], leg, toolCallId, aborted)
+          : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
         resolve(decodeLegResult(immediate))
         return
@@ -371,4 +378,4 @@ class CodeModeRun {
   }
 }
 
-module.exports = { CodeModeRun, internals: { TOOL_SEARCH_GUEST, nativeOf } }
+module.exports = { CodeModeRun, internals: { TOOL_SEARCH_GUEST, nativeOf, execCall } }

@@ -6,10 +6,10 @@
 // deadline and no suspension; the structured tools answer search and describe natively and run
 // `tool_call` as a one-call cell that is followed to its end.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 const { CodeModeRun, internals } = require('./run.js')
 
-const { TOOL_SEARCH_GUEST, nativeOf } = internals
+const { TOOL_SEARCH_GUEST, nativeOf, execCall } = internals
 
 /** The structured tools follow a call this long per leg before continuing it (no deadline). */
 const STRUCTURED_LEG_MS = 60_000
@@ -177,7 +177,7 @@ class ToolSearchRun {
       case 'tool_search_code':
         return this.#code(input, leg)
       case 'tool_search':
-        return this.#searchTool(input)
+        return await this.#searchTool(input)
       case 'tool_describe':
         return this.#describe(input)
       default:
@@ -213,7 +213,7 @@ class ToolSearchRun {
     return this.#result(result)
   }
 
-  #searchTool(input) {
+  async #searchTool(input) {
     const query = input.query
     if (typeof query !== 'string') {
       return this.#failed('invalid_input', `tool_search requires a query string, not ${typeName(query)}.`)
@@ -224,7 +224,8 @@ class ToolSearchRun {
     }
     let text
     try {
-      text = this.#search.search(query, limit ?? undefined)
+      // In the run's sandbox process: a query's cost is the model's to choose.
+      text = await this.#search.search(query, limit ?? undefined)
     } catch (error) {
       return this.#failed('invalid_input', error?.message ?? String(error))
     }
@@ -257,12 +258,10 @@ class ToolSearchRun {
     } catch (error) {
       return this.#failed('invalid_input', `tool_call args must be JSON-serialisable: ${error?.message ?? error}`)
     }
-    // One nested call in a cell: code mode's executor path, events and cancellation. The
-    // outcome comes back as data so an executor refusal is reported verbatim.
-    const code =
-      `try { return { ok: true, value: await openclaw.tools.call(${JSON.stringify(id)}, ${argsJson}) } }\n` +
-      `catch (error) { return { ok: false, error: error instanceof Error ? error.message : String(error) } }`
-    let result = await this.#inner.exec({ code, language: 'javascript' }, leg)
+    // One nested call in a cell: code mode's executor path, events and cancellation. The call
+    // is data, exactly as the model made it (never spliced into source), and the outcome comes
+    // back as data so an executor refusal is reported verbatim.
+    let result = await execCall(this.#inner, id, argsJson, leg)
     // Structured calls have no deadline of their own: a call that outlives a leg is followed.
     while (result.status === 'waiting') {
       result = await this.#inner.wait({ runId: result.runId }, leg)

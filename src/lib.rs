@@ -1,18 +1,16 @@
 //! Native runtime for OpenClaw code mode: the napi exports. Each is a thin wrapper; the work
 //! lives in the module named for it.
 
-mod bridge;
+mod admission;
 mod config;
 mod executor;
-#[cfg(feature = "testing")]
-#[doc(hidden)]
-pub mod fuzzing;
 mod input;
-mod mcp;
 mod namespaces;
 mod port;
+mod promise;
 mod protocol;
 mod run;
+mod sandbox;
 mod surface;
 mod telemetry;
 #[cfg(feature = "testing")]
@@ -20,21 +18,11 @@ mod telemetry;
 pub mod testing_exports;
 mod toolsearch;
 
-#[cfg(test)]
-mod tests;
-
 // The layers below the binding, under the names the modules here use for them.
 use code_mode_catalog as catalog;
-use code_mode_engine as engine;
-use code_mode_engine::testing;
-use code_mode_frontend as frontend;
 use code_mode_protocol::error;
 
-/// swc allocates and frees an AST per cell and QuickJS thousands of small blocks per VM, from
-/// several worker threads: mimalloc serves both far faster than glibc's arenas.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+use code_mode_protocol::wire::GuestKind;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use std::sync::Arc;
@@ -57,23 +45,39 @@ pub fn resolve_code_mode_config(env: Env, input: Option<Unknown>) -> CodeModeCon
 /// Process-wide runtime settings. Every field is optional; call it before or between runs.
 #[napi(object)]
 pub struct RuntimeOptions {
-  /// Suspended (waiting) cells the process keeps at once. Default 64.
+  /// Suspended (waiting) cells the gateway keeps at once, across every host and sandbox
+  /// process. Default 64.
   pub max_suspended_cells: Option<u32>,
-  /// Cells in a leg (running, or idle awaiting tools) at once; later exec/wait calls queue,
-  /// and fail `runtime_unavailable` after waiting `timeoutMs`. Default 1024.
+  /// Legs in flight (a cell running, or idle awaiting tools) at once, across every host; later
+  /// exec/wait calls queue, and fail `runtime_unavailable` after waiting their `timeoutMs`.
+  /// Default 1024.
   pub max_active_cells: Option<u32>,
-  /// Threads that run guest JavaScript. Default: the machine's available parallelism.
+  /// Sandbox processes that run guest work. Default: one per eight cores (1 to 8). Each holds
+  /// the cells routed to it; a process whose worker got stuck in native code is replaced.
+  pub sandbox_processes: Option<u32>,
+  /// Threads that run guest JavaScript in each sandbox process. Default: the machine's
+  /// available parallelism divided among the processes, at least 2.
   pub worker_threads: Option<u32>,
 }
 
 /// Applies process-wide runtime settings.
 #[napi(catch_unwind)]
 pub fn configure_code_mode_runtime(options: RuntimeOptions) {
-  engine::configure(
+  if let Some(n) = options.max_active_cells {
+    admission::set_max(n as usize);
+  }
+  sandbox::configure(
+    options.sandbox_processes.map(|n| n as usize),
     options.worker_threads.map(|n| n as usize),
-    options.max_active_cells.map(|n| n as usize),
     options.max_suspended_cells.map(|n| n as usize),
   );
+}
+
+/// Internal: where the sandbox executable is (next to this addon); the JS layer sets it when it
+/// loads the addon. `OPENCLAW_CODE_MODE_SANDBOX` in the environment overrides it.
+#[napi(catch_unwind)]
+pub fn set_sandbox_executable(path: String) {
+  sandbox::set_executable(path.into());
 }
 
 /// Throws unless `toolNames` is exactly `exec` and `wait`: the last check before a code-mode
@@ -132,10 +136,37 @@ pub fn clear_namespaces() {
 }
 
 /// Internal, for `npm run bench`: median microseconds to prepare a cell (parse, checks,
-/// completion value, and for TypeScript the transform) over `iterations` runs.
-#[napi(catch_unwind)]
-pub fn bench_prepare(code: String, typescript: bool, iterations: u32) -> f64 {
-  frontend::median_prepare_micros(code, typescript, iterations)
+/// completion value, and for TypeScript the transform) over `iterations` runs, in a sandbox
+/// process.
+#[napi(catch_unwind, ts_return_type = "Promise<number>")]
+pub fn bench_prepare<'env>(
+  env: &'env Env,
+  code: String,
+  typescript: bool,
+  iterations: u32,
+) -> Result<Object<'env>> {
+  let (settle, promise) = promise::create::<f64>(env)?;
+  match sandbox::process_for(0) {
+    Err(failure) => settle.reject(failure.message),
+    Ok(process) => {
+      let request = sandbox::next_request();
+      let command = code_mode_protocol::wire::Command::Prepare {
+        request,
+        code,
+        typescript,
+        iterations,
+      };
+      process.request(
+        request,
+        &command,
+        Box::new(move |answer| match answer {
+          code_mode_protocol::wire::Answer::Number(micros) => settle.resolve(micros),
+          other => settle.reject(format!("{other:?}")),
+        }),
+      );
+    }
+  }
+  Ok(promise)
 }
 
 /// Identity and tools of a run, as the JS layer passes them.
@@ -156,7 +187,7 @@ pub struct NativeRunOptions {
 /// content (`lib/catalog-cache.js`).
 #[napi(custom_finalize)]
 pub struct NativeCatalog {
-  building: catalog::building::Building,
+  handle: Arc<run::CatalogHandle>,
   /// What it holds, as told to V8 (so that dropping the last handle to a large catalog makes a
   /// garbage collection come soon enough to free it).
   weight: i64,
@@ -173,7 +204,7 @@ impl NativeCatalog {
     // Only a hint to the collector: a refusal changes nothing else.
     let _ = env.adjust_external_memory(weight);
     NativeCatalog {
-      building: catalog::building::Building::start(tools_json),
+      handle: Arc::new(run::CatalogHandle::new(tools_json)),
       weight,
     }
   }
@@ -213,12 +244,12 @@ impl NativeRun {
           session_key: options.session_key,
           agent_id: options.agent_id,
         },
-        catalog: catalog.building.get(),
+        catalog: catalog.handle.clone(),
         disable_tools: options.disable_tools.unwrap_or(false),
         raw_model_call: options.raw_model_call.unwrap_or(false),
         guest: match options.guest.as_deref() {
-          Some("tool_search") => &toolsearch::guest::TOOL_SEARCH,
-          _ => &bridge::CODE_MODE,
+          Some("tool_search") => GuestKind::ToolSearch,
+          _ => GuestKind::CodeMode,
         },
       },
       Arc::new(port::JsPort::new(port)),
@@ -268,7 +299,7 @@ impl NativeRun {
   /// What every nested `toolCallId` starts with (then `<cell>_<call>`).
   #[napi(getter)]
   pub fn nested_id_prefix(&self) -> String {
-    protocol::calls::nested_id_prefix().to_string()
+    sandbox::nested_id_prefix().to_string()
   }
 
   /// The run's counters, host-only.
@@ -328,6 +359,25 @@ impl NativeRun {
       aborted,
     };
     self.run.wait(&input, leg)
+  }
+
+  /// Tool Search's `tool_call`: starts a cell keyed `leg` that makes one call of catalog tool
+  /// `id` with `inputJson` as its input, given as data (same contract as `exec`).
+  #[napi(catch_unwind)]
+  pub fn exec_call(
+    &self,
+    id: String,
+    input_json: String,
+    leg: u32,
+    tool_call_id: Option<String>,
+    aborted: bool,
+  ) -> Option<String> {
+    let leg = run::LegStart {
+      id: leg,
+      tool_call_id,
+      aborted,
+    };
+    self.run.exec_call(id, input_json, leg)
   }
 
   /// Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message.

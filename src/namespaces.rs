@@ -383,21 +383,6 @@ fn resolve(
   })
 }
 
-/// The guest's view of the installed namespaces: `[{ name, data, callables: [path, …] }]`.
-pub fn guest_json(installed: &[Installed]) -> String {
-  let list: Vec<Value> = installed
-    .iter()
-    .map(|ns| {
-      serde_json::json!({
-        "name": ns.registration.global_name,
-        "data": serde_json::from_str::<Value>(&ns.data).unwrap_or(Value::Null),
-        "callables": ns.callables.iter().map(|(path, _)| path.clone()).collect::<Vec<_>>(),
-      })
-    })
-    .collect();
-  Value::Array(list).to_string()
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;

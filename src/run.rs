@@ -1,17 +1,14 @@
-//! One `CodeModeRun`: its scope, config, catalog, model surface, counters and live cells, and
-//! the exec/wait entry points with their input validation (ARCHITECTURE.md, decision 2).
+//! One `CodeModeRun`, the addon's half: its scope, config, catalog, model surface, counters,
+//! legs and tokens, exec/wait validation (ARCHITECTURE.md, decision 2), and what becomes of the
+//! sandbox's reports about its cells (events and results). Its cells run in a sandbox process
+//! (`src/sandbox/`), where `crates/sandbox/src/run.rs` is the other half.
 
-use crate::catalog::Catalog;
-use crate::catalog::Source;
+use crate::admission::{self, Admitted};
 use crate::config::{self, CodeModeConfig};
-use crate::engine::{self, Cell, Delivery, DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits};
-use crate::error::{ErrorCode, Failure, messages};
-use crate::frontend::{self, Language};
+use crate::error::{ErrorCode, Failure, FailurePhase, messages};
 use crate::input::Field;
-use crate::mcp::McpSurface;
 use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::port::Port;
-use crate::protocol::calls::{self, NestedCall};
 use crate::protocol::types::{
   CodeModeHiddenNamespace, CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition,
 };
@@ -19,21 +16,25 @@ use crate::protocol::{
   Message, cell_event,
   result::{self, Status},
 };
+use crate::sandbox::{self, process::Process};
 use crate::surface::{self, SurfaceOptions};
 use crate::telemetry::{Counters, RunState};
+use code_mode_catalog::building::Building;
+use code_mode_catalog::{Catalog, Source};
+use code_mode_protocol::leg::{DropReason, Ended, LegEnd, LegTag};
+use code_mode_protocol::wire::{
+  Answer, Command, Counts, GuestKind, Namespace, Program, RunLimits, RunSpec, Settled,
+};
+use dashmap::DashMap;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock, Weak};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, OnceLock, Weak};
 use std::time::Duration;
 
 /// Largest cell source accepted.
 pub const MAX_CODE_BYTES: usize = 1 << 20;
-
-// Cells are prepared on the engine's workers: their stacks must hold a preparation.
-const _: () = assert!(frontend::PREPARE_STACK <= engine::WORKER_STACK);
 
 /// Who a run belongs to: a `runId` token resumes only from the same scope (ARCHITECTURE.md, decision 7).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -44,38 +45,97 @@ pub struct Scope {
   pub agent_id: Option<String>,
 }
 
+/// A built catalog, shared by every run over the same tools (`NativeCatalog`): the addon's copy
+/// for the views it answers itself, and the JSON text each sandbox process builds its own from.
+pub struct CatalogHandle {
+  pub id: u64,
+  json: Arc<str>,
+  building: Building,
+  /// Processes that were sent this catalog (told to forget it when it is dropped).
+  told: Mutex<Vec<Weak<Process>>>,
+}
+
+static NEXT_CATALOG: AtomicU64 = AtomicU64::new(1);
+
+impl CatalogHandle {
+  pub fn new(json: String) -> CatalogHandle {
+    let json: Arc<str> = json.into();
+    CatalogHandle {
+      id: NEXT_CATALOG.fetch_add(1, Ordering::Relaxed),
+      building: Building::start_without_index(json.to_string()),
+      json,
+      told: Mutex::new(Vec::new()),
+    }
+  }
+
+  pub fn get(&self) -> Arc<Catalog> {
+    self.building.get()
+  }
+
+  /// Sends the catalog to `process` unless it has it.
+  fn tell(&self, process: &Arc<Process>) {
+    if process.told.lock().catalogs.insert(self.id) {
+      process.send(&Command::Catalog {
+        id: self.id,
+        tools_json: self.json.to_string(),
+      });
+      self.told.lock().push(Arc::downgrade(process));
+    }
+  }
+}
+
+impl Drop for CatalogHandle {
+  fn drop(&mut self) {
+    for process in self.told.get_mut().drain(..).filter_map(|p| p.upgrade()) {
+      process.told.lock().catalogs.remove(&self.id);
+      process.send(&Command::ForgetCatalog { id: self.id });
+    }
+  }
+}
+
 /// What `CodeModeRun.create` passes down.
 pub struct RunOptions {
   pub config: Field,
   pub scope: Scope,
-  /// The run's catalog, built from the gateway's tools (shared between runs with the same
-  /// content, see `lib/catalog-cache.js`).
-  pub catalog: Arc<Catalog>,
+  pub catalog: Arc<CatalogHandle>,
   pub disable_tools: bool,
   pub raw_model_call: bool,
-  /// The kind of VM its cells run in (`bridge::CODE_MODE`: code mode's prelude and functions).
-  pub guest: &'static Guest,
+  /// The kind of VM its cells run in.
+  pub guest: GuestKind,
+}
+
+/// Where a leg is: waiting for admission, or sent to the cell's process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LegState {
+  Queued(u64),
+  Sent(u64),
 }
 
 pub struct Run {
+  pub id: u64,
   pub scope: Scope,
   pub config: CodeModeConfig,
-  /// The engine's view of `config`.
-  limits: Limits,
-  guest: &'static Guest,
+  limits: RunLimits,
+  guest: GuestKind,
   pub active: bool,
   /// Why `active` is false (`None` when it is true).
   pub inactive_reason: Option<CodeModeInactiveReason>,
+  pub catalog_handle: Arc<CatalogHandle>,
   pub catalog: Arc<Catalog>,
   model_tools: OnceLock<Vec<ModelToolDefinition>>,
-  mcp: OnceLock<McpSurface>,
   /// Namespaces visible to this run (set once, by `install_namespaces`).
   namespaces: OnceLock<(Vec<Installed>, Vec<Hidden>)>,
   pub port: Arc<dyn Port>,
   pub telemetry: Counters,
   /// Cells this run created or resumed, for `abort()`.
-  cells: Mutex<HashMap<u64, Weak<Cell>>>,
-  legs: Mutex<HashMap<u32, u64>>,
+  cells: Mutex<HashSet<u64>>,
+  legs: Mutex<HashMap<u32, LegState>>,
+  /// What to undo for a queued leg that never starts.
+  undo: Mutex<HashMap<u32, Box<dyn FnOnce() + Send>>>,
+  /// The process this run's new cells go to.
+  process: Mutex<Option<Arc<Process>>>,
+  /// Processes that were told about this run (told to forget it when it is dropped).
+  told: Mutex<Vec<Weak<Process>>>,
   aborted: AtomicBool,
 }
 
@@ -88,18 +148,46 @@ pub struct LegStart {
   pub aborted: bool,
 }
 
-impl Run {
-  /// The run behind a host the engine hands back (every cell of code mode's is driven by one).
-  pub fn of(host: Arc<dyn Host>) -> Arc<Run> {
-    host
-      .into_any()
-      .downcast::<Run>()
-      .unwrap_or_else(|_| unreachable!("code mode's cells are driven by runs"))
-  }
+/// A cell alive in a sandbox process (in a leg or parked), as the addon tracks it.
+#[derive(Clone)]
+struct LiveCell {
+  process: Arc<Process>,
+  /// The run driving it now (a `wait` from another run of the same scope adopts it).
+  run: Arc<Run>,
+  /// Its token, while it is parked or being resumed.
+  token: Option<String>,
+}
 
+/// A parked cell's token.
+#[derive(Clone)]
+struct Parked {
+  cell: u64,
+  scope: Scope,
+  resuming: bool,
+}
+
+static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
+static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
+/// Runs by id, for the sandbox's reports.
+static RUNS: LazyLock<DashMap<u64, Weak<Run>>> = LazyLock::new(DashMap::new);
+/// Every live cell by id (where settles go; what a dead process loses).
+static LIVE: LazyLock<DashMap<u64, LiveCell>> = LazyLock::new(DashMap::new);
+/// Parked cells by token, in every process.
+static TOKENS: LazyLock<DashMap<String, Parked>> = LazyLock::new(DashMap::new);
+/// Tokens of cells lost with their process, and why (the most recent few).
+static LOST: LazyLock<Mutex<VecDeque<(String, String)>>> =
+  LazyLock::new(|| Mutex::new(VecDeque::new()));
+const MAX_LOST: usize = 256;
+
+/// Parked cells in the gateway now (every process).
+pub fn parked_cells() -> usize {
+  TOKENS.len()
+}
+
+impl Run {
   pub fn new(options: RunOptions, port: Arc<dyn Port>) -> Arc<Run> {
     let config = config::resolve(&options.config);
-    let catalog = options.catalog;
+    let catalog = options.catalog.get();
     let inactive_reason = if !config.enabled {
       Some(CodeModeInactiveReason::Disabled)
     } else if options.raw_model_call {
@@ -111,31 +199,40 @@ impl Run {
     } else {
       None
     };
-    let active = inactive_reason.is_none();
-    let limits = Limits {
-      timeout: Duration::from_millis(config.timeout_ms as u64),
-      memory_limit_bytes: config.memory_limit_bytes as usize,
-      max_output_bytes: config.max_output_bytes as usize,
-      max_snapshot_bytes: config.max_snapshot_bytes as usize,
-      snapshot_ttl: Duration::from_secs(config.snapshot_ttl_seconds as u64),
+    let limits = RunLimits {
+      timeout_ms: config.timeout_ms,
+      memory_limit_bytes: config.memory_limit_bytes.into(),
+      max_output_bytes: config.max_output_bytes.into(),
+      max_snapshot_bytes: config.max_snapshot_bytes.into(),
+      snapshot_ttl_seconds: config.snapshot_ttl_seconds,
+      max_tool_input_bytes: config.max_tool_input_bytes.into(),
+      max_pending_tool_calls: config.max_pending_tool_calls,
+      search_default_limit: config.search_default_limit,
+      max_search_limit: config.max_search_limit,
     };
-    Arc::new(Run {
+    let run = Arc::new(Run {
+      id: NEXT_RUN.fetch_add(1, Ordering::Relaxed),
       scope: options.scope,
       limits,
       guest: options.guest,
       config,
-      active,
+      active: inactive_reason.is_none(),
       inactive_reason,
+      catalog_handle: options.catalog,
       catalog,
       model_tools: OnceLock::new(),
-      mcp: OnceLock::new(),
       namespaces: OnceLock::new(),
       port,
       telemetry: Counters::default(),
-      cells: Mutex::new(HashMap::new()),
+      cells: Mutex::new(HashSet::new()),
       legs: Mutex::new(HashMap::new()),
+      undo: Mutex::new(HashMap::new()),
+      process: Mutex::new(None),
+      told: Mutex::new(Vec::new()),
       aborted: AtomicBool::new(false),
-    })
+    });
+    RUNS.insert(run.id, Arc::downgrade(&run));
+    run
   }
 
   /// `[exec, wait]` when active (namespace prompts included), `[]` otherwise.
@@ -174,11 +271,6 @@ impl Run {
     }
   }
 
-  /// The run's MCP namespace and API files (built on first use).
-  pub fn mcp(&self) -> &McpSurface {
-    self.mcp.get_or_init(|| McpSurface::build(&self.catalog))
-  }
-
   /// Registered namespaces this run's catalog makes visible (before their scopes are built).
   pub fn namespace_candidates(&self) -> Vec<Registration> {
     if self.active {
@@ -193,9 +285,7 @@ impl Run {
     let candidates: Vec<Value> = self
       .namespace_candidates()
       .into_iter()
-      .map(
-        |r| serde_json::json!({ "id": r.id, "pluginId": r.plugin_id, "globalName": r.global_name }),
-      )
+      .map(|r| json!({ "id": r.id, "pluginId": r.plugin_id, "globalName": r.global_name }))
       .collect();
     Value::Array(candidates).to_string()
   }
@@ -206,7 +296,7 @@ impl Run {
     let hidden: Vec<Value> = self
       .install_namespaces(&descriptors)
       .into_iter()
-      .map(|h| serde_json::json!({ "id": h.id, "reason": h.reason }))
+      .map(|h| json!({ "id": h.id, "reason": h.reason }))
       .collect();
     Value::Array(hidden).to_string()
   }
@@ -256,7 +346,7 @@ impl Run {
       visible_namespaces,
       hidden_namespaces,
       live_cells: self.cells.lock().len(),
-      suspended_cells_in_process: engine::parked_cells(),
+      suspended_cells_in_process: parked_cells(),
     };
     self.telemetry.run(&self.catalog, state)
   }
@@ -294,30 +384,92 @@ impl Run {
       .and_then(|_| validate_exec(input, &self.config));
     match prepared {
       Err(failure) => Some(self.failed(failure)),
-      Ok((code, language)) => {
-        let run = self.clone();
-        let prepare: engine::Prepare = Box::new(move |deadline| {
-          if language == Language::TypeScript {
-            Counters::bump(&run.telemetry.typescript_transforms);
-          }
-          let program = frontend::prepare_until(&code, language, deadline)?;
-          let positions = program.positions;
-          Ok(engine::Program {
-            code: program.code,
-            filename: program.language.filename(),
-            positions: Box::new(move |line, column| positions.user_position(line, column)),
-          })
-        });
-        let tag = LegTag {
-          id: leg.id,
-          caller_id: leg.tool_call_id,
-        };
-        Cell::exec(self.clone(), self.guest, tag, prepare, |cell| {
-          self.track_cell(cell, leg.id)
-        });
+      Ok((code, typescript)) => {
+        self.start_cell(leg, Program::Source { code, typescript });
         None
       }
     }
+  }
+
+  /// Tool Search's `tool_call`: a cell that makes one call of catalog tool `id` with `input`
+  /// (JSON text), given as data. Same contract as `exec`.
+  pub fn exec_call(self: &Arc<Self>, id: String, input: String, leg: LegStart) -> Option<String> {
+    Counters::bump(&self.telemetry.execs);
+    if let Err(failure) = self.usable(&leg) {
+      return Some(self.failed(failure));
+    }
+    self.start_cell(leg, Program::Call { id, input });
+    None
+  }
+
+  fn start_cell(self: &Arc<Self>, leg: LegStart, program: Program) {
+    let cell = NEXT_CELL.fetch_add(1, Ordering::Relaxed);
+    let tag = LegTag {
+      id: leg.id,
+      caller_id: leg.tool_call_id,
+    };
+    let run = self.clone();
+    let start = move || {
+      let process = match run.process() {
+        Ok(process) => process,
+        Err(failure) => return run.unsent(tag.id, failure, true),
+      };
+      run.define_in(&process);
+      sandbox::send_armed(&process, &run.scope.run_id);
+      run.track(cell, &process, None);
+      run.legs.lock().insert(tag.id, LegState::Sent(cell));
+      let sent = process.send(&Command::Exec {
+        run: run.id,
+        cell,
+        leg: tag.clone(),
+        program,
+      });
+      if !sent {
+        run.lose_cell(cell, &process.lost());
+      }
+    };
+    self.admit(leg.id, start, || {});
+  }
+
+  /// Admits a leg now or queues it (`start` sends it once admitted); `undo` runs if it never
+  /// starts (refused at capacity, or aborted while queued).
+  fn admit(
+    self: &Arc<Self>,
+    leg: u32,
+    start: impl FnOnce() + Send + 'static,
+    undo: impl FnOnce() + Send + 'static,
+  ) {
+    let run = self.clone();
+    let timeout = Duration::from_millis(self.config.timeout_ms.into());
+    // Registered first: the leg can end inside `admit` (started now, or refused).
+    self.legs.lock().insert(leg, LegState::Queued(0));
+    self.undo.lock().insert(leg, Box::new(undo));
+    let starting = self.clone();
+    let start = move || {
+      starting.undo.lock().remove(&leg);
+      start()
+    };
+    let fail = move |failure: Failure| run.unsent(leg, failure, false);
+    if let Admitted::Queued(queued) = admission::admit(timeout, start, fail) {
+      let mut legs = self.legs.lock();
+      if let Some(state @ LegState::Queued(0)) = legs.get_mut(&leg) {
+        *state = LegState::Queued(queued);
+      }
+    }
+  }
+
+  /// A leg that never reached a process ends with `failure`.
+  fn unsent(&self, leg: u32, failure: Failure, admitted: bool) {
+    if admitted {
+      admission::release();
+    }
+    let undo = self.undo.lock().remove(&leg);
+    if let Some(undo) = undo {
+      undo();
+    }
+    self.legs.lock().remove(&leg);
+    let result = self.failed(failure);
+    self.port.send(Message::LegDone { leg, result });
   }
 
   /// Starts a wait leg on a suspended cell (same contract as `exec`).
@@ -326,45 +478,75 @@ impl Run {
     if leg.aborted {
       // An already-aborted signal drops the cell it names, as an abort during the leg would.
       if let Ok(token) = validate_wait(input)
-        && let Some(cell) = Cell::parked(&token)
-        && Run::of(cell.host()).scope == self.scope
+        && let Some(parked) = TOKENS.get(&token).map(|p| p.clone())
+        && parked.scope == self.scope
       {
-        cell.abort();
+        abort_cell(parked.cell);
       }
     }
     let resumed = self
       .usable(&leg)
       .and_then(|_| validate_wait(input))
-      .and_then(|token| {
-        let cell =
-          Cell::parked(&token).ok_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE))?;
-        if Run::of(cell.host()).scope != self.scope {
-          return Err(Failure::invalid(messages::WRONG_SESSION));
-        }
-        let tag = LegTag {
-          id: leg.id,
-          caller_id: leg.tool_call_id.clone(),
-        };
-        cell.resume(self.clone(), tag, |cell| {
-          self.track_cell(cell, leg.id);
-          // Before the leg can end: a leg's events come before its result.
-          Counters::bump(&self.telemetry.resumed);
-          self.event(cell_event(
-            "cell_resumed",
-            &self.scope.run_id,
-            Some(&token),
-            leg.tool_call_id.as_deref(),
-            json!({}),
-          ));
-        })
-      });
+      .and_then(|token| self.resume(token, leg));
     resumed.err().map(|failure| self.failed(failure))
   }
 
-  /// A nested call settled in the JS layer.
-  #[cfg(test)]
-  pub fn settle(&self, cell: u64, call: u32, ok: bool, payload: Option<String>) {
-    self.settle_many(cell, std::iter::once((call, ok, payload)));
+  fn resume(self: &Arc<Self>, token: String, leg: LegStart) -> Result<(), Failure> {
+    let cell = {
+      let Some(mut parked) = TOKENS.get_mut(&token) else {
+        return Err(lost_token(&token).unwrap_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE)));
+      };
+      if parked.scope != self.scope {
+        return Err(Failure::invalid(messages::WRONG_SESSION));
+      }
+      if parked.resuming {
+        return Err(Failure::invalid(messages::ALREADY_RESUMING));
+      }
+      parked.resuming = true;
+      parked.cell
+    };
+    let Some(process) = LIVE.get(&cell).map(|live| live.process.clone()) else {
+      TOKENS.remove(&token);
+      return Err(Failure::invalid(messages::RUN_UNAVAILABLE));
+    };
+    let tag = LegTag {
+      id: leg.id,
+      caller_id: leg.tool_call_id,
+    };
+    // Before the leg can end: a leg's events come before its result.
+    Counters::bump(&self.telemetry.resumed);
+    self.event(cell_event(
+      "cell_resumed",
+      &self.scope.run_id,
+      Some(&token),
+      tag.caller_id.as_deref(),
+      json!({}),
+    ));
+    let run = self.clone();
+    let undo_token = token.clone();
+    let start = move || {
+      run.define_in(&process);
+      sandbox::send_armed(&process, &run.scope.run_id);
+      run.track(cell, &process, Some(token.clone()));
+      run.legs.lock().insert(tag.id, LegState::Sent(cell));
+      let sent = process.send(&Command::Resume {
+        run: run.id,
+        cell,
+        token,
+        leg: tag,
+      });
+      if !sent {
+        run.lose_cell(cell, &process.lost());
+      }
+    };
+    // A wait that never starts leaves the cell parked, resumable again.
+    let undo = move || {
+      if let Some(mut parked) = TOKENS.get_mut(&undo_token) {
+        parked.resuming = false;
+      }
+    };
+    self.admit(leg.id, start, undo);
+    Ok(())
   }
 
   /// Nested calls of one cell settled in the JS layer: delivered together, so a cell waiting
@@ -374,54 +556,173 @@ impl Run {
     cell: u64,
     settled: impl IntoIterator<Item = (u32, bool, Option<String>)>,
   ) {
+    let Some(process) = LIVE.get(&cell).map(|live| live.process.clone()) else {
+      return;
+    };
     let cap = (self.config.memory_limit_bytes / 4) as usize;
-    let deliveries = settled.into_iter().map(|(call, ok, payload)| match payload {
-      Some(p) if p.len() > cap => Delivery {
-        call,
-        ok: false,
-        payload: Some(format!(
-          "tool result is {} bytes, over the bridge payload cap of {cap} bytes (memoryLimitBytes / 4).",
-          p.len()
-        )),
-      },
-      payload => Delivery { call, ok, payload },
-    });
-    engine::deliver(cell, deliveries);
+    let outcomes = settled
+      .into_iter()
+      .map(|(call, ok, payload)| match payload {
+        Some(p) if p.len() > cap => Settled {
+          call,
+          ok: false,
+          payload: Some(format!(
+            "tool result is {} bytes, over the bridge payload cap of {cap} bytes (memoryLimitBytes / 4).",
+            p.len()
+          )),
+        },
+        payload => Settled { call, ok, payload },
+      })
+      .collect();
+    process.send(&Command::Settle { cell, outcomes });
   }
 
   /// The exec/wait signal for `leg` fired.
   pub fn abort_leg(&self, leg: u32) {
-    let cell = self
-      .legs
-      .lock()
-      .get(&leg)
-      .and_then(|id| self.cells.lock().get(id).and_then(Weak::upgrade));
-    if let Some(cell) = cell {
-      cell.abort();
+    let state = self.legs.lock().get(&leg).copied();
+    match state {
+      Some(LegState::Queued(queued)) if queued != 0 && admission::cancel(queued) => {
+        self.unsent(
+          leg,
+          Failure::new(ErrorCode::Aborted, messages::ABORTED),
+          false,
+        );
+      }
+      Some(LegState::Sent(cell)) => abort_cell(cell),
+      _ => {}
     }
   }
 
   /// `run.abort()`: every cell of this run is dropped; later exec/wait fail `aborted`.
   pub fn abort(&self) {
     self.aborted.store(true, Ordering::Release);
-    let cells: Vec<Arc<Cell>> = self
-      .cells
+    let queued: Vec<u32> = self
+      .legs
       .lock()
-      .values()
-      .filter_map(Weak::upgrade)
+      .iter()
+      .filter(|(_, state)| matches!(state, LegState::Queued(_)))
+      .map(|(leg, _)| *leg)
       .collect();
+    for leg in queued {
+      self.abort_leg(leg);
+    }
+    let cells: Vec<u64> = self.cells.lock().iter().copied().collect();
     for cell in cells {
-      cell.abort();
+      abort_cell(cell);
     }
   }
 
-  fn track_cell(&self, cell: &Arc<Cell>, leg: u32) {
-    self.cells.lock().insert(cell.id, Arc::downgrade(cell));
-    self.track_leg(leg, cell.id);
+  /// Tool Search drops a cell that stopped in `waiting` (it never suspends): false when no such
+  /// cell of this run's scope is parked.
+  pub fn drop_parked(&self, token: &str) -> bool {
+    match TOKENS.get(token).map(|p| p.clone()) {
+      Some(parked) if parked.scope == self.scope => {
+        abort_cell(parked.cell);
+        true
+      }
+      _ => false,
+    }
   }
 
-  fn track_leg(&self, leg: u32, cell: u64) {
-    self.legs.lock().insert(leg, cell);
+  /// Tool Search's structured `tool_search`, in the run's sandbox process: `respond` gets the
+  /// hits as JSON text, or the message of a refusal.
+  pub fn search(
+    self: &Arc<Self>,
+    query: String,
+    limit: Option<f64>,
+    respond: impl FnOnce(Result<String, String>) + Send + 'static,
+  ) {
+    if let Err(message) = self.search_limit(limit) {
+      return respond(Err(message.to_string()));
+    }
+    let process = match self.process() {
+      Ok(process) => process,
+      Err(failure) => return respond(Err(failure.message)),
+    };
+    self.define_in(&process);
+    let request = sandbox::next_request();
+    let run = self.clone();
+    process.request(
+      request,
+      &Command::Search {
+        request,
+        run: self.id,
+        query,
+        limit,
+      },
+      Box::new(move |answer| {
+        respond(match answer {
+          Answer::Text(hits) => {
+            Counters::bump(&run.telemetry.searches);
+            Ok(hits)
+          }
+          Answer::Error(message) => Err(message),
+          _ => Err("the sandbox answered a search with something else".into()),
+        })
+      }),
+    );
+  }
+
+  /// The process this run's new cells go to (the same one while it takes work).
+  fn process(&self) -> Result<Arc<Process>, Failure> {
+    let mut current = self.process.lock();
+    if let Some(process) = current.as_ref()
+      && process.phase() == sandbox::process::Phase::Accepting
+    {
+      return Ok(process.clone());
+    }
+    let process = sandbox::process_for(self.id)?;
+    *current = Some(process.clone());
+    Ok(process)
+  }
+
+  /// Sends the run (and its catalog) to `process` unless it has them.
+  fn define_in(&self, process: &Arc<Process>) {
+    self.catalog_handle.tell(process);
+    if !process.told.lock().runs.insert(self.id) {
+      return;
+    }
+    let namespaces = self
+      .installed_namespaces()
+      .iter()
+      .map(|ns| Namespace {
+        id: ns.registration.id.clone(),
+        global_name: ns.registration.global_name.clone(),
+        data: ns.data.clone(),
+        callables: ns
+          .callables
+          .iter()
+          .map(|(path, entry)| (path.clone(), *entry as u32))
+          .collect(),
+      })
+      .collect();
+    process.send(&Command::Run(Box::new(RunSpec {
+      run: self.id,
+      label: self.scope.run_id.clone(),
+      catalog: self.catalog_handle.id,
+      guest: self.guest,
+      limits: self.limits.clone(),
+      namespaces,
+    })));
+    self.told.lock().push(Arc::downgrade(process));
+  }
+
+  /// Notes cell `cell` as alive in `process`, driven by this run.
+  fn track(self: &Arc<Self>, cell: u64, process: &Arc<Process>, token: Option<String>) {
+    process.cells.lock().insert(cell);
+    self.cells.lock().insert(cell);
+    LIVE.insert(
+      cell,
+      LiveCell {
+        process: process.clone(),
+        run: self.clone(),
+        token,
+      },
+    );
+    // The process may have died before it was noted: its cells were already failed.
+    if process.phase() == sandbox::process::Phase::Dead {
+      self.lose_cell(cell, &process.lost());
+    }
   }
 
   fn event(&self, event: Value) {
@@ -430,53 +731,59 @@ impl Run {
     });
   }
 
-  /// Appends one nested call to `out`, the cell's batch being built (see
-  /// `src/protocol/calls.rs`), and counts it.
-  pub(crate) fn write_call(&self, call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static str> {
-    calls::write_call(call, out)?;
-    Counters::bump(&self.telemetry.calls);
-    Ok(())
+  /// Adds what the sandbox counted.
+  fn add(&self, counts: Counts) {
+    let add = |counter: &AtomicU64, n: u32| {
+      if n > 0 {
+        counter.fetch_add(n.into(), Ordering::Relaxed);
+      }
+    };
+    add(&self.telemetry.searches, counts.searches);
+    add(&self.telemetry.describes, counts.describes);
+    add(&self.telemetry.calls, counts.calls);
+    add(
+      &self.telemetry.typescript_transforms,
+      counts.typescript_transforms,
+    );
   }
 
-  /// Sends a batch of nested calls written by [`Run::write_call`] to the executor, through
-  /// the JS layer: one message for every call a cell started since its previous batch.
-  fn send_calls(&self, cell: u64, batch: Vec<u8>) {
-    if batch.is_empty() {
+  /// The leg running cell `cell`, if any.
+  fn leg_of(&self, cell: u64) -> Option<u32> {
+    self
+      .legs
+      .lock()
+      .iter()
+      .find(|(_, state)| **state == LegState::Sent(cell))
+      .map(|(leg, _)| *leg)
+  }
+
+  /// A cell lost with its process: its leg fails, its token is remembered as lost, its nested
+  /// calls are aborted.
+  fn lose_cell(&self, cell: u64, message: &str) {
+    let Some((_, live)) = LIVE.remove(&cell) else {
       return;
+    };
+    live.process.cells.lock().remove(&cell);
+    self.cells.lock().remove(&cell);
+    if let Some(token) = &live.token {
+      TOKENS.remove(token);
+      let mut lost = LOST.lock();
+      if lost.len() >= MAX_LOST {
+        lost.pop_front();
+      }
+      lost.push_back((token.clone(), message.to_string()));
     }
-    let payload = calls::finish_batch(batch);
-    self.port.send(Message::Calls { cell, payload });
-  }
-
-  /// Sends one nested call of cell `cell` at once (a batch of one).
-  #[cfg(test)]
-  pub(crate) fn start_call(&self, cell: u64, call: NestedCall) -> Result<(), &'static str> {
-    let mut batch = Vec::new();
-    self.write_call(call, &mut batch)?;
-    self.send_calls(cell, batch);
-    Ok(())
-  }
-}
-
-impl Host for Run {
-  fn limits(&self) -> &Limits {
-    &self.limits
-  }
-
-  fn label(&self) -> &str {
-    &self.scope.run_id
-  }
-
-  fn send_requests(&self, cell: u64, batch: Vec<u8>) {
-    self.send_calls(cell, batch);
-  }
-
-  fn cancel_requests(&self, cell: u64) {
     self.port.send(Message::AbortCell { cell });
+    if let Some(leg) = self.leg_of(cell) {
+      self.legs.lock().remove(&leg);
+      admission::release();
+      let result = self.failed(sandbox::unavailable(message));
+      self.port.send(Message::LegDone { leg, result });
+    }
   }
 
   /// Counters, events and the leg's result, in that order (a leg's events come first).
-  fn ended(&self, ended: Ended) {
+  fn ended(&self, process: &Arc<Process>, ended: Ended) {
     let Ended {
       cell,
       leg,
@@ -486,31 +793,39 @@ impl Host for Run {
       output,
     } = ended;
     let caller = leg.as_ref().and_then(|leg| leg.caller_id.as_deref());
+    let previous = LIVE.get(&cell).and_then(|live| live.token.clone());
     let result = match &end {
       Some(LegEnd::Waiting {
-        token,
+        token: parked,
         reason,
         pending,
         snapshot_bytes,
-      }) => {
-        Counters::bump(&self.telemetry.suspended);
-        self.telemetry.record_snapshot(*snapshot_bytes);
-        self.event(cell_event(
-          "cell_suspended",
-          &self.scope.run_id,
-          Some(token),
-          caller,
-          json!({ "reason": reason, "pendingToolCalls": pending.len(), "snapshotBytes": snapshot_bytes }),
-        ));
-        let status = Status::Waiting {
-          run_id: token,
-          reason,
-          pending,
-        };
-        result::to_json(status, &output, &self.result_telemetry())
-      }
+      }) => match self.park(process, cell, parked, previous.as_deref()) {
+        Ok(()) => {
+          Counters::bump(&self.telemetry.suspended);
+          self.telemetry.record_snapshot(*snapshot_bytes as usize);
+          self.event(cell_event(
+            "cell_suspended",
+            &self.scope.run_id,
+            Some(parked),
+            caller,
+            json!({ "reason": reason, "pendingToolCalls": pending.len(), "snapshotBytes": snapshot_bytes }),
+          ));
+          let status = Status::Waiting {
+            run_id: parked,
+            reason,
+            pending,
+          };
+          result::to_json(status, &output, &self.result_telemetry())
+        }
+        Err(failure) => result::to_json(
+          Status::Failed(&failure),
+          &output,
+          &self.result_telemetry(),
+        ),
+      },
       end => {
-        self.cells.lock().remove(&cell);
+        self.forget_cell(cell, process, [previous.as_deref(), token.as_deref()]);
         let aborted = matches!(end, Some(LegEnd::Failed(f)) if f.code == ErrorCode::Aborted)
           || dropped == Some(DropReason::Aborted);
         if aborted {
@@ -553,16 +868,124 @@ impl Host for Run {
       }
     };
     if let Some(leg) = leg {
-      self.legs.lock().remove(&leg.id);
-      self.port.send(Message::LegDone {
-        leg: leg.id,
-        result,
-      });
+      let state = self.legs.lock().remove(&leg.id);
+      if state.is_some() {
+        admission::release();
+        self.port.send(Message::LegDone {
+          leg: leg.id,
+          result,
+        });
+      }
     }
   }
 
-  fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
-    self
+  /// A cell parks under `token` (after `previous`, if it was resumed from one); refused when
+  /// the gateway holds `maxSuspendedCells` parked cells.
+  fn park(
+    &self,
+    process: &Arc<Process>,
+    cell: u64,
+    token: &str,
+    previous: Option<&str>,
+  ) -> Result<(), Failure> {
+    if previous.is_none() && TOKENS.len() >= sandbox::max_parked() {
+      process.send(&Command::Abort { cell });
+      self.forget_cell(cell, process, [None, None]);
+      return Err(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host));
+    }
+    if let Some(previous) = previous {
+      TOKENS.remove(previous);
+    }
+    TOKENS.insert(
+      token.to_string(),
+      Parked {
+        cell,
+        scope: self.scope.clone(),
+        resuming: false,
+      },
+    );
+    if let Some(mut live) = LIVE.get_mut(&cell) {
+      live.token = Some(token.to_string());
+    }
+    Ok(())
+  }
+
+  /// A cell ended: it is no longer live, parked or this run's.
+  fn forget_cell(&self, cell: u64, process: &Arc<Process>, tokens: [Option<&str>; 2]) {
+    LIVE.remove(&cell);
+    process.cells.lock().remove(&cell);
+    self.cells.lock().remove(&cell);
+    for token in tokens.into_iter().flatten() {
+      TOKENS.remove(token);
+    }
+  }
+}
+
+impl Drop for Run {
+  fn drop(&mut self) {
+    RUNS.remove(&self.id);
+    for process in self.told.get_mut().drain(..).filter_map(|p| p.upgrade()) {
+      process.told.lock().runs.remove(&self.id);
+      process.send(&Command::ForgetRun { run: self.id });
+    }
+  }
+}
+
+/// The failure of a `wait` on a token whose cell was lost with its process.
+fn lost_token(token: &str) -> Option<Failure> {
+  let lost = LOST.lock();
+  let (_, message) = lost.iter().rev().find(|(lost, _)| lost == token)?;
+  Some(sandbox::unavailable(message.clone()))
+}
+
+/// Ends a cell wherever it is (its leg fails `aborted`, a parked cell is dropped).
+fn abort_cell(cell: u64) {
+  if let Some(process) = LIVE.get(&cell).map(|live| live.process.clone()) {
+    process.send(&Command::Abort { cell });
+  }
+}
+
+/// The run a report about `cell` concerns: the one driving it, else the one the report names.
+fn run_for(run: u64, cell: u64) -> Option<Arc<Run>> {
+  LIVE
+    .get(&cell)
+    .map(|live| live.run.clone())
+    .or_else(|| RUNS.get(&run).and_then(|weak| weak.upgrade()))
+}
+
+/// Nested calls a cell started (a sandbox report).
+pub fn on_calls(run: u64, cell: u64, batch: String) {
+  if let Some(run) = run_for(run, cell) {
+    run.port.send(Message::Calls {
+      cell,
+      payload: batch,
+    });
+  }
+}
+
+/// A cell ended with calls in flight (a sandbox report).
+pub fn on_cancel(run: u64, cell: u64) {
+  if let Some(run) = run_for(run, cell) {
+    run.port.send(Message::AbortCell { cell });
+  }
+}
+
+/// A leg ended or a parked cell was dropped (a sandbox report).
+pub fn on_ended(process: &Arc<Process>, run: u64, ended: Ended, counts: Counts) {
+  if let Some(run) = run_for(run, ended.cell) {
+    run.add(counts);
+    run.ended(process, ended);
+  }
+}
+
+/// A process died: every cell in it is lost.
+pub fn process_died(process: &Arc<Process>) {
+  let cells: Vec<u64> = process.cells.lock().iter().copied().collect();
+  let message = process.lost();
+  for cell in cells {
+    if let Some(run) = LIVE.get(&cell).map(|live| live.run.clone()) {
+      run.lose_cell(cell, &message);
+    }
   }
 }
 
@@ -582,11 +1005,8 @@ fn string_field(input: &Field, key: &str) -> Result<Option<String>, Failure> {
   }
 }
 
-/// `{code | command, language?}` → the source and its language.
-pub fn validate_exec(
-  input: &Field,
-  config: &CodeModeConfig,
-) -> Result<(String, Language), Failure> {
+/// `{code | command, language?}` → the source and whether it is TypeScript.
+pub fn validate_exec(input: &Field, config: &CodeModeConfig) -> Result<(String, bool), Failure> {
   if !matches!(input, Field::Object(_)) {
     return Err(Failure::invalid(format!(
       "exec input must be an object like {{ code: string, language?: \"javascript\" | \"typescript\" }}, not {}.",
@@ -610,23 +1030,25 @@ pub fn validate_exec(
       code.len()
     )));
   }
-  let language = match input.get("language") {
-    Field::Missing | Field::Null => Language::JavaScript,
-    Field::String(s) if s == "javascript" => Language::JavaScript,
-    Field::String(s) if s == "typescript" => Language::TypeScript,
+  let typescript = match input.get("language") {
+    Field::Missing | Field::Null => false,
+    Field::String(s) if s == "javascript" => false,
+    Field::String(s) if s == "typescript" => true,
     _ => {
       return Err(Failure::invalid(
         "language must be \"javascript\" or \"typescript\".",
       ));
     }
   };
-  if !config.allows(language.as_str()) {
-    return Err(Failure::invalid(match language {
-      Language::TypeScript => messages::TYPESCRIPT_DISABLED,
-      Language::JavaScript => messages::JAVASCRIPT_DISABLED,
+  let language = if typescript { "typescript" } else { "javascript" };
+  if !config.allows(language) {
+    return Err(Failure::invalid(if typescript {
+      messages::TYPESCRIPT_DISABLED
+    } else {
+      messages::JAVASCRIPT_DISABLED
     }));
   }
-  Ok((code, language))
+  Ok((code, typescript))
 }
 
 /// `{runId}` (or `{run_id}`) → the token.
@@ -661,13 +1083,13 @@ mod tests {
   fn exec_validation() {
     let config = config::resolve(&Field::Bool(true));
     let ok = validate_exec(&exec_input(json!({ "code": "1" })), &config).unwrap();
-    assert_eq!(ok, ("1".to_string(), Language::JavaScript));
+    assert_eq!(ok, ("1".to_string(), false));
     let alias = validate_exec(
       &exec_input(json!({ "command": "2", "language": "typescript" })),
       &config,
     )
     .unwrap();
-    assert_eq!(alias, ("2".to_string(), Language::TypeScript));
+    assert_eq!(alias, ("2".to_string(), true));
     for (input, message) in [
       (json!("1+1"), "exec input must be an object"),
       (json!({}), "exec requires a non-empty code string."),

@@ -1,40 +1,98 @@
 //! Exports for the test suites only, built with the `testing` feature (`npm test` turns it on;
-//! a release build has none of them): fault injection and the protocol's Rust ends.
+//! a release build has none of them): fault injection in the sandbox processes, their ids and
+//! states, containment probes, and the protocol's Rust ends.
 
-use crate::{protocol, testing};
+use crate::promise;
+use crate::sandbox;
+use code_mode_catalog::calls;
+use code_mode_protocol::wire::{Answer, Command, Testing};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-/// TEST ONLY (the test suites; never call it in production). Arms one injected panic:
-/// `"slice"` (the next VM slice of a cell panics), `"bridge"` (the next nested tool call
-/// panics inside the native bridge), `"sync"` (panics at once, inside this synchronous entry
-/// point), `"off"` (disarms every fault). `runId` limits the fault to cells of that run.
+/// TEST ONLY (the test suites; never call it in production). Arms one injected fault in the
+/// sandbox processes (those running now and those started later): `"slice"` (the next VM
+/// slice of a cell panics), `"bridge"` (the next nested tool call panics inside the native
+/// bridge), `"sync"` (panics at once, inside this synchronous entry point), `"off"` (disarms
+/// every fault). `runId` limits the fault to cells of that run.
 #[napi(js_name = "__testPanic", catch_unwind)]
 pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
-  testing::arm_named(&kind, run_id).map_err(|message| Error::new(Status::InvalidArg, message))
+  match kind.as_str() {
+    "sync" => panic!("test fault: panic injected in a synchronous entry point"),
+    "slice" | "bridge" | "off" => {
+      sandbox::arm_for_tests(Testing::Fault { kind, run: run_id });
+      Ok(())
+    }
+    _ => Err(Error::new(
+      Status::InvalidArg,
+      format!("unknown fault {kind:?}"),
+    )),
+  }
 }
 
 /// TEST ONLY. The next VM slice (of a cell of `runId`, if given) blocks `ms` milliseconds
 /// without polling the interrupt handler, as a QuickJS builtin looping natively would.
 #[napi(js_name = "__testStall", catch_unwind)]
 pub fn test_stall(ms: u32, run_id: Option<String>) {
-  testing::arm(
-    testing::Fault::StallSlice(std::time::Duration::from_millis(ms as u64)),
-    run_id,
-  );
+  sandbox::arm_for_tests(Testing::Stall { ms, run: run_id });
 }
 
-/// TEST ONLY. Worker threads the watchdog gave up on that are still stuck in native code.
+/// TEST ONLY. Worker threads the sandbox processes gave up on (stuck in native code past a
+/// deadline) that are still in a live process, frozen or not.
 #[napi(js_name = "__testAbandonedWorkers", catch_unwind)]
 pub fn test_abandoned_workers() -> u32 {
-  crate::engine::abandoned_workers() as u32
+  sandbox::stuck_threads()
+}
+
+/// TEST ONLY. The ids of the sandbox processes alive now (accepting or retiring).
+#[napi(js_name = "__testSandboxPids", catch_unwind)]
+pub fn test_sandbox_pids() -> Vec<u32> {
+  sandbox::pids()
+}
+
+/// TEST ONLY. Sandbox processes now: `[accepting, retiring]`.
+#[napi(js_name = "__testSandboxCounts", catch_unwind)]
+pub fn test_sandbox_counts() -> Vec<u32> {
+  let (accepting, retiring) = sandbox::counts();
+  vec![accepting as u32, retiring as u32]
+}
+
+/// TEST ONLY. Tries one forbidden operation (`open`, `connect`, `execve`, `ptrace`, `fork`) or
+/// crashes (`abort`, `segfault`) inside a sandbox process (the one runs with affinity
+/// `affinity` go to). Resolves with `refused: <why>`, `succeeded: <what>` (a containment
+/// failure) or `ended: <how the process ended>`.
+#[napi(js_name = "__testProbe", catch_unwind, ts_return_type = "Promise<string>")]
+pub fn test_probe<'env>(env: &'env Env, operation: String, affinity: u32) -> Result<Object<'env>> {
+  let (settle, promise) = promise::create::<String>(env)?;
+  match sandbox::process_for(affinity.into()) {
+    Err(failure) => settle.resolve(format!("unavailable: {}", failure.message)),
+    Ok(process) => {
+      let request = sandbox::next_request();
+      let command = Command::Testing(Testing::Probe { request, operation });
+      let ended = process.clone();
+      process.request(
+        request,
+        &command,
+        Box::new(move |answer| {
+          settle.resolve(match answer {
+            Answer::Text(what) => format!("succeeded: {what}"),
+            Answer::Error(_) if ended.ending.get().is_some() => {
+              format!("ended: {}", ended.ending.get().cloned().unwrap_or_default())
+            }
+            Answer::Error(why) => format!("refused: {why}"),
+            other => format!("unexpected: {other:?}"),
+          })
+        }),
+      );
+    }
+  }
+  Ok(promise)
 }
 
 /// TEST ONLY. Decodes packed outcomes with the Rust decoder (`src/protocol/settle.rs`), as
 /// `settleMany` would receive them: JSON `[[cell, [[call, ok, text], …]], …]`.
 #[napi(js_name = "__testDecodeSettled", catch_unwind)]
 pub fn test_decode_settled(numbers: Float64ArraySlice, payloads: Utf16String) -> String {
-  let runs: Vec<serde_json::Value> = protocol::settle::decode(&numbers, &payloads)
+  let runs: Vec<serde_json::Value> = crate::protocol::settle::decode(&numbers, &payloads)
     .into_iter()
     .map(|(cell, outcomes)| {
       let outcomes: Vec<serde_json::Value> = outcomes
@@ -47,26 +105,26 @@ pub fn test_decode_settled(numbers: Float64ArraySlice, payloads: Utf16String) ->
   serde_json::Value::Array(runs).to_string()
 }
 
-/// TEST ONLY. Writes a call batch with the Rust writer (`src/protocol/calls.rs`) for a catalog
-/// of `toolsJson` (`CatalogTool[]`): `calls` is JSON `[[call, toolId, inputJson], …]`. Returns
-/// the payload a `Calls` message would carry, or the writer's refusal as `error: …`.
+/// TEST ONLY. Writes a call batch with the Rust writer (`crates/catalog/src/calls.rs`) for a
+/// catalog of `toolsJson` (`CatalogTool[]`): `calls` is JSON `[[call, toolId, inputJson], …]`.
+/// Returns the payload a `Calls` message would carry, or the writer's refusal as `error: …`.
 #[napi(js_name = "__testWriteCalls", catch_unwind)]
 pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: String) -> String {
   let tools = serde_json::from_str(&tools_json).unwrap_or(serde_json::Value::Null);
   let catalog = crate::catalog::Catalog::build(&tools);
-  let calls: Vec<(u32, String, String)> = serde_json::from_str(&calls).unwrap_or_default();
+  let list: Vec<(u32, String, String)> = serde_json::from_str(&calls).unwrap_or_default();
   let mut out = Vec::new();
-  for (call, id, input) in &calls {
+  for (call, id, input) in &list {
     let Some(entry) = catalog.get(id) else {
       return format!("error: unknown tool {id}");
     };
-    let written = protocol::calls::write_call(
-      protocol::calls::NestedCall {
+    let written = calls::write_call(
+      calls::NestedCall {
         call: *call,
         entry,
         input_json: input,
         parent_tool_call_id: parent.as_deref(),
-        via: protocol::calls::Via::Catalog,
+        via: calls::Via::Catalog,
       },
       &mut out,
     );
@@ -74,7 +132,7 @@ pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: Strin
       return format!("error: {message}");
     }
   }
-  protocol::calls::finish_batch(out)
+  calls::finish_batch(out)
 }
 
 /// TEST ONLY. Catalogs built (`NativeCatalog`s made, none found in `lib/catalog-cache.js`) by

@@ -11,9 +11,13 @@ export interface NativeTesting {
   __testAbandonedWorkers(): number
   __testCatalogBuilds(): number
   __testSearchWork(toolsJson: string, query: string, limit: number): string
+  __testSandboxPids(): number[]
+  __testSandboxCounts(): [number, number]
+  __testProbe(operation: string, affinity: number): Promise<string>
 }
 
-const native = createRequire(import.meta.url)('../../binding.js') as NativeTesting
+// Through lib/native.js, which also tells the addon where its sandbox executable is.
+const native = createRequire(import.meta.url)('../../lib/native.js') as NativeTesting
 
 export const {
   __testPanic,
@@ -23,6 +27,9 @@ export const {
   __testAbandonedWorkers,
   __testCatalogBuilds,
   __testSearchWork,
+  __testSandboxPids,
+  __testSandboxCounts,
+  __testProbe,
 } = native
 
 /** The JS layer's cache of built catalogs (`lib/catalog-cache.js`). */

@@ -1,72 +1,161 @@
-//! The OpenClaw executor host: upstream's guest controller on the engine's bare VMs. The
-//! contract (`execute`, boundaries, continuations) is driven from `lib/openclaw-executor.js`;
-//! this module binds what it needs: controllers compiled once, and a cell whose legs run on the
-//! engine's workers and resolve a promise with the leg's outcome JSON (`session.rs`).
+//! The OpenClaw executor host, the addon's half: `compileExecutorController` and
+//! `NativeExecutorCell`, a handle on one cell that lives in a sandbox process
+//! (`crates/sandbox/src/executor/`). The contract (`execute`, boundaries, continuations) is
+//! driven from `lib/openclaw-executor.js`; each leg's promise settles with the leg's outcome
+//! JSON, whatever happens to the process.
 
-mod session;
-mod stack;
-
-use crate::engine::bare;
-use crate::engine::bytecode;
-use crate::engine::limits::Kill;
-use crate::error::panic_message;
+use crate::admission;
+use crate::promise::{self, Settle};
+use crate::sandbox::{self, process::Phase, process::Process};
+use code_mode_protocol::wire::{Answer, Command, Data};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use parking_lot::Mutex;
-use session::{Outcome, Session, Step};
+use std::collections::VecDeque;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
 
-/// A compiled controller: its key (the source's hash, in hex), source and bytecode.
-struct Controller {
-  key: String,
-  source: String,
-  bytecode: Arc<Vec<u8>>,
-}
-
-/// Compiled controllers, newest last; a few at most (one per openclaw version in the process).
-static CONTROLLERS: Mutex<Vec<Controller>> = Mutex::new(Vec::new());
+/// Controllers by key (a hash of the source), newest last: sent to each process before its
+/// first cell of that controller.
+static CONTROLLERS: Mutex<Vec<(String, Arc<str>)>> = Mutex::new(Vec::new());
 const MAX_CONTROLLERS: usize = 4;
 
-/// Compiles an OpenClaw guest controller to bytecode, once per source: returns its key for
-/// `NativeExecutorCell.start`. Throws (with QuickJS's message) when the source does not compile.
-#[napi(catch_unwind)]
-pub fn compile_executor_controller(source: String) -> Result<String> {
-  let key = format!("{:016x}", hash(&source));
-  let known = |c: &Controller| c.key == key && c.source == source;
-  if CONTROLLERS.lock().iter().any(known) {
-    return Ok(key);
-  }
-  let bytecode =
-    bytecode::compile_script(&source, session::CONTROLLER_FILE, false, true).map_err(|e| {
-      Error::new(
-        Status::InvalidArg,
-        format!("the code mode controller source does not compile: {e}"),
-      )
-    })?;
-  let mut controllers = CONTROLLERS.lock();
-  controllers.retain(|c| c.key != key);
-  if controllers.len() >= MAX_CONTROLLERS {
-    controllers.remove(0);
-  }
-  controllers.push(Controller {
-    key: key.clone(),
-    source,
-    bytecode: Arc::new(bytecode),
-  });
-  Ok(key)
+/// Data texts by id, newest last: a run sends the same catalog with every cell, and a process
+/// keeps the last few it was sent (`crates/sandbox/src/lib.rs`, `MAX_DATA`).
+static DATA: Mutex<VecDeque<(u64, Arc<String>)>> = Mutex::new(VecDeque::new());
+const MAX_DATA: usize = 8;
+static NEXT_DATA: AtomicU64 = AtomicU64::new(1);
+static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
+
+fn hash(text: &str) -> u64 {
+  let mut hasher = DefaultHasher::new();
+  text.hash(&mut hasher);
+  hasher.finish()
 }
 
-fn controller(key: &str) -> Option<Arc<Vec<u8>>> {
-  CONTROLLERS
+/// The outcome JSON of a leg that did not run (the controller's failure shape).
+fn failed_json(code: &str, error: &str) -> String {
+  format!(
+    "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":[]}}",
+    serde_json::to_string(error).unwrap_or_default()
+  )
+}
+
+/// Compiles an OpenClaw guest controller in a sandbox process, once per source; resolves with
+/// its key for `NativeExecutorCell.start`, and rejects with QuickJS's message when the source
+/// does not compile.
+#[napi(catch_unwind, ts_return_type = "Promise<string>")]
+pub fn compile_executor_controller<'env>(env: &'env Env, source: String) -> Result<Object<'env>> {
+  let (settle, promise) = promise::create::<String>(env)?;
+  let key = format!("{:016x}", hash(&source));
+  {
+    let mut controllers = CONTROLLERS.lock();
+    controllers.retain(|(k, _)| *k != key);
+    if controllers.len() >= MAX_CONTROLLERS {
+      controllers.remove(0);
+    }
+    controllers.push((key.clone(), source.into()));
+  }
+  match sandbox::process_for(0) {
+    Err(failure) => settle.reject(failure.message),
+    Ok(process) => define_controller(&process, &key, Some((settle, key.clone()))),
+  }
+  Ok(promise)
+}
+
+/// Sends controller `key` to `process` unless it has it; `answer` learns whether it compiled.
+fn define_controller(process: &Arc<Process>, key: &str, answer: Option<(Settle<String>, String)>) {
+  let fresh = process.told.lock().controllers.insert(key.to_string());
+  let source = CONTROLLERS
     .lock()
     .iter()
-    .find(|c| c.key == key)
-    .map(|c| c.bytecode.clone())
+    .find(|(k, _)| k == key)
+    .map(|(_, source)| source.clone());
+  let Some(source) = source else {
+    if let Some((settle, _)) = answer {
+      settle.reject("the code mode controller is not loaded");
+    }
+    return;
+  };
+  if !fresh {
+    if let Some((settle, key)) = answer {
+      settle.resolve(key);
+    }
+    return;
+  }
+  let request = sandbox::next_request();
+  let command = Command::Compile {
+    request,
+    key: key.to_string(),
+    source: source.to_string(),
+  };
+  let told = process.clone();
+  let forget = key.to_string();
+  process.request(
+    request,
+    &command,
+    Box::new(move |reply| {
+      let compiled = match reply {
+        Answer::Unit => Ok(()),
+        Answer::Error(message) => Err(message),
+        _ => Err("the sandbox answered a compile with something else".into()),
+      };
+      if compiled.is_err() {
+        told.told.lock().controllers.remove(&forget);
+      }
+      if let Some((settle, key)) = answer {
+        match compiled {
+          Ok(()) => settle.resolve(key),
+          Err(message) => settle.reject(message),
+        }
+      }
+    }),
+  );
+}
+
+/// The data globals for `process`: known there already, or sent now.
+fn data_for(process: &Arc<Process>, text: String) -> Data {
+  let id = {
+    let mut table = DATA.lock();
+    // Compared by length, then bytes (no hashing of a large catalog's megabytes per cell).
+    match table
+      .iter()
+      .find(|(_, known)| known.len() == text.len() && **known == text)
+    {
+      Some((id, _)) => *id,
+      None => {
+        let id = NEXT_DATA.fetch_add(1, Ordering::Relaxed);
+        if table.len() >= MAX_DATA {
+          table.pop_front();
+        }
+        table.push_back((id, Arc::new(text.clone())));
+        id
+      }
+    }
+  };
+  let mut told = process.told.lock();
+  if told.data.contains(&id) {
+    return Data::Known { id };
+  }
+  if told.data.len() >= MAX_DATA {
+    told.data.pop_front();
+  }
+  told.data.push_back(id);
+  Data::New { id, text }
+}
+
+/// Routes cells with the same data to the same process (its prepared VMs are there): a cheap
+/// fingerprint of the text, not a hash of all of it.
+fn affinity(data: &str) -> u64 {
+  let bytes = data.as_bytes();
+  let head = &bytes[..bytes.len().min(256)];
+  let tail = &bytes[bytes.len().saturating_sub(256)..];
+  let mut hasher = DefaultHasher::new();
+  (bytes.len(), head, tail).hash(&mut hasher);
+  hasher.finish()
 }
 
 /// Limits of one executor cell.
@@ -76,49 +165,72 @@ pub struct ExecutorCellLimits {
   pub max_pending_tool_calls: u32,
 }
 
-struct Shared {
-  session: Mutex<Option<Session>>,
-  /// The VM's kill switch, readable while a leg holds `session`.
-  signals: Mutex<Option<Arc<crate::engine::limits::Signals>>>,
-  running: AtomicBool,
-  disposed: AtomicBool,
-  /// `abort` came, perhaps before the leg's VM was ready: applied as soon as it is.
-  aborted: AtomicBool,
-  limits: (usize, usize),
-}
-
-/// Frees a VM on a worker, not on Node's thread (freeing a large heap takes a while).
-fn free_on_worker(session: Session) {
-  let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
-}
-
-impl Drop for Shared {
-  /// A cell dropped by the garbage collector (never disposed) frees its VM too.
-  fn drop(&mut self) {
-    if let Some(session) = self.session.get_mut().take() {
-      free_on_worker(session);
-    }
-  }
-}
-
-/// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it). Its VM lives
-/// here between legs: a parked continuation costs what the VM holds, and no thread.
+/// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it): a handle on
+/// the cell in its sandbox process, where its VM lives between legs.
 #[napi]
 pub struct NativeExecutorCell {
-  shared: Arc<Shared>,
+  id: u64,
+  limits: (u64, u32),
+  process: Mutex<Option<Arc<Process>>>,
+  disposed: AtomicBool,
 }
 
-type Resolve = napi::JsDeferred<String, Box<dyn FnOnce(Env) -> Result<String> + Send>>;
+impl NativeExecutorCell {
+  /// Runs a leg: admitted, sent, and answered with the outcome JSON on every path.
+  fn leg(
+    &self,
+    settle: Settle<String>,
+    process: Arc<Process>,
+    timeout_ms: f64,
+    command: impl FnOnce(u64) -> Command + Send + 'static,
+  ) {
+    let settle = Arc::new(Mutex::new(Some(settle)));
+    let failed = settle.clone();
+    let start = move || {
+      let request = sandbox::next_request();
+      let command = command(request);
+      let answered = settle.clone();
+      let lost = process.clone();
+      process.request(
+        request,
+        &command,
+        Box::new(move |answer| {
+          admission::release();
+          let json = match answer {
+            Answer::Text(json) => json,
+            Answer::Error(message) => failed_json("runtime_unavailable", &message),
+            _ => failed_json("runtime_unavailable", &lost.lost()),
+          };
+          if let Some(settle) = answered.lock().take() {
+            settle.resolve(json);
+          }
+        }),
+      );
+    };
+    let fail = move |failure: crate::error::Failure| {
+      if let Some(settle) = failed.lock().take() {
+        settle.resolve(failed_json(failure.code.as_str(), &failure.message));
+      }
+    };
+    let wait = if timeout_ms.is_finite() && timeout_ms > 0.0 {
+      Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0)
+    } else {
+      Duration::ZERO
+    };
+    admission::admit(wait, start, fail);
+  }
 
-fn resolve(deferred: Resolve, json: String) {
-  deferred.resolve(Box::new(move |_| Ok(json)));
-}
-
-fn failed_json(code: &str, error: &str) -> String {
-  format!(
-    "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":[]}}",
-    serde_json::to_string(error).unwrap_or_default()
-  )
+  /// The process holding this cell, if it still holds it.
+  fn holder(&self) -> std::result::Result<Arc<Process>, String> {
+    if self.disposed.load(Ordering::Acquire) {
+      return Err("Code Mode continuation has already been consumed or disposed".into());
+    }
+    match self.process.lock().clone() {
+      Some(process) if process.phase() != Phase::Dead => Ok(process),
+      Some(process) => Err(process.lost()),
+      None => Err("the code mode cell has no VM".into()),
+    }
+  }
 }
 
 #[napi]
@@ -127,19 +239,15 @@ impl NativeExecutorCell {
   pub fn new(limits: ExecutorCellLimits) -> Self {
     // A NaN would clamp to 0, which QuickJS reads as "no limit".
     let memory = if limits.memory_limit_bytes.is_finite() {
-      limits.memory_limit_bytes.clamp(1.0 * 1024.0 * 1024.0, 4e9) as usize
+      limits.memory_limit_bytes.clamp(1024.0 * 1024.0, 4e9) as u64
     } else {
       64 << 20
     };
     NativeExecutorCell {
-      shared: Arc::new(Shared {
-        session: Mutex::new(None),
-        signals: Mutex::new(None),
-        running: AtomicBool::new(false),
-        disposed: AtomicBool::new(false),
-        aborted: AtomicBool::new(false),
-        limits: (memory, limits.max_pending_tool_calls.max(1) as usize),
-      }),
+      id: NEXT_CELL.fetch_add(1, Ordering::Relaxed),
+      limits: (memory, limits.max_pending_tool_calls.max(1)),
+      process: Mutex::new(None),
+      disposed: AtomicBool::new(false),
     }
   }
 
@@ -155,25 +263,40 @@ impl NativeExecutorCell {
     location_json: String,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
-    let step = controller(&key).map(|controller| {
-      let prepare = Prepare {
-        key: SpareKey {
-          controller: key,
-          memory: self.shared.limits.0,
-          max_pending: self.shared.limits.1,
-          data: Arc::new(data_json),
-        },
-        controller,
-      };
-      (
-        Step::Exec {
-          source,
-          location: location_json,
-        },
-        Some(prepare),
-      )
+    let (settle, promise) = promise::create::<String>(env)?;
+    if self.disposed.load(Ordering::Acquire) || self.process.lock().is_some() {
+      settle.resolve(failed_json(
+        "runtime_unavailable",
+        "a code mode cell starts once",
+      ));
+      return Ok(promise);
+    }
+    let process = match sandbox::process_for(affinity(&data_json)) {
+      Ok(process) => process,
+      Err(failure) => {
+        settle.resolve(failed_json("runtime_unavailable", &failure.message));
+        return Ok(promise);
+      }
+    };
+    define_controller(&process, &key, None);
+    *self.process.lock() = Some(process.clone());
+    process.executor_cells.lock().insert(self.id);
+    let (cell, (memory, max_pending)) = (self.id, self.limits);
+    let data = data_for(&process, data_json);
+    self.leg(settle, process, timeout_ms, move |request| {
+      Command::ExecutorStart {
+        request,
+        cell,
+        controller: key,
+        data,
+        memory_limit_bytes: memory,
+        max_pending_tool_calls: max_pending,
+        source,
+        location: location_json,
+        timeout_ms,
+      }
     });
-    self.leg(env, step, timeout_ms)
+    Ok(promise)
   }
 
   /// A later leg: settles `settledJson` (`[{id, ok, json}]`), keeps pending only the requests
@@ -188,103 +311,29 @@ impl NativeExecutorCell {
     pending_ids: String,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
-    let pending = pending_ids
+    let (settle, promise) = promise::create::<String>(env)?;
+    let process = match self.holder() {
+      Ok(process) => process,
+      Err(message) => {
+        settle.resolve(failed_json("runtime_unavailable", &message));
+        return Ok(promise);
+      }
+    };
+    let pending: Vec<String> = pending_ids
       .split('\n')
       .filter(|id| !id.is_empty())
       .map(str::to_string)
       .collect();
-    self.leg(
-      env,
-      Some((
-        Step::Settle {
-          settled: settled_json,
-          pending,
-        },
-        None,
-      )),
-      timeout_ms,
-    )
-  }
-
-  fn leg<'env>(
-    &self,
-    env: &'env Env,
-    step: Option<(Step, Option<Prepare>)>,
-    timeout_ms: f64,
-  ) -> Result<Object<'env>> {
-    let (deferred, promise): (Resolve, Object) = env.create_deferred()?;
-    let refuse = if self.shared.disposed.load(Ordering::Acquire) {
-      Some((
-        "runtime_unavailable",
-        "Code Mode continuation has already been consumed or disposed".to_string(),
-      ))
-    } else if step.is_none() {
-      Some((
-        "runtime_unavailable",
-        "the code mode controller is not loaded".to_string(),
-      ))
-    } else if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
-      Some(("timeout", "code mode timeout exceeded".to_string()))
-    } else if self.shared.running.swap(true, Ordering::AcqRel) {
-      Some((
-        "runtime_unavailable",
-        "a code mode leg is already running in this cell".to_string(),
-      ))
-    } else {
-      None
-    };
-    if let Some((code, message)) = refuse {
-      resolve(deferred, failed_json(code, &message));
-      return Ok(promise);
-    }
-    let (step, prepare) = step.expect("checked above");
-    let deadline = Instant::now() + Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0);
-    let shared = self.shared.clone();
-    let once = Arc::new(Mutex::new(Some(deferred)));
-    let stuck = once.clone();
-    let refused = once.clone();
-    let work = Box::new(move || {
-      let ran = catch_unwind(AssertUnwindSafe(|| {
-        run_leg(&shared, step, prepare, deadline)
-      }));
-      let (json, finished, prepare) = ran.unwrap_or_else(|panic| {
-        let message = format!("code mode runtime failed: {}", panic_message(&*panic));
-        (failed_json("internal_error", &message), None, None)
-      });
-      shared.running.store(false, Ordering::Release);
-      if let Some(deferred) = once.lock().take() {
-        resolve(deferred, json);
-      }
-      // After the result is on its way, and as work of its own (no deadline, so the watchdog
-      // never counts a slow free against the pool): the finished VM is freed, and the next cell
-      // of the same run gets a VM ready for it.
-      if finished.is_some() || prepare.is_some() {
-        let cleanup = Box::new(move || {
-          drop(finished);
-          if let Some(prepare) = prepare {
-            spares::refill(prepare);
-          }
-        });
-        let _ = bare::spawn(cleanup, None, Box::new(|| {}));
+    let cell = self.id;
+    self.leg(settle, process, timeout_ms, move |request| {
+      Command::ExecutorNext {
+        request,
+        cell,
+        settled: settled_json,
+        pending,
+        timeout_ms,
       }
     });
-    let stuck_shared = self.shared.clone();
-    let on_stuck = Box::new(move || {
-      // The VM is still in use on the abandoned thread: this cell can never run again.
-      stuck_shared.disposed.store(true, Ordering::Release);
-      if let Some(deferred) = stuck.lock().take() {
-        resolve(
-          deferred,
-          failed_json("timeout", "code mode timeout exceeded"),
-        );
-      }
-    });
-    if let Err(message) = bare::spawn(work, Some(deadline), on_stuck) {
-      self.shared.running.store(false, Ordering::Release);
-      if let Some(deferred) = refused.lock().take() {
-        resolve(deferred, failed_json("runtime_unavailable", &message));
-      }
-    }
     Ok(promise)
   }
 
@@ -292,31 +341,25 @@ impl NativeExecutorCell {
   /// continuation's `retainedBytes`).
   #[napi(ts_return_type = "Promise<number>")]
   pub fn park<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
-    let (deferred, promise) =
-      env.create_deferred::<f64, Box<dyn FnOnce(Env) -> Result<f64> + Send>>()?;
-    let shared = self.shared.clone();
-    let once = Arc::new(Mutex::new(Some(deferred)));
-    let refused = once.clone();
-    let work = Box::new(move || {
-      let bytes = shared
-        .session
-        .lock()
-        .as_ref()
-        .map_or(0, |s| s.retained_bytes());
-      if let Some(deferred) = once.lock().take() {
-        deferred.resolve(Box::new(move |_| Ok(bytes as f64)));
-      }
-    });
-    if bare::spawn(work, None, Box::new(|| {})).is_err() {
-      // No worker to collect on: report what the VM holds now.
-      let bytes = self
-        .shared
-        .session
-        .try_lock()
-        .and_then(|s| s.as_ref().map(|s| s.vm.memory_used()))
-        .unwrap_or(usize::MAX);
-      if let Some(deferred) = refused.lock().take() {
-        deferred.resolve(Box::new(move |_| Ok(bytes as f64)));
+    let (settle, promise) = promise::create::<f64>(env)?;
+    match self.holder() {
+      Err(_) => settle.resolve(0.0),
+      Ok(process) => {
+        let request = sandbox::next_request();
+        process.request(
+          request,
+          &Command::ExecutorPark {
+            request,
+            cell: self.id,
+          },
+          Box::new(move |answer| {
+            let bytes = match answer {
+              Answer::Text(text) => text.parse::<f64>().unwrap_or(f64::MAX),
+              _ => f64::MAX,
+            };
+            settle.resolve(bytes);
+          }),
+        );
       }
     }
     Ok(promise)
@@ -325,158 +368,27 @@ impl NativeExecutorCell {
   /// Stops the running leg (it ends `aborted`).
   #[napi]
   pub fn abort(&self) {
-    self.shared.aborted.store(true, Ordering::Release);
-    if let Some(signals) = self.shared.signals.lock().as_ref() {
-      signals.kill(Kill::Aborted);
+    if let Some(process) = self.process.lock().clone() {
+      process.send(&Command::ExecutorAbort { cell: self.id });
     }
   }
 
-  /// Frees the VM (on a worker); later legs fail `runtime_unavailable`. Idempotent.
+  /// Frees the VM; later legs fail `runtime_unavailable`. Idempotent.
   #[napi]
   pub fn dispose(&self) {
-    if self.shared.disposed.swap(true, Ordering::AcqRel) {
+    if self.disposed.swap(true, Ordering::AcqRel) {
       return;
     }
-    if let Some(session) = self.shared.session.try_lock().and_then(|mut s| s.take()) {
-      free_on_worker(session);
+    if let Some(process) = self.process.lock().take() {
+      process.executor_cells.lock().remove(&self.id);
+      process.send(&Command::ExecutorDispose { cell: self.id });
     }
   }
 }
 
-/// One leg on a worker: takes a ready VM (or prepares one) on the first, runs, and keeps it
-/// parked for the next leg or hands it back to be freed once the outcome is sent.
-fn run_leg(
-  shared: &Shared,
-  step: Step,
-  prepare: Option<Prepare>,
-  deadline: Instant,
-) -> (String, Option<Session>, Option<Prepare>) {
-  let mut slot = shared.session.lock();
-  if shared.disposed.load(Ordering::Acquire) {
-    let json = failed_json(
-      "runtime_unavailable",
-      "Code Mode continuation has already been consumed or disposed",
-    );
-    return (json, slot.take(), None);
-  }
-  if slot.is_none() {
-    let Some(prepare) = &prepare else {
-      return (
-        failed_json("runtime_unavailable", "the code mode cell has no VM"),
-        None,
-        None,
-      );
-    };
-    match spares::take(&prepare.key).map_or_else(|| spares::build(prepare, deadline), Ok) {
-      Ok(session) => {
-        *shared.signals.lock() = Some(session.vm.signals.clone());
-        *slot = Some(session);
-      }
-      Err((code, message)) => return (failed_json(code, &message), None, None),
-    }
-  }
-  let session = slot.as_mut().expect("built above");
-  if shared.aborted.load(Ordering::Acquire) {
-    session.vm.signals.kill(Kill::Aborted);
-  }
-  session.vm.signals.set_deadline(Some(deadline));
-  let outcome = session.leg(step);
-  session.vm.signals.set_deadline(None);
-  let json = session::outcome_json(&outcome, &session.bridge.lock());
-  // A cell disposed while its leg ran keeps nothing.
-  let keep =
-    matches!(outcome, Outcome::Boundary { .. }) && !shared.disposed.load(Ordering::Acquire);
-  if keep {
-    session.bridge.lock().canceled.clear();
-    return (json, None, prepare);
-  }
-  *shared.signals.lock() = None;
-  (json, slot.take(), prepare)
-}
-
-fn hash(text: &str) -> u64 {
-  let mut hasher = DefaultHasher::new();
-  text.hash(&mut hasher);
-  hasher.finish()
-}
-
-/// What a cell's first VM is prepared with.
-pub(crate) struct Prepare {
-  key: SpareKey,
-  controller: Arc<Vec<u8>>,
-}
-
-/// VMs of the same preparation are interchangeable before their program runs. Compared field by
-/// field, the data text last: a length check, then a `memcmp` only when the lengths agree (no
-/// hashing of a large catalog's megabytes per cell).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct SpareKey {
-  controller: String,
-  memory: usize,
-  max_pending: usize,
-  /// The host data globals, as JSON.
-  data: Arc<String>,
-}
-
-/// VMs prepared ahead (controller run over the host data, no program yet) for the next cell of
-/// a run: a gateway sends the same catalog with every exec of a run, and preparing the controller
-/// is most of a cell's start. Built on a worker after a cell's result is sent.
-mod spares {
-  use super::{Prepare, Session, SpareKey};
-  use parking_lot::Mutex;
-  use std::time::{Duration, Instant};
-
-  /// Spare VMs kept at most (each holds a controller's heap, ~170 KB with a small catalog), and
-  /// per preparation: two, so that a cell arriving while the last one's spare is still being
-  /// built finds one ready.
-  const MAX_SPARES: usize = 6;
-  const PER_KEY: usize = 2;
-  /// How long preparing a spare may run (the controller and data are the gateway's own).
-  const PREPARE_BUDGET: Duration = Duration::from_secs(5);
-
-  static SPARES: Mutex<Vec<(SpareKey, Session)>> = Mutex::new(Vec::new());
-
-  pub(super) fn take(key: &SpareKey) -> Option<Session> {
-    let mut spares = SPARES.lock();
-    let at = spares.iter().rposition(|(k, _)| k == key)?;
-    Some(spares.remove(at).1)
-  }
-
-  /// A new VM, prepared under `deadline`.
-  pub(super) fn build(
-    prepare: &Prepare,
-    deadline: Instant,
-  ) -> Result<Session, (&'static str, String)> {
-    let mut session = Session::new(prepare.key.memory, prepare.key.max_pending)
-      .map_err(|message| ("runtime_unavailable", message))?;
-    session.vm.signals.set_deadline(Some(deadline));
-    match session.prepare(&prepare.key.data, &prepare.controller) {
-      Ok(()) => Ok(session),
-      Err(_) if session.vm.killed() == crate::engine::limits::Kill::Timeout => {
-        Err(("timeout", "code mode timeout exceeded".into()))
-      }
-      Err(failure) => Err(failure),
-    }
-  }
-
-  /// Tops up the spares of this preparation.
-  pub(super) fn refill(prepare: Prepare) {
-    while SPARES
-      .lock()
-      .iter()
-      .filter(|(k, _)| *k == prepare.key)
-      .count()
-      < PER_KEY
-    {
-      let Ok(session) = build(&prepare, Instant::now() + PREPARE_BUDGET) else {
-        return;
-      };
-      session.vm.signals.set_deadline(None);
-      let mut spares = SPARES.lock();
-      let oldest = (spares.len() >= MAX_SPARES).then(|| spares.remove(0));
-      spares.push((prepare.key.clone(), session));
-      drop(spares);
-      drop(oldest);
-    }
+impl Drop for NativeExecutorCell {
+  /// A cell dropped by the garbage collector (never disposed) frees its VM too.
+  fn drop(&mut self) {
+    self.dispose();
   }
 }

@@ -3,12 +3,12 @@
 //! are hand-packed; everything else is JSON text.
 //!
 //! - Port messages ([`Message`]): `(kind, id, payload)` through the run's port (`src/port.rs`).
-//! - Call batches (`calls.rs`): `[parentToolCallId | null, (call, toolIndex, input, namespace | 0)…]`.
+//! - Call batches (`code_mode_catalog::calls`, written in the sandbox and passed through):
+//!   `[parentToolCallId | null, (call, toolIndex, input, namespace | 0)…]`.
 //! - Settled outcomes (`settle.rs`): a `Float64Array` of `[cell, call, ok, length]` per outcome
 //!   and their payloads joined.
 //! - Leg results (`result.rs`) and events ([`cell_event`]): JSON text.
 
-pub mod calls;
 pub mod result;
 pub mod settle;
 pub mod types;

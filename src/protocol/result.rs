@@ -1,7 +1,7 @@
 //! `CodeModeResult` as JSON text. Values and JSON output items arrive as JSON text from the
 //! guest and are spliced in as they are, never decoded and re-encoded.
 
-use crate::engine::{OutputItem, PendingRequest};
+use code_mode_protocol::leg::{OutputItem, PendingRequest};
 use crate::error::Failure;
 
 pub enum Status<'a> {
@@ -10,7 +10,7 @@ pub enum Status<'a> {
   },
   Waiting {
     run_id: &'a str,
-    reason: &'static str,
+    reason: &'a str,
     pending: &'a [PendingRequest],
   },
   Failed(&'a Failure),
@@ -46,7 +46,7 @@ pub fn to_json(status: Status, output: &[OutputItem], telemetry: &str) -> String
         out.push_str("{\"id\":");
         push_str(&mut out, &entry.id);
         out.push_str(",\"method\":");
-        push_str(&mut out, entry.method);
+        push_str(&mut out, &entry.method);
         if let Some(tool) = &entry.target {
           out.push_str(",\"toolId\":");
           push_str(&mut out, tool);
@@ -115,7 +115,7 @@ mod tests {
     );
     let pending = [PendingRequest {
       id: "c1".into(),
-      method: "call",
+      method: "call".into(),
       target: Some("openclaw:core:x".into()),
     }];
     let waiting = to_json(

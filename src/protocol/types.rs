@@ -327,7 +327,7 @@ pub enum CodeModeCellEvent {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::engine::{OutputItem, PendingRequest};
+  use code_mode_protocol::leg::{OutputItem, PendingRequest};
   use crate::error::{ErrorCode, Failure};
   use crate::protocol::cell_event;
   use crate::protocol::result::{Status, to_json};
@@ -352,12 +352,12 @@ mod tests {
     let pending = [
       PendingRequest {
         id: "c1".into(),
-        method: "call",
+        method: "call".into(),
         target: Some("openclaw:core:x".into()),
       },
       PendingRequest {
         id: "timer_2".into(),
-        method: "timer",
+        method: "timer".into(),
         target: None,
       },
     ];

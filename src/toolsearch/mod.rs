@@ -2,17 +2,17 @@
 //! same engine and catalog as code mode.
 //!
 //! - `config.rs`: `resolveToolSearchConfig`.
-//! - `guest.rs` (+ `prelude.js`): the `tool_search_code` VM: `openclaw.tools` and console only.
+//! - `crates/sandbox/src/toolsearch.rs` (+ `toolsearch.js`): the `tool_search_code` VM, in the
+//!   sandbox: `openclaw.tools` and console only.
 //! - `surface.rs`: the model tools of each mode and the capability directory.
 //! - here: the napi side the JS layer (`lib/tool-search.js`) drives, next to the code-mode
 //!   [`Run`] it makes for Tool Search (same catalog, executor path, events and counters).
 
 pub mod config;
-pub mod guest;
 pub mod surface;
 
-use crate::catalog::Source;
-use crate::engine::Cell;
+use crate::catalog::{self, Source};
+use crate::telemetry::Counters;
 use crate::input::Field;
 use crate::protocol::types::CodeModeSources;
 use crate::run::Run;
@@ -124,21 +124,33 @@ impl NativeToolSearch {
     }
   }
 
-  /// `tool_search`: compact hits as JSON text; throws on a bad limit (the JS layer makes it a
-  /// failed result).
-  #[napi(catch_unwind)]
-  pub fn search(&self, query: String, limit: Option<f64>) -> Result<String> {
-    let limit = self
-      .run
-      .search_limit(limit)
-      .map_err(|m| Error::new(Status::InvalidArg, m))?;
-    Ok(guest::search_json(&self.run, &query, limit))
+  /// `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
+  /// resolves with the compact hits as JSON text; rejects on a bad limit (the JS layer makes
+  /// it a failed result).
+  #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+  pub fn search<'env>(
+    &self,
+    env: &'env Env,
+    query: String,
+    limit: Option<f64>,
+  ) -> Result<Object<'env>> {
+    let (settle, promise) = crate::promise::create::<String>(env)?;
+    self.run.search(query, limit, move |hits| match hits {
+      Ok(hits) => settle.resolve(hits),
+      Err(message) => settle.reject(message),
+    });
+    Ok(promise)
   }
 
   /// `tool_describe`: the entry with `parameters` as JSON text, or null when unavailable.
   #[napi(catch_unwind)]
   pub fn describe(&self, id: String) -> Option<String> {
-    guest::describe_json(&self.run, &id)
+    Counters::bump(&self.run.telemetry.describes);
+    self
+      .run
+      .catalog
+      .get(&id)
+      .map(|e| catalog::compact_json(e, true).to_string())
   }
 
   /// `{ id, name, source, sourceName }` of a catalog entry as JSON text (not counted as a
@@ -160,19 +172,13 @@ impl NativeToolSearch {
   /// The message for an id that is not (or no longer) in the catalog.
   #[napi]
   pub fn unavailable(&self, id: String) -> String {
-    guest::unavailable(&id)
+    catalog::unavailable(&id)
   }
 
   /// Drops a cell that stopped in `waiting` (Tool Search never suspends): its nested calls are
   /// cancelled. False when no such cell of this run is parked.
   #[napi(catch_unwind)]
   pub fn drop_parked(&self, token: String) -> bool {
-    match Cell::parked(&token) {
-      Some(cell) if Run::of(cell.host()).scope == self.run.scope => {
-        cell.abort();
-        true
-      }
-      _ => false,
-    }
+    self.run.drop_parked(&token)
   }
 }

@@ -39,8 +39,18 @@ pub struct Building {
 
 impl Building {
   /// Starts building the catalog of the gateway's tools as JSON text (unparseable text is an
-  /// empty catalog).
+  /// empty catalog), and its search index if it is large.
   pub fn start(json: String) -> Building {
+    Building::start_with(json, true)
+  }
+
+  /// As [`Building::start`], for a copy that is never searched (the addon's: searches run in
+  /// the sandbox processes).
+  pub fn start_without_index(json: String) -> Building {
+    Building::start_with(json, false)
+  }
+
+  fn start_with(json: String, index: bool) -> Building {
     BUILDS.fetch_add(1, Ordering::Relaxed);
     let building = Building {
       ready: OnceLock::new(),
@@ -60,7 +70,7 @@ impl Building {
         let catalog = Arc::new(Catalog::from_json(&text));
         drop(text);
         let _ = send.send(catalog.clone());
-        if catalog.len() >= WARM_INDEX_FROM {
+        if index && catalog.len() >= WARM_INDEX_FROM {
           catalog.warm_index();
         }
       });

@@ -5,6 +5,7 @@
 //! `ALL_TOOLS` and `tools.*` views; they are reached through `MCP.<server>.<tool>()`.
 
 pub mod building;
+pub mod calls;
 pub mod names;
 pub mod search;
 
@@ -324,6 +325,14 @@ fn doc(e: &CatalogEntry) -> Doc<'_> {
     label: e.label.as_deref(),
     description: &e.description,
   }
+}
+
+/// The message a call or describe of an id outside the catalog gets: the tool may have been
+/// denied or removed since it was found (fail closed, never a guess).
+pub fn unavailable(id: &str) -> String {
+  format!(
+    "Tool {id} is not available in this run: it is unknown, not allowed, or no longer in the catalog. Search again for a current id."
+  )
 }
 
 /// The guest-facing entry (`ToolCatalogEntry`, plus `parameters` for describe).

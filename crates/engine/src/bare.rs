@@ -9,6 +9,7 @@
 use super::limits::{Kill, Signals};
 use super::pool::{self, Job};
 use super::vm::{runtime, runtime_failure};
+use super::stuck;
 use super::watchdog::{self, Overrun, STUCK_GRACE};
 use crate::error::Failure;
 use parking_lot::Mutex;
@@ -16,7 +17,7 @@ use rquickjs::{Context, Ctx, Runtime};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A QuickJS runtime and context with the engine's limits and no prelude.
 pub struct BareVm {
@@ -68,7 +69,8 @@ struct Task {
   work: Mutex<Option<Box<dyn FnOnce() + Send>>>,
   /// Called instead of waiting for `work` when it is stuck in native code past its deadline.
   stuck: Mutex<Option<Box<dyn FnOnce() + Send>>>,
-  deadline: Option<Instant>,
+  /// How long the work may run once a worker takes it (`None`: unwatched).
+  budget: Option<Duration>,
   abandoned: AtomicBool,
 }
 
@@ -76,37 +78,49 @@ static NEXT_TASK: AtomicU64 = AtomicU64::new(1 << 62);
 
 impl Job for Task {
   fn run(self: Arc<Self>) -> bool {
-    if let Some(deadline) = self.deadline {
+    let running = stuck::begin();
+    if let Some(budget) = self.budget {
+      let deadline = Instant::now() + budget;
       let owner: Arc<dyn Overrun> = self.clone();
-      watchdog::watch(self.id, Arc::downgrade(&owner), 0, deadline + STUCK_GRACE);
+      watchdog::watch(
+        self.id,
+        Arc::downgrade(&owner),
+        0,
+        deadline + STUCK_GRACE,
+        &running,
+      );
     }
     if let Some(work) = self.work.lock().take() {
       // A panic is the host's to report (it owns the result); it must not end the worker.
       let _ = catch_unwind(AssertUnwindSafe(work));
     }
     watchdog::unwatch(self.id);
+    drop(running);
     self.abandoned.load(Ordering::Acquire)
   }
 }
 
 impl Overrun for Task {
-  fn overran(self: Arc<Self>, _slice: u64) {
+  fn overran(self: Arc<Self>, _slice: u64) -> bool {
     if self.abandoned.swap(true, Ordering::AcqRel) {
-      return;
+      return false;
     }
     pool::replace_stuck_worker();
     if let Some(stuck) = self.stuck.lock().take() {
       stuck();
     }
+    true
   }
 }
 
-/// Runs `work` on a worker thread. If it is still running [`STUCK_GRACE`] past `deadline`
-/// (native code that never polls the interrupt handler), `stuck` runs instead on the clock
-/// thread and the worker is replaced. Fails when the workers are full of such stuck work.
+/// Runs `work` on a worker thread. If it is still running [`STUCK_GRACE`] past `budget`
+/// (counted from when a worker takes it; native code that never polls the interrupt
+/// handler), `stuck` runs instead on the clock thread, the worker is replaced, and its thread
+/// may be frozen inside the parts of `work` it marked as guest work ([`stuck::guest`]).
+/// Fails when the workers are full of such stuck work.
 pub fn spawn(
   work: Box<dyn FnOnce() + Send>,
-  deadline: Option<Instant>,
+  budget: Option<Duration>,
   stuck: Box<dyn FnOnce() + Send>,
 ) -> Result<(), String> {
   if let Some(refusal) = pool::refusal() {
@@ -116,7 +130,7 @@ pub fn spawn(
     id: NEXT_TASK.fetch_add(1, Ordering::Relaxed),
     work: Mutex::new(Some(work)),
     stuck: Mutex::new(Some(stuck)),
-    deadline,
+    budget,
     abandoned: AtomicBool::new(false),
   }));
   Ok(())

@@ -13,6 +13,7 @@ use super::store::{Store, new_token};
 use super::vm::{self, Delivery, SliceEnd, Vm};
 use super::watchdog::Overrun;
 use super::watchdog::{self, STUCK_GRACE};
+use super::stuck;
 use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
 use super::{admission, clock, output, pool, warm};
 use crate::error::{ErrorCode, Failure, FailurePhase, messages, panic_message};
@@ -20,12 +21,9 @@ use crate::state::{Outcome, VmState};
 use dashmap::DashMap;
 use parking_lot::Mutex;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 use tokio::task::AbortHandle;
-
-static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
 
 /// Parked cells, by token.
 pub static STORE: LazyLock<Store<Cell>> = LazyLock::new(Store::new);
@@ -109,8 +107,7 @@ enum End {
 }
 
 impl Cell {
-  fn new(host: Arc<dyn Host>, guest: &'static Guest, prepare: Prepare) -> Arc<Cell> {
-    let id = NEXT_CELL.fetch_add(1, Ordering::Relaxed);
+  fn new(id: u64, host: Arc<dyn Host>, guest: &'static Guest, prepare: Prepare) -> Arc<Cell> {
     // A warm VM if one is ready (binding runs no JavaScript); otherwise the first slice builds one.
     let vm = warm::take(guest);
     let signals = match &vm {
@@ -152,17 +149,19 @@ impl Cell {
     }
   }
 
-  /// Starts a new cell for an exec leg of `host`, in a VM of `guest`; `prepare` makes its
-  /// program on its first slice. `before_start` runs before the leg can end (the host tracks
-  /// the cell there, and anything it reports there comes before the leg's end).
+  /// Starts cell `id` (the host's number for it, unique in the process) for an exec leg of
+  /// `host`, in a VM of `guest`; `prepare` makes its program on its first slice.
+  /// `before_start` runs before the leg can end (the host tracks the cell there, and anything
+  /// it reports there comes before the leg's end).
   pub fn exec(
+    id: u64,
     host: Arc<dyn Host>,
     guest: &'static Guest,
     leg: LegTag,
     prepare: Prepare,
     before_start: impl FnOnce(&Arc<Cell>),
   ) -> Arc<Cell> {
-    let cell = Cell::new(host, guest, prepare);
+    let cell = Cell::new(id, host, guest, prepare);
     cell.state.lock().leg = Some(Cell::new_leg(leg));
     CELLS.insert(cell.id, cell.clone());
     before_start(&cell);
@@ -182,6 +181,11 @@ impl Cell {
   /// The parked cell under `token`, if any.
   pub fn parked(token: &str) -> Option<Arc<Cell>> {
     STORE.get(token)
+  }
+
+  /// The live cell `id` (in a leg or parked), if any.
+  pub fn live(id: u64) -> Option<Arc<Cell>> {
+    CELLS.get(&id).map(|cell| cell.clone())
   }
 
   /// Starts a wait leg of `host` on a parked cell (the caller checked that `host` may drive
@@ -408,12 +412,14 @@ impl Cell {
 
     let started = Instant::now();
     self.signals.set_deadline(Some(started + budget));
+    let running = stuck::begin();
     let weak: std::sync::Weak<dyn Overrun> = Arc::downgrade(self) as _;
-    watchdog::watch(self.id, weak, slice, started + budget + STUCK_GRACE);
+    watchdog::watch(self.id, weak, slice, started + budget + STUCK_GRACE, &running);
     let step = catch_unwind(AssertUnwindSafe(|| {
       self.slice(&mut slot, prepare, deliveries, host_work)
     }));
     watchdog::unwatch(self.id);
+    drop(running);
     // The requests the slice started reach the host before anything else the cell sends; a
     // cell the watchdog already ended never starts them.
     if let Some(state) = self.vm_state.lock().clone() {
@@ -470,11 +476,11 @@ impl Cell {
   /// stuck in native code that never polls the interrupt handler. The leg fails now; the
   /// worker is replaced and its thread keeps the VM until the native loop returns (the kill
   /// flag then stops the guest at its next poll and the VM is dropped there).
-  fn overran(self: &Arc<Self>, slice: u64) {
+  fn overran(self: &Arc<Self>, slice: u64) -> bool {
     {
       let mut st = self.state.lock();
       if st.phase != Phase::Running || st.slices != slice {
-        return;
+        return false;
       }
       st.abandoned = Some(slice);
       // Under the state lock, so the worker sees the kill if it returns right now.
@@ -483,6 +489,7 @@ impl Cell {
     pool::replace_stuck_worker();
     let failure = kill_failure(self.signals.killed(), &self.limits(), &self.signals);
     self.finish(None, End::Failed(failure));
+    true
   }
 
   /// The guest part of a slice: prepare and start the cell if new, then drive it.
@@ -494,17 +501,20 @@ impl Cell {
     host_work: bool,
   ) -> Result<SliceEnd, Failure> {
     let host = self.host();
-    crate::testing::at_slice(host.label());
+    stuck::guest(|| crate::testing::at_slice(host.label()));
     if !slot.as_ref().is_some_and(|vm| vm.started) {
       let prepare = prepare.ok_or_else(|| {
         Failure::internal("code mode cell has no program.").in_phase(FailurePhase::Host)
       })?;
-      // Preparing is not guest JavaScript: the interrupt handler cannot stop it, a deadline can.
-      let program = prepare(self.signals.deadline())?;
+      // Preparing is not guest JavaScript: the interrupt handler cannot stop it, a deadline can
+      // (and, past it, the watchdog).
+      let deadline = self.signals.deadline();
+      let program = stuck::guest(|| prepare(deadline))?;
       if slot.is_none() {
         // Built inside the slice, under its deadline: an interrupt while the prelude loads is
         // the kill's failure (timeout, memory), not a runtime fault.
-        match Vm::new(self.guest, host, self.id, self.signals.clone()) {
+        let signals = self.signals.clone();
+        match stuck::guest(|| Vm::new(self.guest, host, self.id, signals)) {
           Ok(vm) => *slot = Some(Box::new(vm)),
           Err(_) if self.signals.killed() != Kill::None => {
             return Ok(SliceEnd::Killed(self.signals.killed()));
@@ -521,10 +531,10 @@ impl Cell {
         .and_then(|leg| leg.tag.caller_id.clone());
       vm.state.lock().caller_id = caller_id;
       *self.vm_state.lock() = Some(vm.state.clone());
-      vm.start(program)?;
+      stuck::guest(|| vm.start(program))?;
     }
     let vm = slot.as_mut().expect("the VM exists from here on");
-    Ok(vm.drive(deliveries, host_work))
+    Ok(stuck::guest(|| vm.drive(deliveries, host_work)))
   }
 
   fn complete(self: &Arc<Self>, slot: Option<Box<Vm>>, value: String) {
@@ -668,9 +678,9 @@ impl Cell {
       leg: Some(leg.tag.clone()),
       end: Some(LegEnd::Waiting {
         token: token.clone(),
-        reason,
+        reason: reason.into(),
         pending,
-        snapshot_bytes: bytes,
+        snapshot_bytes: bytes as u64,
       }),
       dropped: None,
       token: Some(token),
@@ -766,7 +776,7 @@ impl Waiting for Cell {
 }
 
 impl Overrun for Cell {
-  fn overran(self: Arc<Self>, slice: u64) {
+  fn overran(self: Arc<Self>, slice: u64) -> bool {
     Cell::overran(&self, slice)
   }
 }

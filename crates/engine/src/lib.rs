@@ -44,6 +44,7 @@ pub mod output;
 mod pool;
 pub mod state;
 pub mod store;
+pub mod stuck;
 pub mod testing;
 pub mod vm;
 mod warm;
@@ -54,7 +55,7 @@ pub use code_mode_protocol::error;
 
 pub use cell::{Cell, deliver};
 pub use core_fns::{guarded, request_promise, throw, throw_type};
-pub use output::OutputItem;
+pub use code_mode_protocol::leg::{DropReason, Ended, LegEnd, LegTag, OutputItem, PendingRequest};
 
 #[cfg(any(test, feature = "testing"))]
 pub use pool::abandoned_workers;
@@ -109,16 +110,6 @@ pub struct Limits {
   pub snapshot_ttl: Duration,
 }
 
-/// One exec or wait as the host starts it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LegTag {
-  /// The host's key for the leg (code mode: the JS layer's promise key).
-  pub id: u32,
-  /// The id the caller gave the leg (code mode: the exec/wait `toolCallId`); requests started
-  /// during the leg name it as their parent.
-  pub caller_id: Option<String>,
-}
-
 /// Maps a (line, column) of a program to the user's own source.
 pub type Positions = Box<dyn Fn(u32, u32) -> Option<(u32, u32)> + Send>;
 
@@ -135,55 +126,6 @@ pub struct Program {
 /// Prepares a cell's program on a worker. The deadline is the slice's CPU deadline: the
 /// interrupt handler cannot stop native parsing, so the preparation must watch it itself.
 pub type Prepare = Box<dyn FnOnce(Option<Instant>) -> Result<Program, Failure> + Send>;
-
-/// What a parked cell waits on, as a `waiting` result lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PendingRequest {
-  pub id: String,
-  pub method: &'static str,
-  pub target: Option<String>,
-}
-
-/// Why a parked cell was dropped between legs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DropReason {
-  Expired,
-  Aborted,
-}
-
-/// How a leg (or a parked cell) ended, as the engine reports it to the [`Host`].
-#[derive(Debug)]
-pub enum LegEnd {
-  /// The cell's main function resolved; `value` is its JSON text.
-  Completed {
-    value: String,
-  },
-  Failed(Failure),
-  /// The cell is parked under `token` until its next leg.
-  Waiting {
-    token: String,
-    /// `"yield"` or `"pending_tools"`.
-    reason: &'static str,
-    pending: Vec<PendingRequest>,
-    /// What the parked VM holds.
-    snapshot_bytes: usize,
-  },
-}
-
-/// Everything the engine reports about one cell ending a leg or being dropped.
-#[derive(Debug)]
-pub struct Ended {
-  pub cell: u64,
-  /// The leg that ended; `None` when a parked cell was dropped between legs.
-  pub leg: Option<LegTag>,
-  /// `None` exactly when `leg` is `None`; then `dropped` says why.
-  pub end: Option<LegEnd>,
-  pub dropped: Option<DropReason>,
-  /// The cell's token in the store, if it was parked (or is now).
-  pub token: Option<String>,
-  /// Output the leg produced.
-  pub output: Vec<OutputItem>,
-}
 
 /// Whoever drives cells: code mode's `Run` (`src/run.rs`). Called from workers and the clock
 /// thread, with no engine lock held.

@@ -6,12 +6,7 @@
 
 use super::limits::{Kill, Signals};
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum OutputItem {
-  Text(String),
-  /// JSON text of the value.
-  Json(String),
-}
+pub use code_mode_protocol::leg::OutputItem;
 
 /// A leg's output so far.
 #[derive(Default)]

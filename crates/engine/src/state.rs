@@ -318,13 +318,13 @@ impl VmState {
       .values()
       .map(|p| PendingRequest {
         id: p.id.clone(),
-        method: p.method,
+        method: p.method.into(),
         target: p.target.clone(),
       })
       .collect();
     list.extend(self.timers.keys().map(|id| PendingRequest {
       id: format!("timer_{id}"),
-      method: "timer",
+      method: "timer".into(),
       target: None,
     }));
     list

@@ -1,9 +1,10 @@
 //! The result error codes (`CodeModeErrorCode`, ARCHITECTURE.md decision 3) and the failure value carried through the runtime.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Why a cell failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ErrorCode {
   InvalidInput,
   RuntimeUnavailable,
@@ -38,7 +39,7 @@ impl ErrorCode {
 /// - `bridge`: the plumbing of a nested call failed (a host function under the VM panicked);
 /// - `host`: the runtime failed or was unavailable (no runtime, at capacity, a panic outside
 ///   the bridge, the run or cell aborted by its host).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FailurePhase {
   Input,
   Guest,
@@ -74,7 +75,7 @@ impl ErrorCode {
 }
 
 /// A `failed` result before telemetry and output are attached.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
   pub code: ErrorCode,
   pub message: String,

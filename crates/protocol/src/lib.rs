@@ -1,4 +1,7 @@
 //! What every layer of the code-mode runtime shares: the failure a cell ends with (its code,
-//! phase and message).
+//! phase and message), how a leg ends, and the wire format between the addon and its sandbox
+//! processes.
 
 pub mod error;
+pub mod leg;
+pub mod wire;

@@ -7,7 +7,7 @@
 pub mod api;
 pub mod dts;
 
-use crate::catalog::{Catalog, CatalogEntry, names};
+use code_mode_catalog::{Catalog, CatalogEntry, names};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 

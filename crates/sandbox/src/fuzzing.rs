@@ -1,7 +1,7 @@
 //! Entry points for the cargo-fuzz targets in `fuzz/` (not part of the Node API). Each one runs
 //! a parser or renderer on arbitrary input and checks the invariants the runtime relies on.
 
-use crate::catalog::Catalog;
+use code_mode_catalog::Catalog;
 use crate::error::Failure;
 use crate::frontend::{Language, PREPARE_STACK, Program, parse_wrapped, prepare_until};
 use crate::mcp::{dts, prepare_input};

@@ -6,7 +6,7 @@
 //! so every file stays a valid declaration file whatever the schema says.
 
 use super::{Group, McpServer, McpTool, parameters, qualified};
-use crate::catalog::{Catalog, CatalogEntry, names::is_identifier};
+use code_mode_catalog::{Catalog, CatalogEntry, names::is_identifier};
 use serde_json::{Map, Value};
 
 const MAX_DEPTH: usize = 8;

@@ -2,7 +2,7 @@
 //! rendered once per run and read without crossing the bridge.
 
 use super::{McpServer, dts};
-use crate::catalog::Catalog;
+use code_mode_catalog::Catalog;
 use serde_json::{Value, json};
 
 pub const INDEX_PATH: &str = "mcp/index.d.ts";

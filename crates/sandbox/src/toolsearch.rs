@@ -6,10 +6,9 @@
 //! batches, executor, events and cancellation (`bridge::start_call`).
 
 use crate::bridge;
-use crate::catalog::{self, Source};
-use crate::engine::{self, EngineGlobals, Guest, VmState, guarded, throw, throw_type};
-use crate::run::Run;
-use crate::telemetry::Counters;
+use crate::run::{Counters, GuestRun};
+use code_mode_catalog::{self as catalog, Source};
+use code_mode_engine::{self as engine, EngineGlobals, Guest, VmState, guarded, throw, throw_type};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Function, Object, Value};
 use serde_json::Value as Json;
@@ -17,7 +16,7 @@ use std::sync::Arc;
 
 /// Tool Search's guest: its prelude, its functions, and only console's log, warn and error.
 pub static TOOL_SEARCH: Guest = Guest::with_globals(
-  include_str!("prelude.js"),
+  include_str!("toolsearch.js"),
   install,
   EngineGlobals::Only(r#"{"console":["log","warn","error"]}"#),
 );
@@ -26,23 +25,23 @@ pub static TOOL_SEARCH: Guest = Guest::with_globals(
 const KIND_TOOL: u32 = 0;
 const KIND_MCP: u32 = 1;
 
-fn run_of(state: &Mutex<VmState>) -> Arc<Run> {
-  Run::of(state.lock().host())
+fn run_of(state: &Mutex<VmState>) -> Arc<GuestRun> {
+  GuestRun::of(state.lock().host())
 }
 
-/// The message a call or describe of an id outside the catalog gets: the tool may have been
-/// denied or removed since it was found (fail closed, never a guess).
-pub fn unavailable(id: &str) -> String {
-  format!(
-    "Tool {id} is not available in this run: it is unknown, not allowed, or no longer in the catalog. Search again for a current id."
-  )
-}
+use code_mode_catalog::unavailable;
 
 /// Compact search hits as JSON text (no schemas), counted.
-pub fn search_json(run: &Run, query: &str, limit: usize) -> String {
-  Counters::bump(&run.telemetry.searches);
+pub fn search_json(run: &GuestRun, query: &str, limit: usize) -> String {
+  Counters::bump(&run.counters.searches);
+  hits_json(run, query, limit)
+}
+
+/// Compact search hits as JSON text (no schemas), not counted (the structured `tool_search`
+/// is counted by the addon, which answers the model).
+pub fn hits_json(run: &GuestRun, query: &str, limit: usize) -> String {
   let hits: Vec<Json> = run
-    .catalog
+    .catalog()
     .search_all(query, limit)
     .into_iter()
     .map(|e| catalog::compact_json(e, false))
@@ -51,10 +50,10 @@ pub fn search_json(run: &Run, query: &str, limit: usize) -> String {
 }
 
 /// One entry with its `parameters` as JSON text, counted; `None` when it is not in the catalog.
-pub fn describe_json(run: &Run, id: &str) -> Option<String> {
-  Counters::bump(&run.telemetry.describes);
+pub fn describe_json(run: &GuestRun, id: &str) -> Option<String> {
+  Counters::bump(&run.counters.describes);
   run
-    .catalog
+    .catalog()
     .get(id)
     .map(|e| catalog::compact_json(e, true).to_string())
 }
@@ -99,7 +98,7 @@ fn install<'js>(
       ctx.clone(),
       move |ctx: Ctx<'js>, id: String, input: String| {
         guarded(&ctx, &s, || {
-          let kind = match run_of(&s).catalog.get(&id).map(|e| e.source) {
+          let kind = match run_of(&s).catalog().get(&id).map(|e| e.source) {
             Some(Source::Mcp) => KIND_MCP,
             Some(_) => KIND_TOOL,
             None => return Err(throw(&ctx, &unavailable(&id))),
@@ -110,5 +109,43 @@ fn install<'js>(
       },
     )?,
   )?;
+
+  // A `tool_call` cell (the structured tool): its one call was given as data, with the cell.
+  // Only that cell's VM defines the global that reaches it (the prelude's `bind`); no guest
+  // program ever runs in such a VM.
+  let s = state.clone();
+  host.set(
+    "hasPreparedCall",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
+      guarded(&ctx, &s, || {
+        let cell = s.lock().cell_id;
+        Ok(run_of(&s).has_prepared_call(cell))
+      })
+    })?,
+  )?;
+  let s = state.clone();
+  host.set(
+    "preparedCall",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
+      guarded(&ctx, &s, || {
+        let cell = s.lock().cell_id;
+        let run = run_of(&s);
+        let (id, input) = run
+          .take_prepared_call(cell)
+          .ok_or_else(|| throw(&ctx, "this cell has no prepared tool call"))?;
+        let kind = match run.catalog().get(&id).map(|e| e.source) {
+          Some(Source::Mcp) => KIND_MCP,
+          Some(_) => KIND_TOOL,
+          None => return Err(throw(&ctx, &unavailable(&id))),
+        };
+        let call = bridge::start_call(&ctx, &s, kind, id, input)?;
+        engine::request_promise(&ctx, call)
+      })
+    })?,
+  )?;
   Ok(())
 }
+
+/// The program of a `tool_call` cell: its prepared call, its outcome as data (an executor's
+/// refusal is reported verbatim).
+pub const PREPARED_CALL_PROGRAM: &str = "try { return { ok: true, value: await __openclawToolCall() } }\ncatch (error) { return { ok: false, error: error instanceof Error ? error.message : String(error) } }";

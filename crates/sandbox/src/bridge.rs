@@ -5,14 +5,14 @@
 //! views as JSON text, nested calls as JSON input. Nothing here ever hands the guest a host
 //! object. Output, timers and yields are the engine's (`crates/engine/src/core_fns.rs`).
 
-use crate::catalog::Source;
-use crate::catalog::{self, CatalogEntry};
-use crate::engine::{
-  self, Guest, MAX_QUEUED_REQUESTS, Pending, VmState, guarded, throw, throw_type,
-};
+use code_mode_catalog::calls::{NestedCall, Via, nested_tool_call_id};
 use crate::mcp;
-use crate::protocol::calls::{NestedCall, Via, nested_tool_call_id};
-use crate::run::Run;
+use crate::run::{Counters, GuestRun};
+use code_mode_catalog::Source;
+use code_mode_catalog::{self as catalog, CatalogEntry};
+use code_mode_engine::{
+  self as engine, Guest, MAX_QUEUED_REQUESTS, Pending, VmState, guarded, throw, throw_type,
+};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Function, Object, Value};
 use serde_json::Value as Json;
@@ -31,11 +31,11 @@ fn method(via: &Via) -> &'static str {
 }
 
 /// The run a VM's functions serve.
-fn run_of(state: &Mutex<VmState>) -> Arc<Run> {
-  Run::of(state.lock().host())
+fn run_of(state: &Mutex<VmState>) -> Arc<GuestRun> {
+  GuestRun::of(state.lock().host())
 }
 
-/// A search's `limit` argument for [`Run::search_limit`]: `None` when absent; anything but a
+/// A search's `limit` argument for [`GuestRun::search_limit`]: `None` when absent; anything but a
 /// number is NaN, which it refuses.
 pub(crate) fn limit_arg(limit: &Value<'_>) -> Option<f64> {
   if limit.is_undefined() || limit.is_null() {
@@ -80,12 +80,9 @@ fn install<'js>(
           let limit = run
             .search_limit(limit_arg(&limit))
             .map_err(|m| throw_type(&ctx, m))?;
-          run
-            .telemetry
-            .searches
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+          Counters::bump(&run.counters.searches);
           let hits: Vec<Json> = run
-            .catalog
+            .catalog()
             .search(&query, limit)
             .into_iter()
             .map(|e| catalog::compact_json(e, false))
@@ -102,11 +99,8 @@ fn install<'js>(
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: String| {
       guarded(&ctx, &s, || {
         let run = run_of(&s);
-        run
-          .telemetry
-          .describes
-          .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        match run.catalog.guest_entry(&id) {
+        Counters::bump(&run.counters.describes);
+        match run.catalog().guest_entry(&id) {
           Some(entry) => Ok(catalog::compact_json(entry, true).to_string()),
           None => Err(unknown_tool(&ctx, &id)),
         }
@@ -119,7 +113,7 @@ fn install<'js>(
     "catalog",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
       guarded(&ctx, &s, || {
-        Ok(run_of(&s).catalog.all_tools_json().to_string())
+        Ok(run_of(&s).catalog().all_tools_json().to_string())
       })
     })?,
   )?;
@@ -131,7 +125,7 @@ fn install<'js>(
       guarded(&ctx, &s, || {
         let run = run_of(&s);
         let names: Vec<Json> = run
-          .catalog
+          .catalog()
           .safe_names()
           .map(|(name, entry)| serde_json::json!([name, entry.id]))
           .collect();
@@ -146,7 +140,7 @@ fn install<'js>(
     Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
       guarded(&ctx, &s, || {
         let run = run_of(&s);
-        Ok(run.mcp().guest_json(&run.catalog))
+        Ok(run.mcp().guest_json(run.catalog()))
       })
     })?,
   )?;
@@ -161,7 +155,7 @@ fn install<'js>(
           let run = run_of(&s);
           run
             .mcp()
-            .api_header(&run.catalog, server.as_deref(), tool.as_deref(), schema)
+            .api_header(run.catalog(), server.as_deref(), tool.as_deref(), schema)
             .map(|header| header.to_string())
             .map_err(|message| throw(&ctx, &message))
         })
@@ -207,7 +201,7 @@ fn install<'js>(
     Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
       guarded(&ctx, &s, || {
         let run = run_of(&s);
-        Ok(crate::namespaces::guest_json(run.installed_namespaces()))
+        Ok(crate::namespaces::guest_json(run.namespaces()))
       })
     })?,
   )?;
@@ -231,7 +225,7 @@ pub(crate) fn start_call(
 ) -> rquickjs::Result<u32> {
   let (run, ending) = {
     let state = state.lock();
-    (Run::of(state.host()), state.ending())
+    (GuestRun::of(state.host()), state.ending())
   };
   // A kill (memory, timeout, output, abort, panic) stops the guest only at its next interrupt
   // poll; until then a catch block could still reach the gateway. A cell that is ending starts
@@ -239,8 +233,8 @@ pub(crate) fn start_call(
   if ending {
     return Err(throw(ctx, "code mode cell is ending: no more tool calls."));
   }
-  crate::testing::at_bridge_call(&run.scope.run_id);
-  let cap = run.config.max_tool_input_bytes as usize;
+  code_mode_engine::testing::at_bridge_call(&run.label);
+  let cap = run.settings.max_tool_input_bytes as usize;
   if input.len() > cap {
     return Err(throw(
       ctx,
@@ -253,14 +247,14 @@ pub(crate) fn start_call(
   let (entry, via, input): (&CatalogEntry, Via, String) = match kind {
     0 => {
       let entry = run
-        .catalog
+        .catalog()
         .guest_entry(&target)
         .ok_or_else(|| unknown_tool(ctx, &target))?;
       (entry, Via::Catalog, input)
     }
     1 => {
       let entry = run
-        .catalog
+        .catalog()
         .get(&target)
         .filter(|e| e.source == Source::Mcp)
         .ok_or_else(|| unknown_tool(ctx, &target))?;
@@ -272,17 +266,24 @@ pub(crate) fn start_call(
       let (ns, index) = target.split_once(':').ok_or_else(forged)?;
       let ns: usize = ns.parse().map_err(|_| forged())?;
       let index: usize = index.parse().map_err(|_| forged())?;
-      let namespace = run.installed_namespaces().get(ns).ok_or_else(forged)?;
+      let namespace = run.namespaces().get(ns).ok_or_else(forged)?;
       let (_, entry) = namespace.callables.get(index).ok_or_else(forged)?;
-      (
-        &run.catalog.entries()[*entry],
-        Via::Namespace { namespace, index },
-        input,
-      )
+      let entry = run
+        .catalog()
+        .entries()
+        .get(*entry as usize)
+        .ok_or_else(forged)?;
+      let via = Via::Namespace {
+        id: &namespace.id,
+        global_name: &namespace.global_name,
+        path: &namespace.callables[index].0,
+        index,
+      };
+      (entry, via, input)
     }
     _ => return Err(unknown_tool(ctx, &target)),
   };
-  let max = run.config.max_pending_tool_calls as usize;
+  let max = run.settings.max_pending_tool_calls as usize;
   let mut guard = state.lock();
   // Past the cap a call waits in the VM's queue (a batch of its own, sent as an in-flight call
   // settles); past the queue it is a guest error. Below the cap nothing here allocates more

@@ -1,6 +1,6 @@
 // Tool Search's half of the guest prelude (`Guest::prelude`, see crates/engine/src/lib.rs): the one
 // global `openclaw.tools` with `search`, `describe` and `call`, built from `host` (the functions
-// of src/toolsearch/guest.rs) and the engine prelude's helpers in `core`. The engine adds only
+// of crates/sandbox/src/toolsearch.rs) and the engine prelude's helpers in `core`. The engine adds only
 // `console.log/warn/error` (`EngineGlobals` of this guest).
 (function (host, core) {
   'use strict';
@@ -44,5 +44,10 @@
 
   constant('openclaw', freeze({ tools }));
 
-  return { bind() {} };
+  return {
+    bind() {
+      // A structured `tool_call` cell: its call was given as data (never spliced into source).
+      if (host.hasPreparedCall()) constant('__openclawToolCall', () => host.preparedCall());
+    },
+  };
 })

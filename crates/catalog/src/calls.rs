@@ -5,10 +5,9 @@
 //! `<nested_id_prefix()><cell>_<call>`: the JS layer rebuilds each `NestedToolCall` from that
 //! and its own run scope.
 
-use crate::catalog::CatalogEntry;
-use crate::namespaces::Installed;
+use crate::CatalogEntry;
 use std::io::Write;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 /// One nested call as the bridge starts it.
 pub struct NestedCall<'a> {
@@ -28,19 +27,26 @@ pub enum Via<'a> {
   /// A plugin namespace callable; `input_json` holds the guest's argument list, which the JS
   /// layer maps to the tool input.
   Namespace {
-    namespace: &'a Installed,
+    /// The namespace's id and global name, and the path of the callable.
+    id: &'a str,
+    global_name: &'a str,
+    path: &'a [String],
     index: usize,
   },
 }
 
-/// What every nested `toolCallId` starts with, `cm_<nonce>_`: a random part, so ids stay unique
-/// across gateway restarts. The rest is `<cell>_<call>`.
-static NESTED_ID_PREFIX: LazyLock<String> =
-  LazyLock::new(|| format!("cm_{}_", &crate::engine::store::new_token()[3..11]));
+/// What every nested `toolCallId` starts with, `cm_<nonce>_`: the addon's, so the pending lists
+/// of `waiting` results name calls as the JS layer does (the rest is `<cell>_<call>`).
+static NESTED_ID_PREFIX: OnceLock<String> = OnceLock::new();
 
-/// What every nested `toolCallId` starts with.
+/// Sets the prefix the addon chose (once: its first `Configure`).
+pub fn set_nested_id_prefix(prefix: String) {
+  let _ = NESTED_ID_PREFIX.set(prefix);
+}
+
+/// What every nested `toolCallId` starts with (`cm_0_` until the addon says).
 pub fn nested_id_prefix() -> &'static str {
-  &NESTED_ID_PREFIX
+  NESTED_ID_PREFIX.get_or_init(|| "cm_0_".into())
 }
 
 /// `cm_<nonce>_<cell>_<call>` (written by hand: this runs on every nested call).
@@ -59,7 +65,7 @@ pub fn nested_tool_call_id(cell: u64, call: u32) -> String {
     out.extend(digits[at..].iter().map(|&d| d as char));
   }
   let mut id = String::with_capacity(40);
-  id.push_str(&NESTED_ID_PREFIX);
+  id.push_str(nested_id_prefix());
   push_number(&mut id, cell);
   id.push('_');
   push_number(&mut id, call.into());
@@ -83,12 +89,16 @@ pub fn write_call(call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static st
   out.extend_from_slice(call.input_json.as_bytes());
   match call.via {
     Via::Catalog | Via::Mcp => out.extend_from_slice(b",0"),
-    Via::Namespace { namespace, index } => {
-      let registration = &namespace.registration;
-      let path = namespace.callables[index].0.join(".");
+    Via::Namespace {
+      id,
+      global_name,
+      path,
+      index,
+    } => {
+      let path = path.join(".");
       let via = serde_json::json!({
-        "id": registration.id,
-        "globalName": registration.global_name,
+        "id": id,
+        "globalName": global_name,
         "path": path,
         "index": index,
       });

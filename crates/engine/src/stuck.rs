@@ -1,0 +1,116 @@
+//! Threads the watchdog gives up on: a slice stuck in native code that never polls the
+//! interrupt handler (`watchdog.rs`) leaves its thread behind. What happens to that thread is
+//! the process's policy, not the engine's: the sandbox executable installs a [`Freezer`] that
+//! stops it for good (no more CPU), and by default nothing happens (the thread finishes its
+//! loop and exits).
+//!
+//! A thread may be frozen only inside *guest work* ([`guest`]): preparing a program, building
+//! a VM, running guest JavaScript and the host functions it calls. Engine bookkeeping (the
+//! cell's state, the worker pool, the store) is never guest work, so a frozen thread never
+//! holds the engine's locks; it may hold its own VM's, which nothing waits on for long.
+
+use std::cell::Cell;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+thread_local! {
+  /// The slice or task this thread runs now (0: none).
+  static SLICE: Cell<u64> = const { Cell::new(0) };
+  /// The slice whose guest work this thread is inside now (0: none).
+  static GUEST: Cell<u64> = const { Cell::new(0) };
+}
+
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// What the process does with threads given up on.
+pub struct Freezer {
+  /// An identity for the calling thread that `freeze` understands.
+  pub this_thread: fn() -> u64,
+  /// Stops thread `thread` for good if it is still inside the guest work of slice `token`.
+  /// Called on the clock thread; must not block.
+  pub freeze: fn(thread: u64, token: u64),
+}
+
+static FREEZER: OnceLock<Freezer> = OnceLock::new();
+
+/// Installs the process's freezer (once; later calls are ignored).
+pub fn set_freezer(freezer: Freezer) {
+  let _ = FREEZER.set(freezer);
+}
+
+/// The guest slice this thread is inside now, 0 outside one. Reads one thread-local word, so
+/// a signal handler may call it.
+pub fn current() -> u64 {
+  GUEST.with(Cell::get)
+}
+
+/// A slice (or task) running on this thread, from [`begin`] to its drop.
+pub(crate) struct Slice {
+  token: u64,
+  outer: u64,
+  /// The freezer's identity of this thread.
+  pub thread: u64,
+}
+
+impl Slice {
+  pub(crate) fn token(&self) -> u64 {
+    self.token
+  }
+}
+
+/// Starts a slice on this thread: [`guest`] inside it marks where the thread may be frozen.
+pub(crate) fn begin() -> Slice {
+  let token = NEXT_TOKEN.fetch_add(1, Ordering::Relaxed);
+  let outer = SLICE.replace(token);
+  let thread = FREEZER.get().map_or(0, |f| (f.this_thread)());
+  Slice {
+    token,
+    outer,
+    thread,
+  }
+}
+
+impl Drop for Slice {
+  fn drop(&mut self) {
+    SLICE.set(self.outer);
+  }
+}
+
+/// Runs `f` as guest work of the slice running on this thread (if any): a thread given up on
+/// may be frozen anywhere inside it. Hosts wrap the parts of a task that run guest code or
+/// parse guest input, and nothing that takes a lock shared beyond their own VM.
+pub fn guest<R>(f: impl FnOnce() -> R) -> R {
+  struct Restore(u64);
+  impl Drop for Restore {
+    fn drop(&mut self) {
+      GUEST.set(self.0);
+    }
+  }
+  let _restore = Restore(GUEST.replace(SLICE.with(Cell::get)));
+  f()
+}
+
+/// Asks the freezer to stop `thread` if it is still inside the guest work of `token`.
+pub(crate) fn freeze(thread: u64, token: u64) {
+  if let Some(freezer) = FREEZER.get() {
+    (freezer.freeze)(thread, token);
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn guest_work_is_marked_only_inside_a_slice() {
+    assert_eq!(guest(current), 0, "no slice, no guest work");
+    let slice = begin();
+    assert_eq!(current(), 0);
+    assert_eq!(guest(current), slice.token());
+    let nested = std::panic::catch_unwind(|| guest(|| panic!("a guest panic")));
+    assert!(nested.is_err());
+    assert_eq!(current(), 0, "a panic leaves the guest region");
+    drop(slice);
+    assert_eq!(guest(current), 0);
+  }
+}

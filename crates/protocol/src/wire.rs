@@ -1,0 +1,370 @@
+//! The addon ⇄ sandbox-process wire format, defined once for both ends: the addon (the root
+//! crate's `src/sandbox/`) writes [`Command`]s and reads [`Report`]s; the sandbox executable
+//! (`crates/sandbox`) does the reverse.
+//!
+//! A frame is a little-endian `u32` length and that many bytes of one message in bincode.
+//! Messages on one channel arrive in the order they were written; a leg's events and calls
+//! are written before its end, so the addon sees them in that order too.
+
+use crate::error::Failure;
+use crate::leg::{Ended, LegTag};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::io::{self, Read};
+
+/// Largest frame either end accepts: a tool result may be a quarter of a 1 GiB heap, and a
+/// catalog a few hundred MB; anything larger is a broken peer.
+pub const MAX_FRAME: usize = 1 << 30;
+
+/// Process-wide settings, sent first and again whenever the operator changes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+  /// Threads that run guest JavaScript in this process.
+  pub worker_threads: u32,
+  /// Parked cells this process keeps at most (the addon enforces the process-wide cap).
+  pub max_parked_cells: u32,
+  /// What every nested `toolCallId` starts with (`cm_<nonce>_`), so pending lists name calls
+  /// as the JS layer does.
+  pub nested_id_prefix: String,
+}
+
+/// The kind of VM a run's cells use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GuestKind {
+  /// `tools`, `ALL_TOOLS`, `MCP`, `API`, namespaces, output and timers.
+  CodeMode,
+  /// `openclaw.tools` and `console.log/warn/error` only.
+  ToolSearch,
+}
+
+/// A run's limits, as `tools.codeMode` (or Tool Search's mapping of it) resolved them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunLimits {
+  pub timeout_ms: u32,
+  pub memory_limit_bytes: u64,
+  pub max_output_bytes: u64,
+  pub max_snapshot_bytes: u64,
+  pub snapshot_ttl_seconds: u32,
+  pub max_tool_input_bytes: u64,
+  pub max_pending_tool_calls: u32,
+  pub search_default_limit: u32,
+  pub max_search_limit: u32,
+}
+
+/// A plugin namespace as one run shows it (its scope already built and checked by the addon).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Namespace {
+  pub id: String,
+  pub global_name: String,
+  /// The scope's data, as JSON text.
+  pub data: String,
+  /// `(path, catalog index)` of each callable, by call index.
+  pub callables: Vec<(Vec<String>, u32)>,
+}
+
+/// What a sandbox process must know of a run before its first cell there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+  pub run: u64,
+  /// The agent's `runId` (names the run in fault injection and logs).
+  pub label: String,
+  /// A catalog already sent with [`Command::Catalog`].
+  pub catalog: u64,
+  pub guest: GuestKind,
+  pub limits: RunLimits,
+  pub namespaces: Vec<Namespace>,
+}
+
+/// The program of an exec leg.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Program {
+  /// A cell's source, prepared (parsed, checked, TypeScript lowered) in the sandbox.
+  Source { code: String, typescript: bool },
+  /// Tool Search's `tool_call`: one call of catalog tool `id` with `input` (JSON text), made
+  /// as data, never spliced into source.
+  Call { id: String, input: String },
+}
+
+/// A nested call's outcome: JSON text when `ok`, else the error message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settled {
+  pub call: u32,
+  pub ok: bool,
+  pub payload: Option<String>,
+}
+
+/// The data globals of an executor cell: new text, or text this process already has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Data {
+  New { id: u64, text: String },
+  Known { id: u64 },
+}
+
+/// From the addon to a sandbox process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Command {
+  Configure(Settings),
+  /// A catalog, as the gateway's `CatalogTool[]` JSON text.
+  Catalog {
+    id: u64,
+    tools_json: String,
+  },
+  /// No run will name this catalog again (its runs keep it while they live).
+  ForgetCatalog {
+    id: u64,
+  },
+  Run(Box<RunSpec>),
+  /// No new cell will name this run (its cells keep it while they live).
+  ForgetRun {
+    run: u64,
+  },
+  /// Starts cell `cell` (a number the addon chose) of `run`.
+  Exec {
+    run: u64,
+    cell: u64,
+    leg: LegTag,
+    program: Program,
+  },
+  /// Resumes cell `cell`, parked under `token`; `run` drives it from now on.
+  Resume {
+    run: u64,
+    cell: u64,
+    token: String,
+    leg: LegTag,
+  },
+  Settle {
+    cell: u64,
+    outcomes: Vec<Settled>,
+  },
+  /// Ends a cell wherever it is (its leg fails `aborted`, or a parked cell is dropped).
+  Abort {
+    cell: u64,
+  },
+  /// Tool Search's structured `tool_search`; answered with JSON text of the hits.
+  Search {
+    request: u64,
+    run: u64,
+    query: String,
+    limit: Option<f64>,
+  },
+  /// Compiles an OpenClaw controller (once per process); answered with `Unit` or an error.
+  Compile {
+    request: u64,
+    key: String,
+    source: String,
+  },
+  /// The first leg of an executor cell; answered with the outcome JSON.
+  ExecutorStart {
+    request: u64,
+    cell: u64,
+    controller: String,
+    data: Data,
+    memory_limit_bytes: u64,
+    max_pending_tool_calls: u32,
+    source: String,
+    location: String,
+    timeout_ms: f64,
+  },
+  /// A later leg of an executor cell; answered with the outcome JSON.
+  ExecutorNext {
+    request: u64,
+    cell: u64,
+    settled: String,
+    pending: Vec<String>,
+    timeout_ms: f64,
+  },
+  /// Collects a parked executor cell's garbage; answered with the bytes it holds.
+  ExecutorPark {
+    request: u64,
+    cell: u64,
+  },
+  ExecutorAbort {
+    cell: u64,
+  },
+  ExecutorDispose {
+    cell: u64,
+  },
+  /// For `npm run bench`: median microseconds to prepare `code`; answered with a number.
+  Prepare {
+    request: u64,
+    code: String,
+    typescript: bool,
+    iterations: u32,
+  },
+  /// Test-only commands; a release sandbox refuses them.
+  Testing(Testing),
+}
+
+/// Test-only commands (the `testing` feature of both ends).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Testing {
+  /// Arms a fault by name (`slice`, `bridge`, `off`, `crash`, `abort`) for cells of `run`.
+  Fault { kind: String, run: Option<String> },
+  /// The next slice of a cell of `run` blocks `ms` without polling the interrupt handler.
+  Stall { ms: u32, run: Option<String> },
+  /// Answered with the number of worker threads abandoned (stuck in native code).
+  Abandoned { request: u64 },
+  /// Tries one forbidden operation from inside the sandbox; answered with what happened (if
+  /// the process is still alive to answer).
+  Probe { request: u64, operation: String },
+}
+
+/// A request's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Answer {
+  Unit,
+  Text(String),
+  Number(f64),
+  Error(String),
+}
+
+/// What a run's cells did meanwhile, counted in the sandbox and added up by the addon.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+  pub searches: u32,
+  pub describes: u32,
+  pub calls: u32,
+  pub typescript_transforms: u32,
+}
+
+/// From a sandbox process to the addon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Report {
+  /// Nested calls a cell started (a batch in `lib/protocol.js`'s layout).
+  Calls { run: u64, cell: u64, batch: String },
+  /// Cancel every nested call the cell still has in flight.
+  CancelCalls { run: u64, cell: u64 },
+  /// A leg ended, or a parked cell was dropped.
+  Ended {
+    run: u64,
+    ended: Box<Ended>,
+    counts: Counts,
+  },
+  Answer { request: u64, answer: Answer },
+  /// Workers stuck in native code past their deadlines were given up on: `frozen` of them are
+  /// stopped for good (no CPU), `spinning` still run (where the platform cannot stop one
+  /// thread, or it was outside guest work). Totals for this process so far.
+  Stuck { frozen: u32, spinning: u32 },
+  /// The process is alive and its clock runs (sent every second).
+  Heartbeat,
+  /// Something the operator should know (a `failed` answer carries its own message).
+  Log { message: String },
+}
+
+/// Encodes `message` as one frame.
+pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+  let mut frame = vec![0u8; 4];
+  // Writing into a Vec cannot fail, and every message type here serialises.
+  if bincode::serialize_into(&mut frame, message).is_err() {
+    frame.truncate(4);
+  }
+  let len = (frame.len() - 4) as u32;
+  frame[..4].copy_from_slice(&len.to_le_bytes());
+  frame
+}
+
+/// Reads one frame's bytes; `None` at a clean end of the stream.
+pub fn read_frame(reader: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
+  let mut len = [0u8; 4];
+  match reader.read_exact(&mut len) {
+    Ok(()) => {}
+    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+    Err(e) => return Err(e),
+  }
+  let len = u32::from_le_bytes(len) as usize;
+  if len > MAX_FRAME {
+    return Err(io::Error::new(
+      io::ErrorKind::InvalidData,
+      format!("a frame of {len} bytes is over the limit of {MAX_FRAME}"),
+    ));
+  }
+  let mut body = vec![0u8; len];
+  reader.read_exact(&mut body)?;
+  Ok(Some(body))
+}
+
+/// Decodes one frame's bytes.
+pub fn decode<T: DeserializeOwned>(body: &[u8]) -> io::Result<T> {
+  bincode::deserialize(body).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// A failure as data: a leg that cannot start in the sandbox still ends with a [`Failure`].
+pub fn failure_report(run: u64, cell: u64, leg: LegTag, failure: Failure) -> Report {
+  Report::Ended {
+    run,
+    ended: Box::new(Ended {
+      cell,
+      leg: Some(leg),
+      end: Some(crate::leg::LegEnd::Failed(failure)),
+      dropped: None,
+      token: None,
+      output: Vec::new(),
+    }),
+    counts: Counts::default(),
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use crate::leg::{LegEnd, OutputItem, PendingRequest};
+
+  #[test]
+  fn frames_round_trip_in_order() {
+    let messages = vec![
+      Report::Calls {
+        run: 1,
+        cell: 2,
+        batch: "[null,1,0,{\"a\":\"\\ud800\"},0]".into(),
+      },
+      Report::Ended {
+        run: 1,
+        ended: Box::new(Ended {
+          cell: 2,
+          leg: Some(LegTag {
+            id: 7,
+            caller_id: Some("call_1".into()),
+          }),
+          end: Some(LegEnd::Waiting {
+            token: "cm_x".into(),
+            reason: "pending_tools".into(),
+            pending: vec![PendingRequest {
+              id: "cm_a_2_1".into(),
+              method: "call".into(),
+              target: Some("openclaw:core:read".into()),
+            }],
+            snapshot_bytes: 4096,
+          }),
+          dropped: None,
+          token: Some("cm_x".into()),
+          output: vec![OutputItem::Text("hi".into()), OutputItem::Json("1".into())],
+        }),
+        counts: Counts {
+          searches: 1,
+          ..Counts::default()
+        },
+      },
+      Report::Heartbeat,
+    ];
+    let mut stream = Vec::new();
+    for message in &messages {
+      stream.extend(encode(message));
+    }
+    let mut reader = stream.as_slice();
+    let mut read = Vec::new();
+    while let Some(frame) = read_frame(&mut reader).unwrap() {
+      read.push(decode::<Report>(&frame).unwrap());
+    }
+    assert_eq!(read, messages);
+  }
+
+  #[test]
+  fn a_truncated_or_oversized_frame_is_an_error_not_a_message() {
+    let frame = encode(&Command::Abort { cell: 3 });
+    let mut short = &frame[..frame.len() - 1];
+    assert!(read_frame(&mut short).is_err());
+    let huge = ((MAX_FRAME + 1) as u32).to_le_bytes();
+    assert!(read_frame(&mut &huge[..]).is_err());
+    assert!(decode::<Command>(&[0xff, 0xff, 0xff]).is_err());
+  }
+}

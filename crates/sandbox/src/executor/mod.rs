@@ -1,0 +1,429 @@
+//! The OpenClaw executor host, in the sandbox: upstream's guest controller on the engine's
+//! bare VMs. The contract (`execute`, boundaries, continuations) is driven from
+//! `lib/openclaw-executor.js` through the addon's `NativeExecutorCell`, a handle on one of the
+//! cells here; each leg runs on a worker and answers with the leg's outcome JSON
+//! (`session.rs`).
+
+mod session;
+mod stack;
+
+use crate::engine::bare;
+use crate::engine::bytecode;
+use crate::engine::limits::Kill;
+use crate::engine::stuck;
+use crate::error::panic_message;
+use parking_lot::Mutex;
+use session::{Outcome, Session, Step};
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How a leg's outcome JSON (or a parked cell's bytes) gets back to the addon.
+pub type Reply = Box<dyn FnOnce(String) + Send>;
+
+/// Compiled controllers by the addon's key (a hash of the source), newest last; a few at most
+/// (one per openclaw version in the gateway).
+static CONTROLLERS: Mutex<Vec<(String, Arc<Vec<u8>>)>> = Mutex::new(Vec::new());
+const MAX_CONTROLLERS: usize = 4;
+
+/// Compiles an OpenClaw guest controller to bytecode under `key` (once per key); QuickJS's
+/// message when it does not compile.
+pub fn compile(key: &str, source: &str) -> Result<(), String> {
+  if CONTROLLERS.lock().iter().any(|(k, _)| k == key) {
+    return Ok(());
+  }
+  let bytecode = stuck::guest(|| {
+    bytecode::compile_script(source, session::CONTROLLER_FILE, false, true)
+  })
+  .map_err(|e| format!("the code mode controller source does not compile: {e}"))?;
+  let mut controllers = CONTROLLERS.lock();
+  controllers.retain(|(k, _)| k != key);
+  if controllers.len() >= MAX_CONTROLLERS {
+    controllers.remove(0);
+  }
+  controllers.push((key.to_string(), Arc::new(bytecode)));
+  Ok(())
+}
+
+fn controller(key: &str) -> Option<Arc<Vec<u8>>> {
+  CONTROLLERS
+    .lock()
+    .iter()
+    .find(|(k, _)| k == key)
+    .map(|(_, bytecode)| bytecode.clone())
+}
+
+/// The outcome JSON of a leg that did not run.
+pub fn failed_json(code: &str, error: &str) -> String {
+  format!(
+    "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":[]}}",
+    serde_json::to_string(error).unwrap_or_default()
+  )
+}
+
+struct Shared {
+  session: Mutex<Option<Session>>,
+  /// The VM's kill switch, readable while a leg holds `session`.
+  signals: Mutex<Option<Arc<crate::engine::limits::Signals>>>,
+  running: AtomicBool,
+  disposed: AtomicBool,
+  /// `abort` came, perhaps before the leg's VM was ready: applied as soon as it is.
+  aborted: AtomicBool,
+  /// (memory limit, max pending tool calls)
+  limits: (usize, usize),
+}
+
+/// Frees a VM on a worker, off the channel's reader (freeing a large heap takes a while).
+fn free_on_worker(session: Session) {
+  let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+}
+
+impl Drop for Shared {
+  fn drop(&mut self) {
+    if let Some(session) = self.session.get_mut().take() {
+      free_on_worker(session);
+    }
+  }
+}
+
+/// The executor cells of this process, by the addon's number.
+#[derive(Default)]
+pub struct Cells {
+  cells: Mutex<HashMap<u64, Arc<Shared>>>,
+}
+
+/// What a cell's first leg needs.
+pub struct Start {
+  pub controller: String,
+  /// The host data globals, as JSON (shared by the cells of a run).
+  pub data: Arc<String>,
+  pub memory_limit_bytes: u64,
+  pub max_pending_tool_calls: u32,
+  pub source: String,
+  pub location: String,
+}
+
+impl Cells {
+  fn cell(&self, id: u64) -> Option<Arc<Shared>> {
+    self.cells.lock().get(&id).cloned()
+  }
+
+  /// The first leg: a VM with the data globals, the controller, then the program.
+  pub fn start(&self, id: u64, start: Start, timeout_ms: f64, reply: Reply) {
+    // A NaN would clamp to 0, which QuickJS reads as "no limit".
+    let memory = (start.memory_limit_bytes as f64).clamp(1024.0 * 1024.0, 4e9) as usize;
+    let shared = Arc::new(Shared {
+      session: Mutex::new(None),
+      signals: Mutex::new(None),
+      running: AtomicBool::new(false),
+      disposed: AtomicBool::new(false),
+      aborted: AtomicBool::new(false),
+      limits: (memory, start.max_pending_tool_calls.max(1) as usize),
+    });
+    self.cells.lock().insert(id, shared.clone());
+    let step = controller(&start.controller).map(|controller| {
+      let prepare = Prepare {
+        key: SpareKey {
+          controller: start.controller,
+          memory: shared.limits.0,
+          max_pending: shared.limits.1,
+          data: start.data,
+        },
+        controller,
+      };
+      (
+        Step::Exec {
+          source: start.source,
+          location: start.location,
+        },
+        Some(prepare),
+      )
+    });
+    leg(&shared, step, timeout_ms, reply);
+  }
+
+  /// A later leg: settles `settled` (`[{id, ok, json}]` JSON), keeps pending only the
+  /// requests named in `pending` (the host's pending set replaces the cell's), then runs.
+  pub fn next(
+    &self,
+    id: u64,
+    settled: String,
+    pending: Vec<String>,
+    timeout_ms: f64,
+    reply: Reply,
+  ) {
+    match self.cell(id) {
+      Some(shared) => leg(
+        &shared,
+        Some((Step::Settle { settled, pending }, None)),
+        timeout_ms,
+        reply,
+      ),
+      None => reply(failed_json(
+        "runtime_unavailable",
+        "Code Mode continuation has already been consumed or disposed",
+      )),
+    }
+  }
+
+  /// Collects the parked VM's garbage and answers the bytes it still holds.
+  pub fn park(&self, id: u64, reply: Reply) {
+    let Some(shared) = self.cell(id) else {
+      return reply("0".into());
+    };
+    let once = Arc::new(Mutex::new(Some(reply)));
+    let refused = once.clone();
+    let work = Box::new(move || {
+      let bytes = shared
+        .session
+        .lock()
+        .as_ref()
+        .map_or(0, |s| s.retained_bytes());
+      if let Some(reply) = once.lock().take() {
+        reply(bytes.to_string());
+      }
+    });
+    if bare::spawn(work, None, Box::new(|| {})).is_err()
+      && let Some(reply) = refused.lock().take()
+    {
+      reply(u64::MAX.to_string());
+    }
+  }
+
+  /// Stops the running leg (it ends `aborted`).
+  pub fn abort(&self, id: u64) {
+    if let Some(shared) = self.cell(id) {
+      shared.aborted.store(true, Ordering::Release);
+      if let Some(signals) = shared.signals.lock().as_ref() {
+        signals.kill(Kill::Aborted);
+      }
+    }
+  }
+
+  /// Frees the cell's VM (on a worker); later legs fail `runtime_unavailable`.
+  pub fn dispose(&self, id: u64) {
+    let Some(shared) = self.cells.lock().remove(&id) else {
+      return;
+    };
+    if shared.disposed.swap(true, Ordering::AcqRel) {
+      return;
+    }
+    if let Some(session) = shared.session.try_lock().and_then(|mut s| s.take()) {
+      free_on_worker(session);
+    }
+  }
+}
+
+fn leg(shared: &Arc<Shared>, step: Option<(Step, Option<Prepare>)>, timeout_ms: f64, reply: Reply) {
+  let refuse = if shared.disposed.load(Ordering::Acquire) {
+    Some((
+      "runtime_unavailable",
+      "Code Mode continuation has already been consumed or disposed".to_string(),
+    ))
+  } else if step.is_none() {
+    Some((
+      "runtime_unavailable",
+      "the code mode controller is not loaded".to_string(),
+    ))
+  } else if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
+    Some(("timeout", "code mode timeout exceeded".to_string()))
+  } else if shared.running.swap(true, Ordering::AcqRel) {
+    Some((
+      "runtime_unavailable",
+      "a code mode leg is already running in this cell".to_string(),
+    ))
+  } else {
+    None
+  };
+  let Some((step, prepare)) = step.filter(|_| refuse.is_none()) else {
+    let (code, message) = refuse.unwrap_or(("runtime_unavailable", String::new()));
+    return reply(failed_json(code, &message));
+  };
+  let budget = Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0);
+  let once = Arc::new(Mutex::new(Some(reply)));
+  let stuck_reply = once.clone();
+  let refused = once.clone();
+  let work_shared = shared.clone();
+  let work = Box::new(move || {
+    // The budget counts from when a worker takes the leg, not from when it was queued.
+    let deadline = Instant::now() + budget;
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+      run_leg(&work_shared, step, prepare, deadline)
+    }));
+    let (json, finished, prepare) = ran.unwrap_or_else(|panic| {
+      let message = format!("code mode runtime failed: {}", panic_message(&*panic));
+      (failed_json("internal_error", &message), None, None)
+    });
+    work_shared.running.store(false, Ordering::Release);
+    if let Some(reply) = once.lock().take() {
+      reply(json);
+    }
+    // After the result is on its way, and as work of its own (no deadline, so the watchdog
+    // never counts a slow free against the pool): the finished VM is freed, and the next cell
+    // of the same run gets a VM ready for it.
+    if finished.is_some() || prepare.is_some() {
+      let cleanup = Box::new(move || {
+        drop(finished);
+        if let Some(prepare) = prepare {
+          spares::refill(prepare);
+        }
+      });
+      let _ = bare::spawn(cleanup, None, Box::new(|| {}));
+    }
+  });
+  let stuck_shared = shared.clone();
+  let on_stuck = Box::new(move || {
+    // The VM is still in use on the abandoned thread: this cell can never run again.
+    stuck_shared.disposed.store(true, Ordering::Release);
+    if let Some(reply) = stuck_reply.lock().take() {
+      reply(failed_json("timeout", "code mode timeout exceeded"));
+    }
+  });
+  if let Err(message) = bare::spawn(work, Some(budget), on_stuck) {
+    shared.running.store(false, Ordering::Release);
+    if let Some(reply) = refused.lock().take() {
+      reply(failed_json("runtime_unavailable", &message));
+    }
+  }
+}
+
+/// One leg on a worker: takes a ready VM (or prepares one) on the first, runs, and keeps it
+/// parked for the next leg or hands it back to be freed once the outcome is sent.
+fn run_leg(
+  shared: &Shared,
+  step: Step,
+  prepare: Option<Prepare>,
+  deadline: Instant,
+) -> (String, Option<Session>, Option<Prepare>) {
+  let mut slot = shared.session.lock();
+  if shared.disposed.load(Ordering::Acquire) {
+    let json = failed_json(
+      "runtime_unavailable",
+      "Code Mode continuation has already been consumed or disposed",
+    );
+    return (json, slot.take(), None);
+  }
+  if slot.is_none() {
+    let Some(prepare) = &prepare else {
+      return (
+        failed_json("runtime_unavailable", "the code mode cell has no VM"),
+        None,
+        None,
+      );
+    };
+    match spares::take(&prepare.key).map_or_else(|| spares::build(prepare, deadline), Ok) {
+      Ok(session) => {
+        *shared.signals.lock() = Some(session.vm.signals.clone());
+        *slot = Some(session);
+      }
+      Err((code, message)) => return (failed_json(code, &message), None, None),
+    }
+  }
+  let Some(session) = slot.as_mut() else {
+    return (
+      failed_json("runtime_unavailable", "the code mode cell has no VM"),
+      None,
+      None,
+    );
+  };
+  if shared.aborted.load(Ordering::Acquire) {
+    session.vm.signals.kill(Kill::Aborted);
+  }
+  session.vm.signals.set_deadline(Some(deadline));
+  let outcome = stuck::guest(|| session.leg(step));
+  session.vm.signals.set_deadline(None);
+  let json = session::outcome_json(&outcome, &session.bridge.lock());
+  // A cell disposed while its leg ran keeps nothing.
+  let keep =
+    matches!(outcome, Outcome::Boundary { .. }) && !shared.disposed.load(Ordering::Acquire);
+  if keep {
+    session.bridge.lock().canceled.clear();
+    return (json, None, prepare);
+  }
+  *shared.signals.lock() = None;
+  (json, slot.take(), prepare)
+}
+
+/// What a cell's first VM is prepared with.
+struct Prepare {
+  key: SpareKey,
+  controller: Arc<Vec<u8>>,
+}
+
+/// VMs of the same preparation are interchangeable before their program runs. Compared field by
+/// field, the data text last: a length check, then a `memcmp` only when the lengths agree (no
+/// hashing of a large catalog's megabytes per cell).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SpareKey {
+  controller: String,
+  memory: usize,
+  max_pending: usize,
+  /// The host data globals, as JSON.
+  data: Arc<String>,
+}
+
+/// VMs prepared ahead (controller run over the host data, no program yet) for the next cell of
+/// a run: a gateway sends the same catalog with every exec of a run, and preparing the controller
+/// is most of a cell's start. Built on a worker after a cell's result is sent.
+mod spares {
+  use super::{Prepare, Session, SpareKey};
+  use crate::engine::stuck;
+  use parking_lot::Mutex;
+  use std::time::{Duration, Instant};
+
+  /// Spare VMs kept at most (each holds a controller's heap, ~170 KB with a small catalog), and
+  /// per preparation: two, so that a cell arriving while the last one's spare is still being
+  /// built finds one ready.
+  const MAX_SPARES: usize = 6;
+  const PER_KEY: usize = 2;
+  /// How long preparing a spare may run (the controller and data are the gateway's own).
+  const PREPARE_BUDGET: Duration = Duration::from_secs(5);
+
+  static SPARES: Mutex<Vec<(SpareKey, Session)>> = Mutex::new(Vec::new());
+
+  pub(super) fn take(key: &SpareKey) -> Option<Session> {
+    let mut spares = SPARES.lock();
+    let at = spares.iter().rposition(|(k, _)| k == key)?;
+    Some(spares.remove(at).1)
+  }
+
+  /// A new VM, prepared under `deadline`.
+  pub(super) fn build(
+    prepare: &Prepare,
+    deadline: Instant,
+  ) -> Result<Session, (&'static str, String)> {
+    let mut session = Session::new(prepare.key.memory, prepare.key.max_pending)
+      .map_err(|message| ("runtime_unavailable", message))?;
+    session.vm.signals.set_deadline(Some(deadline));
+    match stuck::guest(|| session.prepare(&prepare.key.data, &prepare.controller)) {
+      Ok(()) => Ok(session),
+      Err(_) if session.vm.killed() == crate::engine::limits::Kill::Timeout => {
+        Err(("timeout", "code mode timeout exceeded".into()))
+      }
+      Err(failure) => Err(failure),
+    }
+  }
+
+  /// Tops up the spares of this preparation.
+  pub(super) fn refill(prepare: Prepare) {
+    while SPARES
+      .lock()
+      .iter()
+      .filter(|(k, _)| *k == prepare.key)
+      .count()
+      < PER_KEY
+    {
+      let Ok(session) = build(&prepare, Instant::now() + PREPARE_BUDGET) else {
+        return;
+      };
+      session.vm.signals.set_deadline(None);
+      let mut spares = SPARES.lock();
+      let oldest = (spares.len() >= MAX_SPARES).then(|| spares.remove(0));
+      spares.push((prepare.key.clone(), session));
+      drop(spares);
+      drop(oldest);
+    }
+  }
+}

@@ -1,0 +1,238 @@
+//! The Linux lock-down, applied once start-up is done (Firecracker's jailer and `seccompiler`
+//! are the model): no file descriptors but the channel and standard error, resource limits, no
+//! new privileges, not dumpable, and a seccomp-bpf allow-list on every thread.
+//!
+//! After it, the process can read and write its channel, allocate and free memory (never
+//! executable), start and stop threads, sleep and wait, read clocks and random bytes, lower a
+//! thread's priority and signal its own threads. Everything else kills the process: opening
+//! files, sockets, `execve`, `fork`, `ptrace`, `kill` of another process, `mmap` or `mprotect`
+//! with execute permission. (`clone3` answers ENOSYS so the C library falls back to `clone`,
+//! whose flags the filter can check: threads only.)
+
+use code_mode_protocol::wire::Settings;
+use seccompiler::{
+  BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition,
+  SeccompFilter, SeccompRule, TargetArch,
+};
+use std::collections::BTreeMap;
+
+/// Address space the process may map: its workers' stacks, a heap for each worker at the
+/// largest memory cap, and room for parked cells and the allocator's reservations. A backstop
+/// to the per-VM memory caps, not the cap itself.
+fn address_space(settings: &Settings) -> u64 {
+  let threads = u64::from(settings.worker_threads) + 8;
+  threads * (code_mode_engine::WORKER_STACK as u64 + (1 << 30)) + (16 << 30)
+}
+
+pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
+  close_other_fds();
+  let limits = [
+    (libc::RLIMIT_CORE, 0),
+    (libc::RLIMIT_FSIZE, 0),
+    (libc::RLIMIT_NOFILE, 3),
+    (libc::RLIMIT_MEMLOCK, 0),
+    (libc::RLIMIT_MSGQUEUE, 0),
+    (libc::RLIMIT_AS, address_space(settings)),
+  ];
+  for (resource, value) in limits {
+    let limit = libc::rlimit {
+      rlim_cur: value as libc::rlim_t,
+      rlim_max: value as libc::rlim_t,
+    };
+    // SAFETY: setrlimit reads the struct passed by reference.
+    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+      return Err(format!(
+        "setrlimit({resource}) failed: {}",
+        std::io::Error::last_os_error()
+      ));
+    }
+  }
+  // SAFETY: plain prctl calls with integer arguments.
+  unsafe {
+    if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+      return Err(format!(
+        "PR_SET_NO_NEW_PRIVS failed: {}",
+        std::io::Error::last_os_error()
+      ));
+    }
+    libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+  }
+  if debug {
+    install_sigsys_reporter();
+  }
+  let mismatch = if debug {
+    SeccompAction::Trap
+  } else {
+    SeccompAction::KillProcess
+  };
+  let allow = filter(allowed()?, mismatch, SeccompAction::Allow)?;
+  let mut clone3 = BTreeMap::new();
+  clone3.insert(libc::SYS_clone3, Vec::new());
+  let no_clone3 = filter(
+    clone3,
+    SeccompAction::Allow,
+    SeccompAction::Errno(libc::ENOSYS as u32),
+  )?;
+  // The allow-list goes last: installing a filter takes a `prctl` that the allow-list forbids.
+  for program in [no_clone3, allow] {
+    seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))?;
+  }
+  Ok(())
+}
+
+fn filter(
+  rules: BTreeMap<i64, Vec<SeccompRule>>,
+  mismatch: SeccompAction,
+  matched: SeccompAction,
+) -> Result<BpfProgram, String> {
+  let arch = if cfg!(target_arch = "aarch64") {
+    TargetArch::aarch64
+  } else {
+    TargetArch::x86_64
+  };
+  SeccompFilter::new(rules, mismatch, matched, arch)
+    .and_then(BpfProgram::try_from)
+    .map_err(|e| format!("seccomp filter: {e}"))
+}
+
+fn rule(conditions: Vec<(u8, Op, u64)>) -> Result<SeccompRule, String> {
+  let conditions = conditions
+    .into_iter()
+    .map(|(arg, op, value)| SeccompCondition::new(arg, Len::Qword, op, value))
+    .collect::<Result<Vec<_>, _>>()
+    .map_err(|e| e.to_string())?;
+  SeccompRule::new(conditions).map_err(|e| e.to_string())
+}
+
+/// The allow-list: syscall → conditions (any rule matching allows it; none listed: always).
+fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+  let mut map: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+  let always = [
+    libc::SYS_futex,
+    libc::SYS_sched_yield,
+    libc::SYS_munmap,
+    libc::SYS_mremap,
+    libc::SYS_madvise,
+    libc::SYS_brk,
+    libc::SYS_set_robust_list,
+    libc::SYS_rseq,
+    libc::SYS_gettid,
+    libc::SYS_getpid,
+    libc::SYS_exit,
+    libc::SYS_exit_group,
+    libc::SYS_rt_sigreturn,
+    libc::SYS_rt_sigprocmask,
+    libc::SYS_sigaltstack,
+    libc::SYS_clock_gettime,
+    libc::SYS_clock_getres,
+    libc::SYS_clock_nanosleep,
+    libc::SYS_nanosleep,
+    libc::SYS_gettimeofday,
+    libc::SYS_getrandom,
+    libc::SYS_sched_getaffinity,
+    libc::SYS_restart_syscall,
+    libc::SYS_close,
+    // Answered ENOSYS by the second filter.
+    libc::SYS_clone3,
+  ];
+  for syscall in always {
+    map.insert(syscall, Vec::new());
+  }
+  // The channel (fds 0 and 1) and standard error only.
+  map.insert(libc::SYS_read, vec![rule(vec![(0, Op::Eq, 0)])?]);
+  map.insert(
+    libc::SYS_write,
+    vec![rule(vec![(0, Op::Eq, 1)])?, rule(vec![(0, Op::Eq, 2)])?],
+  );
+  map.insert(libc::SYS_writev, vec![rule(vec![(0, Op::Eq, 2)])?]);
+  // Memory, never executable.
+  let no_exec = |arg| rule(vec![(arg, Op::MaskedEq(libc::PROT_EXEC as u64), 0)]);
+  map.insert(libc::SYS_mmap, vec![no_exec(2)?]);
+  map.insert(libc::SYS_mprotect, vec![no_exec(2)?]);
+  // Threads only: `clone` with CLONE_THREAD (a new process would need it clear).
+  map.insert(
+    libc::SYS_clone,
+    vec![rule(vec![(
+      0,
+      Op::MaskedEq(libc::CLONE_THREAD as u64),
+      libc::CLONE_THREAD as u64,
+    )])?],
+  );
+  // Signals to this process's own threads (the freezer, `abort`).
+  // SAFETY: getpid cannot fail.
+  let pid = unsafe { libc::getpid() } as u64;
+  map.insert(libc::SYS_tgkill, vec![rule(vec![(0, Op::Eq, pid)])?]);
+  // Thread names.
+  map.insert(
+    libc::SYS_prctl,
+    vec![rule(vec![(0, Op::Eq, libc::PR_SET_NAME as u64)])?],
+  );
+  // Workers lower their own priority (never raise it).
+  map.insert(
+    libc::SYS_setpriority,
+    vec![rule(vec![
+      (0, Op::Eq, libc::PRIO_PROCESS as u64),
+      (2, Op::Le, 19),
+    ])?],
+  );
+  Ok(map)
+}
+
+/// Closes every descriptor but the channel (0, 1) and standard error (2).
+fn close_other_fds() {
+  // SAFETY: close_range takes plain integers; on a kernel without it, fall back to closing
+  // each listed descriptor.
+  let closed = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) } == 0;
+  if closed {
+    return;
+  }
+  let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+    return;
+  };
+  let fds: Vec<i32> = entries
+    .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+    .filter(|fd| *fd > 2)
+    .collect();
+  for fd in fds {
+    // SAFETY: closing a descriptor this process owns; nothing here uses it again.
+    unsafe { libc::close(fd) };
+  }
+}
+
+/// `--debug`: a refused system call is reported on standard error (then the process ends)
+/// instead of killing the process silently.
+fn install_sigsys_reporter() {
+  extern "C" fn on_sigsys(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo for SIGSYS; its `si_syscall` field sits right
+    // after the call address (`_sigsys` layout), which libc does not expose.
+    let syscall = unsafe {
+      let base = info as *const u8;
+      let offset = 16 + std::mem::size_of::<*const libc::c_void>();
+      *(base.add(offset) as *const libc::c_int)
+    };
+    let mut text = *b"code-mode-sandbox: seccomp refused system call       \n";
+    let mut n = syscall.unsigned_abs();
+    let mut at = text.len() - 2;
+    loop {
+      text[at] = b'0' + (n % 10) as u8;
+      n /= 10;
+      if n == 0 || at == 0 {
+        break;
+      }
+      at -= 1;
+    }
+    // SAFETY: write and _exit are async-signal-safe.
+    unsafe {
+      libc::write(2, text.as_ptr().cast(), text.len());
+      libc::_exit(159);
+    }
+  }
+  // SAFETY: a zeroed sigaction with an SA_SIGINFO handler and an empty mask is valid.
+  unsafe {
+    let mut action: libc::sigaction = std::mem::zeroed();
+    action.sa_sigaction = on_sigsys as extern "C" fn(_, _, _) as usize;
+    action.sa_flags = libc::SA_SIGINFO;
+    libc::sigemptyset(&mut action.sa_mask);
+    libc::sigaction(libc::SIGSYS, &action, std::ptr::null_mut());
+  }
+}

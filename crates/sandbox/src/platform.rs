@@ -1,0 +1,281 @@
+//! What the sandbox executable asks of its operating system: the channel, dying with the
+//! parent, start-up before the lock-down, the lock-down itself (`harden.rs` on Linux), and
+//! freezing threads the watchdog gave up on. SECURITY.md says what each platform gets.
+
+use code_mode_protocol::wire::{Report, Settings};
+use code_mode_sandbox::Sink;
+use std::io::{BufReader, Read, Write};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Where `Stuck` reports go.
+static SINK: OnceLock<Arc<dyn Sink>> = OnceLock::new();
+/// Threads given up on so far, and those of them frozen.
+static GIVEN_UP: AtomicU32 = AtomicU32::new(0);
+static FROZEN: AtomicU32 = AtomicU32::new(0);
+
+/// Ends the process now, running nothing else (threads may be mid-work).
+pub fn exit_now(code: i32) -> ! {
+  #[cfg(unix)]
+  // SAFETY: `_exit` takes an int and never returns; it runs no handlers, which is the point.
+  unsafe {
+    libc::_exit(code)
+  }
+  #[cfg(not(unix))]
+  std::process::exit(code)
+}
+
+/// The channel: standard input and output (one socket on Unix, two pipes on Windows).
+pub fn channel() -> (impl Read, impl Write + Send + 'static) {
+  #[cfg(unix)]
+  {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the addon starts this process with the channel as fds 0 and 1, and nothing else
+    // in the process owns them.
+    let (input, output) = unsafe { (std::fs::File::from_raw_fd(0), std::fs::File::from_raw_fd(1)) };
+    (BufReader::with_capacity(64 << 10, input), output)
+  }
+  #[cfg(not(unix))]
+  {
+    (
+      BufReader::with_capacity(64 << 10, std::io::stdin()),
+      std::io::stdout(),
+    )
+  }
+}
+
+/// Linux: the kernel kills this process when the thread that started it (the addon's
+/// supervisor thread, which lives as long as the gateway) ends. Elsewhere the closed channel
+/// ends it.
+pub fn die_with_parent(parent: Option<u32>) {
+  #[cfg(target_os = "linux")]
+  // SAFETY: plain prctl and getppid calls with integer arguments.
+  unsafe {
+    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+    // The parent may have died before the line above: then it is already gone.
+    if parent.is_some_and(|pid| libc::getppid() as u32 != pid) {
+      exit_now(0);
+    }
+  }
+  #[cfg(not(target_os = "linux"))]
+  let _ = parent;
+}
+
+/// Everything that needs more of the OS than the lock-down leaves: started now, once.
+pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
+  let _ = SINK.set(sink);
+  code_mode_engine::stuck::set_freezer(code_mode_engine::stuck::Freezer {
+    this_thread: freezer::this_thread,
+    freeze,
+  });
+  freezer::install();
+  #[cfg(unix)]
+  // SAFETY: `tzset` reads the time zone once (QuickJS's local-time functions use it later,
+  // when the file system is out of reach).
+  unsafe {
+    unsafe extern "C" {
+      fn tzset();
+    }
+    tzset();
+  }
+  let _ = code_mode_engine::store::new_token();
+  // The clock thread and the workers start now (lazily they would start after the lock-down,
+  // which allows new threads but not what their first start reads).
+  code_mode_engine::clock::at(Instant::now(), || {});
+  let _ = code_mode_engine::bare::spawn(Box::new(|| {}), None, Box::new(|| {}));
+  // Compile both guests' preludes and touch the front end once, so the first cell pays neither.
+  for kind in [
+    code_mode_protocol::wire::GuestKind::CodeMode,
+    code_mode_protocol::wire::GuestKind::ToolSearch,
+  ] {
+    let _ = code_mode_engine::vm::Vm::warm(code_mode_sandbox::guest(kind));
+  }
+  let _ = code_mode_frontend::prepare_until("1", code_mode_frontend::Language::TypeScript, None);
+  let _ = settings;
+}
+
+/// Locks the process down (Linux: `harden.rs`). Elsewhere the process is only as isolated as
+/// its being a separate process makes it (SECURITY.md).
+pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
+  #[cfg(target_os = "linux")]
+  return crate::harden::lock_down(settings, debug);
+  #[cfg(not(target_os = "linux"))]
+  {
+    let _ = (settings, debug);
+    Ok(())
+  }
+}
+
+/// The engine's freezer: stops a thread given up on, and tells the addon how many are stopped
+/// and how many still spin.
+fn freeze(thread: u64, token: u64) {
+  GIVEN_UP.fetch_add(1, Ordering::AcqRel);
+  freezer::freeze(thread, token);
+  // The thread stops in its signal handler; count it a moment later.
+  code_mode_engine::clock::at(Instant::now() + Duration::from_millis(100), || {
+    let given_up = GIVEN_UP.load(Ordering::Acquire);
+    let frozen = FROZEN.load(Ordering::Acquire).min(given_up);
+    if let Some(sink) = SINK.get() {
+      sink.report(Report::Stuck {
+        frozen,
+        spinning: given_up - frozen,
+      });
+    }
+  });
+}
+
+#[cfg(target_os = "linux")]
+mod freezer {
+  use super::FROZEN;
+  use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+  /// The signal that asks a thread to freeze (nothing else in this process uses it).
+  const SIGNAL: libc::c_int = libc::SIGUSR2;
+  /// Tokens of the guest work asked to freeze, most recent last (a ring: a handler finds its
+  /// own whatever else was asked meanwhile).
+  static REQUESTED: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
+  static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+  pub fn this_thread() -> u64 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::syscall(libc::SYS_gettid) as u64 }
+  }
+
+  /// Runs on the thread asked to freeze: if it is still inside the guest work the watchdog gave
+  /// up on, it never returns (sleeping costs no CPU; its memory stays until the process ends).
+  extern "C" fn on_signal(_: libc::c_int) {
+    let token = code_mode_engine::stuck::current();
+    if token == 0 || !REQUESTED.iter().any(|r| r.load(Ordering::Acquire) == token) {
+      return;
+    }
+    FROZEN.fetch_add(1, Ordering::AcqRel);
+    loop {
+      let hour = libc::timespec {
+        tv_sec: 3600,
+        tv_nsec: 0,
+      };
+      // SAFETY: nanosleep is async-signal-safe; a null remainder is allowed.
+      unsafe { libc::nanosleep(&hour, std::ptr::null_mut()) };
+    }
+  }
+
+  pub fn install() {
+    // SAFETY: a zeroed sigaction with a plain handler and an empty mask is valid; the handler
+    // only reads atomics and thread-local words and sleeps.
+    unsafe {
+      let mut action: libc::sigaction = std::mem::zeroed();
+      action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+      action.sa_flags = libc::SA_RESTART;
+      libc::sigemptyset(&mut action.sa_mask);
+      libc::sigaction(SIGNAL, &action, std::ptr::null_mut());
+    }
+  }
+
+  pub fn freeze(thread: u64, token: u64) {
+    let slot = NEXT.fetch_add(1, Ordering::AcqRel) % REQUESTED.len();
+    REQUESTED[slot].store(token, Ordering::Release);
+    // A thread that has exited is gone from the kernel (ESRCH); one that moved on to other work
+    // ignores the signal (its token differs).
+    // SAFETY: tgkill with this process's id, a thread id and a signal number.
+    unsafe {
+      libc::syscall(
+        libc::SYS_tgkill,
+        libc::getpid(),
+        thread as libc::pid_t,
+        SIGNAL,
+      );
+    }
+  }
+}
+
+/// Where one thread cannot be stopped safely (macOS, Windows), a thread given up on keeps
+/// running; the addon replaces the process and kills it soon after (SECURITY.md).
+#[cfg(not(target_os = "linux"))]
+mod freezer {
+  pub fn this_thread() -> u64 {
+    0
+  }
+  pub fn install() {}
+  pub fn freeze(_thread: u64, _token: u64) {}
+}
+
+/// Tries one forbidden operation from inside the sandbox (the containment tests):
+/// `Ok(what succeeded)` is a containment failure, `Err(why not)` the expected answer. The
+/// seccomp filter kills the process on most of them before either is said.
+#[cfg(feature = "testing")]
+pub fn probe(operation: &str) -> Result<String, String> {
+  #[cfg(unix)]
+  {
+    use std::ffi::CString;
+    let errno = || std::io::Error::last_os_error().to_string();
+    // SAFETY: each arm calls one libc function with valid, NUL-terminated or zeroed arguments
+    // and checks its result; nothing here keeps a pointer past the call.
+    unsafe {
+      match operation {
+        "open" => {
+          let path = CString::new("/etc/hostname").unwrap_or_default();
+          let fd = libc::open(path.as_ptr(), libc::O_RDONLY);
+          if fd >= 0 {
+            return Ok(format!("open succeeded (fd {fd})"));
+          }
+          Err(errno())
+        }
+        "connect" => {
+          let fd = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+          if fd < 0 {
+            return Err(errno());
+          }
+          let mut address: libc::sockaddr_in = std::mem::zeroed();
+          address.sin_family = libc::AF_INET as libc::sa_family_t;
+          address.sin_port = 9u16.to_be();
+          address.sin_addr.s_addr = u32::from_be_bytes([127, 0, 0, 1]).to_be();
+          let rc = libc::connect(
+            fd,
+            &address as *const libc::sockaddr_in as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+          );
+          Ok(format!("socket succeeded (fd {fd}); connect returned {rc}"))
+        }
+        "execve" => {
+          let path = CString::new("/bin/true").unwrap_or_default();
+          let argv = [path.as_ptr(), std::ptr::null()];
+          let envp = [std::ptr::null()];
+          libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr());
+          Err(errno())
+        }
+        "ptrace" => {
+          let rc = libc::ptrace(libc::PTRACE_ATTACH, libc::getppid(), 0, 0);
+          if rc == 0 {
+            return Ok("ptrace attached to the parent".into());
+          }
+          Err(errno())
+        }
+        "fork" => {
+          let pid = libc::fork();
+          if pid == 0 {
+            libc::_exit(0);
+          }
+          if pid > 0 {
+            return Ok(format!("fork succeeded (pid {pid})"));
+          }
+          Err(errno())
+        }
+        "abort" => libc::abort(),
+        "segfault" => {
+          let null: *mut u8 = std::ptr::null_mut();
+          std::ptr::write_volatile(null, 1);
+          Err("the write to address 0 returned".into())
+        }
+        _ => Err(format!("unknown probe {operation:?}")),
+      }
+    }
+  }
+  #[cfg(not(unix))]
+  {
+    match operation {
+      "abort" => std::process::abort(),
+      _ => Err(format!("no probe {operation:?} on this platform")),
+    }
+  }
+}

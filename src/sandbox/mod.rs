@@ -1,0 +1,452 @@
+//! The addon's half of the sandbox processes (ARCHITECTURE.md, "Sandbox processes"): it starts
+//! them lazily, routes runs and cells to them, reads their reports, watches them, retires a
+//! process whose threads got stuck, and kills one that must go. The sandbox's half is the
+//! `code-mode-sandbox` executable (`crates/sandbox`).
+//!
+//! Policy, in one place:
+//! - `sandboxProcesses` slots, each holding at most one accepting process, started when first
+//!   routed to. A run (or an executor cell's data) is routed by a number, so the cells of one
+//!   run share a process and its catalog, and an executor's prepared VMs are found again.
+//! - A process whose worker got stuck in native code past its deadline (the sandbox freezes
+//!   that thread) retires: it takes nothing new, a fresh process takes its slot, and it keeps
+//!   serving the cells already in it. It is killed once it holds no work, [`RETIRE_BOUND`]
+//!   after it retired, when more than [`MAX_RETIRING`] are retiring, or [`SPINNING_BOUND`]
+//!   after a stuck thread it could not freeze (that thread still burns a core).
+//! - A process that stops reporting for [`SILENT_BOUND`] while it holds work, or stops reading
+//!   its channel ([`MAX_BACKLOG`]), is killed.
+//! - Whatever ends a process, every leg and request it held fails `runtime_unavailable`
+//!   (phase `host`), and every cell parked in it is lost (a later `wait` says so).
+
+pub mod process;
+mod writer;
+
+use crate::error::{ErrorCode, Failure, FailurePhase};
+use code_mode_protocol::wire::{Command, Report, Settings};
+use parking_lot::Mutex;
+use process::{Phase, Process};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, Instant};
+
+/// How long a retiring process keeps serving the cells parked in it.
+pub const RETIRE_BOUND: Duration = Duration::from_secs(120);
+/// Retiring processes kept at most; past it the oldest is killed (its cells are lost).
+pub const MAX_RETIRING: usize = 2;
+/// How long a process with a stuck thread it could not freeze lives on.
+pub const SPINNING_BOUND: Duration = Duration::from_millis(1500);
+/// How long a process holding work may stay silent (it reports every second).
+pub const SILENT_BOUND: Duration = Duration::from_secs(5);
+/// Bytes a process may leave unread before it counts as not reading.
+pub const MAX_BACKLOG: usize = 512 << 20;
+/// How often the supervisor looks.
+const TICK: Duration = Duration::from_millis(200);
+/// How long a caller waits for a process to start.
+const START_BOUND: Duration = Duration::from_secs(10);
+
+/// The executable's file name.
+pub const EXECUTABLE: &str = if cfg!(windows) {
+  "code-mode-sandbox.exe"
+} else {
+  "code-mode-sandbox"
+};
+
+/// What the operator configured (`configureCodeModeRuntime`).
+#[derive(Debug, Clone)]
+struct Config {
+  processes: usize,
+  threads: usize,
+  max_parked: usize,
+}
+
+type Started = std::sync::mpsc::Sender<Result<Arc<Process>, String>>;
+
+struct Supervisor {
+  epoch: Instant,
+  config: Mutex<Config>,
+  slots: Mutex<Vec<Option<Arc<Process>>>>,
+  retiring: Mutex<Vec<Arc<Process>>>,
+  executable: Mutex<Option<PathBuf>>,
+  /// The supervisor thread, which starts every process (see `process::spawn`).
+  spawner: Mutex<Option<Sender<Started>>>,
+  next_process: AtomicU64,
+  next_request: AtomicU64,
+  nested_id_prefix: String,
+  debug: bool,
+}
+
+static SUPERVISOR: LazyLock<Supervisor> = LazyLock::new(|| {
+  let parallelism = std::thread::available_parallelism().map_or(2, |n| n.get());
+  let processes = default_processes(parallelism);
+  Supervisor {
+    epoch: Instant::now(),
+    config: Mutex::new(Config {
+      processes,
+      threads: parallelism.div_ceil(processes).max(2),
+      max_parked: DEFAULT_MAX_PARKED,
+    }),
+    slots: Mutex::new(vec![None; processes]),
+    retiring: Mutex::new(Vec::new()),
+    executable: Mutex::new(None),
+    spawner: Mutex::new(None),
+    next_process: AtomicU64::new(1),
+    next_request: AtomicU64::new(1),
+    nested_id_prefix: format!("cm_{}_", random_hex(4)),
+    debug: std::env::var_os("OPENCLAW_CODE_MODE_SANDBOX_DEBUG").is_some_and(|v| v == "1"),
+  }
+});
+
+/// Parked cells in the gateway at once, by default (the reference's cap).
+pub const DEFAULT_MAX_PARKED: usize = 64;
+
+/// Sandbox processes by default: one per eight cores, at least one and at most eight.
+pub fn default_processes(parallelism: usize) -> usize {
+  parallelism.div_ceil(8).clamp(1, 8)
+}
+
+fn random_hex(bytes: usize) -> String {
+  let mut raw = vec![0u8; bytes];
+  // Uniqueness across gateway restarts, not secrecy: a clock fallback is enough.
+  if getrandom::fill(&mut raw).is_err() {
+    let nanos = std::time::SystemTime::now()
+      .duration_since(std::time::UNIX_EPOCH)
+      .map_or(0, |d| d.as_nanos());
+    raw = nanos.to_le_bytes()[..bytes].to_vec();
+  }
+  raw.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What every nested `toolCallId` starts with (`cm_<nonce>_`).
+pub fn nested_id_prefix() -> &'static str {
+  &SUPERVISOR.nested_id_prefix
+}
+
+/// A fresh request number (answers name it).
+pub fn next_request() -> u64 {
+  SUPERVISOR.next_request.fetch_add(1, Ordering::Relaxed)
+}
+
+fn now_ms() -> u64 {
+  SUPERVISOR.epoch.elapsed().as_millis() as u64
+}
+
+/// Where the executable is: next to the addon, as the JS layer found it when it loaded the
+/// addon. `OPENCLAW_CODE_MODE_SANDBOX` overrides it.
+pub fn set_executable(path: PathBuf) {
+  *SUPERVISOR.executable.lock() = Some(path);
+}
+
+/// Applies the operator's settings; processes already running get the new thread count and
+/// cap, and the slots grow or shrink (a slot removed retires its process).
+pub fn configure(processes: Option<usize>, threads: Option<usize>, max_parked: Option<usize>) {
+  let (config, removed) = {
+    let mut config = SUPERVISOR.config.lock();
+    if let Some(n) = processes {
+      config.processes = n.clamp(1, 64);
+    }
+    if let Some(n) = threads {
+      config.threads = n.clamp(1, 256);
+    }
+    if let Some(n) = max_parked {
+      config.max_parked = n.max(1);
+    }
+    let mut slots = SUPERVISOR.slots.lock();
+    let removed: Vec<Arc<Process>> = if slots.len() > config.processes {
+      slots.drain(config.processes..).flatten().collect()
+    } else {
+      slots.resize(config.processes, None);
+      Vec::new()
+    };
+    (config.clone(), removed)
+  };
+  for process in removed {
+    retire(&process);
+  }
+  let settings = Command::Configure(settings(&config));
+  for process in live_processes() {
+    process.send(&settings);
+  }
+}
+
+/// The process-wide cap on parked cells (`maxSuspendedCells`).
+pub fn max_parked() -> usize {
+  SUPERVISOR.config.lock().max_parked
+}
+
+fn settings(config: &Config) -> Settings {
+  Settings {
+    worker_threads: config.threads as u32,
+    max_parked_cells: config.max_parked as u32,
+    nested_id_prefix: SUPERVISOR.nested_id_prefix.clone(),
+  }
+}
+
+fn live_processes() -> Vec<Arc<Process>> {
+  let mut all: Vec<Arc<Process>> = SUPERVISOR.slots.lock().iter().flatten().cloned().collect();
+  all.extend(SUPERVISOR.retiring.lock().iter().cloned());
+  all
+}
+
+/// The failure of work that cannot get a process.
+pub fn unavailable(message: impl Into<String>) -> Failure {
+  Failure::new(ErrorCode::RuntimeUnavailable, message).in_phase(FailurePhase::Host)
+}
+
+/// The accepting process for work routed by `affinity`, started if its slot is empty.
+pub fn process_for(affinity: u64) -> Result<Arc<Process>, Failure> {
+  let slot = {
+    let slots = SUPERVISOR.slots.lock();
+    let slot = (affinity % slots.len().max(1) as u64) as usize;
+    match slots.get(slot) {
+      Some(Some(process)) if process.phase() == Phase::Accepting => return Ok(process.clone()),
+      _ => slot,
+    }
+  };
+  let process = start().map_err(unavailable)?;
+  let mut slots = SUPERVISOR.slots.lock();
+  match slots.get_mut(slot) {
+    // Another caller filled the slot meanwhile: use theirs, retire the spare.
+    Some(Some(existing)) if existing.phase() == Phase::Accepting => {
+      let existing = existing.clone();
+      drop(slots);
+      process.kill("not needed");
+      Ok(existing)
+    }
+    Some(entry) => {
+      *entry = Some(process.clone());
+      Ok(process)
+    }
+    None => Ok(process),
+  }
+}
+
+/// Starts a process on the supervisor thread and configures it.
+fn start() -> Result<Arc<Process>, String> {
+  let (answer, started) = channel();
+  {
+    let mut spawner = SUPERVISOR.spawner.lock();
+    let sender = spawner.get_or_insert_with(start_supervisor_thread);
+    if sender.send(answer.clone()).is_err() {
+      // The thread is gone (it cannot end, but if it did): start another.
+      let sender = start_supervisor_thread();
+      let _ = sender.send(answer);
+      *spawner = Some(sender);
+    }
+  }
+  started
+    .recv_timeout(START_BOUND)
+    .map_err(|_| "the code mode sandbox process did not start in time.".to_string())?
+}
+
+fn start_supervisor_thread() -> Sender<Started> {
+  let (sender, requests) = channel::<Started>();
+  let _ = std::thread::Builder::new()
+    .name("code-mode-supervisor".into())
+    .spawn(move || {
+      loop {
+        match requests.recv_timeout(TICK) {
+          Ok(answer) => {
+            let _ = answer.send(spawn_one());
+          }
+          Err(std::sync::mpsc::RecvTimeoutError::Timeout) => tick(),
+          Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+      }
+    });
+  sender
+}
+
+/// The executable to start, or why there is none (no file paths: the message can reach the
+/// model).
+fn executable() -> Result<PathBuf, String> {
+  let path = std::env::var_os("OPENCLAW_CODE_MODE_SANDBOX")
+    .map(PathBuf::from)
+    .or_else(|| SUPERVISOR.executable.lock().clone());
+  match path {
+    Some(path) if path.is_file() => Ok(path),
+    _ => Err(format!(
+      "the code mode sandbox executable ({EXECUTABLE}) is missing from the installed @openclaw/code-mode platform package; reinstall it."
+    )),
+  }
+}
+
+fn spawn_one() -> Result<Arc<Process>, String> {
+  let executable = executable()?;
+  let id = SUPERVISOR.next_process.fetch_add(1, Ordering::Relaxed);
+  let process = process::spawn(
+    id,
+    &executable,
+    SUPERVISOR.debug,
+    now_ms(),
+    dispatch,
+    died,
+  )
+  .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?;
+  let config = SUPERVISOR.config.lock().clone();
+  process.send(&Command::Configure(settings(&config)));
+  Ok(process)
+}
+
+/// A report from a process, on its reader thread.
+fn dispatch(process: &Arc<Process>, report: Report) {
+  process.heard(now_ms());
+  match report {
+    Report::Calls { run, cell, batch } => crate::run::on_calls(run, cell, batch),
+    Report::CancelCalls { run, cell } => crate::run::on_cancel(run, cell),
+    Report::Ended { run, ended, counts } => crate::run::on_ended(process, run, *ended, counts),
+    Report::Answer { request, answer } => process.answer(request, answer),
+    Report::Stuck { frozen, spinning } => {
+      *process.stuck.lock() = (frozen, spinning);
+      retire(process);
+    }
+    Report::Heartbeat => {}
+    Report::Log { message } => {
+      if SUPERVISOR.debug {
+        eprintln!("code-mode-sandbox {}: {message}", process.id);
+      }
+      *process.last_log.lock() = Some(message);
+    }
+  }
+}
+
+/// A process's channel closed (it died or was killed), on its reader thread.
+fn died(process: &Arc<Process>) {
+  let how = process.reap();
+  let how = match process.last_log.lock().clone() {
+    Some(log) if process.ending.get().is_none() => format!("{how}: {log}"),
+    _ => how,
+  };
+  let _ = process.ending.set(how);
+  process.advance(Phase::Dead);
+  forget(process);
+  process.fail_requests();
+  crate::run::process_died(process);
+}
+
+/// Takes a process out of the slots and the retiring list.
+fn forget(process: &Arc<Process>) {
+  for slot in SUPERVISOR.slots.lock().iter_mut() {
+    if slot.as_ref().is_some_and(|p| Arc::ptr_eq(p, process)) {
+      *slot = None;
+    }
+  }
+  SUPERVISOR
+    .retiring
+    .lock()
+    .retain(|p| !Arc::ptr_eq(p, process));
+}
+
+/// The process takes no new work; a fresh one takes its slot when next needed.
+pub fn retire(process: &Arc<Process>) {
+  if !process.advance(Phase::Retiring) {
+    return;
+  }
+  *process.retiring_since.lock() = Some(Instant::now());
+  forget(process);
+  let over = {
+    let mut retiring = SUPERVISOR.retiring.lock();
+    retiring.push(process.clone());
+    (retiring.len() > MAX_RETIRING).then(|| retiring.remove(0))
+  };
+  if let Some(oldest) = over {
+    oldest.kill("killed: too many sandbox processes were retiring");
+  }
+}
+
+/// The supervisor's periodic look at every process.
+fn tick() {
+  let now = now_ms();
+  for process in live_processes() {
+    let (_, spinning) = *process.stuck.lock();
+    let since = *process.retiring_since.lock();
+    let retired_for = since.map(|at| at.elapsed());
+    let why = if spinning > 0 && retired_for.is_some_and(|d| d >= SPINNING_BOUND) {
+      Some("killed: a stuck thread could not be stopped")
+    } else if retired_for.is_some_and(|d| d >= RETIRE_BOUND) {
+      Some("killed: it stopped taking work after a stuck cell, and its time ran out")
+    } else if retired_for.is_some() && process.load() == 0 {
+      Some("ended: retired and idle")
+    } else if process.load() > 0
+      && now.saturating_sub(process.last_heard()) >= SILENT_BOUND.as_millis() as u64
+    {
+      Some("killed: it stopped answering")
+    } else if process.backlog() > MAX_BACKLOG {
+      Some("killed: it stopped reading its channel")
+    } else {
+      None
+    };
+    if let Some(why) = why {
+      process.kill(why);
+    }
+  }
+  crate::admission::expire_queued();
+}
+
+/// The sandbox processes now, for `run.telemetry` and the tests: (accepting, retiring).
+pub fn counts() -> (usize, usize) {
+  let accepting = SUPERVISOR.slots.lock().iter().flatten().count();
+  (accepting, SUPERVISOR.retiring.lock().len())
+}
+
+/// The process ids now (the tests watch their CPU and their `/proc` status).
+pub fn pids() -> Vec<u32> {
+  live_processes().iter().map(|p| p.pid).collect()
+}
+
+/// Threads given up on in the processes alive now (frozen or spinning).
+#[cfg(feature = "testing")]
+pub fn stuck_threads() -> u32 {
+  live_processes()
+    .iter()
+    .map(|p| {
+      let (frozen, spinning) = *p.stuck.lock();
+      frozen + spinning
+    })
+    .sum()
+}
+
+/// Faults armed by the test suites, each sent once: with the next leg of a matching run.
+#[cfg(feature = "testing")]
+static ARMED: Mutex<Vec<code_mode_protocol::wire::Testing>> = Mutex::new(Vec::new());
+
+/// Arms a test fault for the next leg of `run` (or of any run); `off` disarms every fault,
+/// here and in every process.
+#[cfg(feature = "testing")]
+pub fn arm_for_tests(fault: code_mode_protocol::wire::Testing) {
+  use code_mode_protocol::wire::Testing;
+  if matches!(&fault, Testing::Fault { kind, .. } if kind == "off") {
+    ARMED.lock().clear();
+    let command = Command::Testing(fault);
+    for process in live_processes() {
+      process.send(&command);
+    }
+  } else {
+    ARMED.lock().push(fault);
+  }
+}
+
+/// Sends `process` the armed faults for a leg of the run labelled `run` (test builds only).
+pub fn send_armed(process: &Process, run: &str) {
+  #[cfg(feature = "testing")]
+  {
+    use code_mode_protocol::wire::Testing;
+    let matches = |fault: &Testing| match fault {
+      Testing::Fault { run: target, .. } | Testing::Stall { run: target, .. } => {
+        target.as_deref().is_none_or(|target| target == run)
+      }
+      _ => false,
+    };
+    let taken: Vec<Testing> = {
+      let mut armed = ARMED.lock();
+      let (taken, kept) = std::mem::take(&mut *armed).into_iter().partition(matches);
+      *armed = kept;
+      taken
+    };
+    for fault in taken {
+      process.send(&Command::Testing(fault));
+    }
+  }
+  #[cfg(not(feature = "testing"))]
+  let _ = (process, run);
+}

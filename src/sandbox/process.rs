@@ -1,0 +1,265 @@
+//! One sandbox process as the addon sees it: its channel, what it was told (catalogs, runs,
+//! controllers, data), the requests it owes an answer, the cells it holds, and how it ended.
+
+use super::writer::Writer;
+use code_mode_protocol::wire::{self, Answer, Command, Report};
+use parking_lot::Mutex;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::{BufReader, Read};
+use std::path::Path;
+use std::process::{Child, Command as Spawn, Stdio};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
+/// Where a process stands with the supervisor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+  /// Takes new runs and cells.
+  Accepting = 0,
+  /// Takes nothing new; serves the cells it holds until they end or it is killed.
+  Retiring = 1,
+  /// Ended: every cell and request it held has failed.
+  Dead = 2,
+}
+
+/// Who gets a request's answer (called exactly once: with the answer, or with an error if the
+/// process ends first).
+pub type Responder = Box<dyn FnOnce(Answer) + Send>;
+
+/// What a process was told, so each thing is sent once.
+#[derive(Default)]
+pub struct Told {
+  pub catalogs: HashSet<u64>,
+  pub runs: HashSet<u64>,
+  pub controllers: HashSet<String>,
+  /// Executor data texts by id, oldest first (the process keeps the last few).
+  pub data: VecDeque<u64>,
+}
+
+pub struct Process {
+  pub id: u64,
+  pub pid: u32,
+  writer: Arc<Writer>,
+  child: Mutex<Option<Child>>,
+  phase: AtomicU8,
+  pub told: Mutex<Told>,
+  requests: Mutex<HashMap<u64, Responder>>,
+  /// Code-mode cells alive here (in a leg or parked) and executor cells.
+  pub cells: Mutex<HashSet<u64>>,
+  pub executor_cells: Mutex<HashSet<u64>>,
+  /// Milliseconds (since the supervisor started) of the last report.
+  last_heard: AtomicU64,
+  /// Threads given up on here: (frozen, spinning).
+  pub stuck: Mutex<(u32, u32)>,
+  /// When it stopped taking new work.
+  pub retiring_since: Mutex<Option<Instant>>,
+  /// How it ended, once it has.
+  pub ending: OnceLock<String>,
+  /// The last thing it logged (it explains a failed start).
+  pub last_log: Mutex<Option<String>>,
+}
+
+impl Process {
+  pub fn phase(&self) -> Phase {
+    match self.phase.load(Ordering::Acquire) {
+      0 => Phase::Accepting,
+      1 => Phase::Retiring,
+      _ => Phase::Dead,
+    }
+  }
+
+  /// Moves to `phase` if that is forward; true when it moved.
+  pub fn advance(&self, phase: Phase) -> bool {
+    self.phase.fetch_max(phase as u8, Ordering::AcqRel) < phase as u8
+  }
+
+  /// Sends a command; false when the process is gone.
+  pub fn send(&self, command: &Command) -> bool {
+    self.phase() != Phase::Dead && self.writer.send(wire::encode(command))
+  }
+
+  /// Sends a request: `respond` gets its answer, or an error should the process end first.
+  pub fn request(&self, id: u64, command: &Command, respond: Responder) {
+    self.requests.lock().insert(id, respond);
+    if !self.send(command)
+      && let Some(respond) = self.requests.lock().remove(&id)
+    {
+      respond(Answer::Error(self.lost()));
+    }
+  }
+
+  pub(super) fn answer(&self, id: u64, answer: Answer) {
+    let respond = self.requests.lock().remove(&id);
+    if let Some(respond) = respond {
+      respond(answer);
+    }
+  }
+
+  pub(super) fn heard(&self, now_ms: u64) {
+    self.last_heard.store(now_ms, Ordering::Release);
+  }
+
+  pub fn last_heard(&self) -> u64 {
+    self.last_heard.load(Ordering::Acquire)
+  }
+
+  /// Bytes sent that the process has not read yet.
+  pub fn backlog(&self) -> usize {
+    self.writer.backlog()
+  }
+
+  /// Work this process holds: live cells, executor cells and unanswered requests.
+  pub fn load(&self) -> usize {
+    self.cells.lock().len() + self.executor_cells.lock().len() + self.requests.lock().len()
+  }
+
+  /// The message a cell or request lost with this process gets.
+  pub fn lost(&self) -> String {
+    match self.ending.get() {
+      Some(how) => format!(
+        "the code mode sandbox process running this cell ended ({how}); the cell is lost."
+      ),
+      None => "the code mode sandbox process running this cell is gone; the cell is lost.".into(),
+    }
+  }
+
+  /// Kills the process (SIGKILL / TerminateProcess); its reader then finds the channel closed.
+  pub fn kill(&self, why: &str) {
+    let _ = self.ending.set(why.to_string());
+    self.advance(Phase::Dead);
+    self.writer.close();
+    if let Some(child) = self.child.lock().as_mut() {
+      let _ = child.kill();
+    }
+  }
+
+  /// Fails every request still waiting (the process is gone).
+  pub(super) fn fail_requests(&self) {
+    let requests: Vec<Responder> = self.requests.lock().drain().map(|(_, r)| r).collect();
+    let message = self.lost();
+    for respond in requests {
+      respond(Answer::Error(message.clone()));
+    }
+  }
+
+  /// Waits for the process to exit (it was killed or its channel closed) and says how it did.
+  pub(super) fn reap(&self) -> String {
+    let Some(mut child) = self.child.lock().take() else {
+      return "already reaped".into();
+    };
+    // A process whose channel closed may still be running (it exits on EOF): make sure.
+    let status = match child.try_wait() {
+      Ok(Some(status)) => Some(status),
+      _ => {
+        let _ = child.kill();
+        child.wait().ok()
+      }
+    };
+    status.map_or_else(|| "its exit status is unknown".into(), describe_exit)
+  }
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+  #[cfg(unix)]
+  {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(signal) = status.signal() {
+      let name = match signal {
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSYS => "SIGSYS, a system call the sandbox forbids",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        _ => "a signal",
+      };
+      return format!("killed by {name} ({signal})");
+    }
+  }
+  match status.code() {
+    Some(code) => format!("exited with status {code}"),
+    None => "exited".into(),
+  }
+}
+
+/// Starts a process from `executable` and the thread that reads its reports into `dispatch`.
+/// Runs on the supervisor's own thread (on Linux the process dies when that thread does).
+pub fn spawn(
+  id: u64,
+  executable: &Path,
+  debug: bool,
+  now_ms: u64,
+  dispatch: fn(&Arc<Process>, Report),
+  died: fn(&Arc<Process>),
+) -> std::io::Result<Arc<Process>> {
+  let mut command = Spawn::new(executable);
+  command
+    .arg(std::process::id().to_string())
+    .env_clear()
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(if debug {
+      Stdio::inherit()
+    } else {
+      Stdio::null()
+    });
+  if debug {
+    command.arg("--debug");
+  }
+  if let Some(root) = std::env::temp_dir().ancestors().last() {
+    command.current_dir(root);
+  }
+  let mut child = command.spawn()?;
+  let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+    let _ = child.kill();
+    let _ = child.wait();
+    return Err(std::io::Error::other("the sandbox process has no channel"));
+  };
+  let writer = match Writer::start(stdin, format!("code-mode-sandbox-{id}-out")) {
+    Ok(writer) => writer,
+    Err(e) => {
+      let _ = child.kill();
+      let _ = child.wait();
+      return Err(e);
+    }
+  };
+  let process = Arc::new(Process {
+    id,
+    pid: child.id(),
+    writer,
+    child: Mutex::new(Some(child)),
+    phase: AtomicU8::new(Phase::Accepting as u8),
+    told: Mutex::new(Told::default()),
+    requests: Mutex::new(HashMap::new()),
+    cells: Mutex::new(HashSet::new()),
+    executor_cells: Mutex::new(HashSet::new()),
+    last_heard: AtomicU64::new(now_ms),
+    stuck: Mutex::new((0, 0)),
+    retiring_since: Mutex::new(None),
+    ending: OnceLock::new(),
+    last_log: Mutex::new(None),
+  });
+  let reading = process.clone();
+  let started = std::thread::Builder::new()
+    .name(format!("code-mode-sandbox-{id}-in"))
+    .spawn(move || {
+      let mut input = BufReader::with_capacity(64 << 10, stdout);
+      while let Some(report) = read_report(&mut input) {
+        dispatch(&reading, report);
+      }
+      died(&reading);
+    });
+  if let Err(e) = started {
+    process.kill("its reader thread could not start");
+    let _ = process.reap();
+    return Err(e);
+  }
+  Ok(process)
+}
+
+fn read_report(input: &mut impl Read) -> Option<Report> {
+  let frame = wire::read_frame(input).ok()??;
+  wire::decode(&frame).ok()
+}

@@ -18,6 +18,9 @@ mod telemetry;
 pub mod testing_exports;
 mod toolsearch;
 
+#[cfg(test)]
+mod tests;
+
 // The layers below the binding, under the names the modules here use for them.
 use code_mode_catalog as catalog;
 use code_mode_protocol::error;

@@ -549,6 +549,12 @@ impl Run {
     Ok(())
   }
 
+  /// A nested call settled in the JS layer.
+  #[cfg(test)]
+  pub fn settle(&self, cell: u64, call: u32, ok: bool, payload: Option<String>) {
+    self.settle_many(cell, std::iter::once((call, ok, payload)));
+  }
+
   /// Nested calls of one cell settled in the JS layer: delivered together, so a cell waiting
   /// on many of them runs once for all that arrived at the same time.
   pub fn settle_many(

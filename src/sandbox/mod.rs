@@ -271,18 +271,34 @@ fn executable() -> Result<PathBuf, String> {
   }
 }
 
+/// Starts sandboxes in the test process instead of as processes (the Rust tests, which have no
+/// executable to start): given the process's id and the two ends of its channel, it starts a
+/// sandbox that reads commands from the first and writes reports to the second.
+pub type InProcess = fn(
+  id: u64,
+  dispatch: fn(&Arc<Process>, Report),
+  died: fn(&Arc<Process>),
+  now_ms: u64,
+) -> Arc<Process>;
+
+static IN_PROCESS: std::sync::OnceLock<InProcess> = std::sync::OnceLock::new();
+
+/// Runs every sandbox in this process from now on (Rust tests only).
+#[cfg(test)]
+pub fn run_in_process(start: InProcess) {
+  let _ = IN_PROCESS.set(start);
+}
+
 fn spawn_one() -> Result<Arc<Process>, String> {
-  let executable = executable()?;
   let id = SUPERVISOR.next_process.fetch_add(1, Ordering::Relaxed);
-  let process = process::spawn(
-    id,
-    &executable,
-    SUPERVISOR.debug,
-    now_ms(),
-    dispatch,
-    died,
-  )
-  .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?;
+  let process = match IN_PROCESS.get() {
+    Some(start) => start(id, dispatch, died, now_ms()),
+    None => {
+      let executable = executable()?;
+      process::spawn(id, &executable, SUPERVISOR.debug, now_ms(), dispatch, died)
+        .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?
+    }
+  };
   let config = SUPERVISOR.config.lock().clone();
   process.send(&Command::Configure(settings(&config)));
   Ok(process)

@@ -24,6 +24,29 @@ pub enum Phase {
   Dead = 2,
 }
 
+/// Where a process's commands go: its pipe (`writer.rs`), or, in the Rust tests, a sandbox
+/// running in the test process.
+pub trait Outbox: Send + Sync {
+  /// Sends one frame; false when the channel is closed.
+  fn send(&self, frame: Vec<u8>) -> bool;
+  /// Bytes sent and not read yet.
+  fn backlog(&self) -> usize;
+  /// Stops sending.
+  fn close(&self);
+}
+
+impl Outbox for Writer {
+  fn send(&self, frame: Vec<u8>) -> bool {
+    Writer::send(self, frame)
+  }
+  fn backlog(&self) -> usize {
+    Writer::backlog(self)
+  }
+  fn close(&self) {
+    Writer::close(self)
+  }
+}
+
 /// Who gets a request's answer (called exactly once: with the answer, or with an error if the
 /// process ends first).
 pub type Responder = Box<dyn FnOnce(Answer) + Send>;
@@ -41,7 +64,7 @@ pub struct Told {
 pub struct Process {
   pub id: u64,
   pub pid: u32,
-  writer: Arc<Writer>,
+  writer: Arc<dyn Outbox>,
   child: Mutex<Option<Child>>,
   phase: AtomicU8,
   pub told: Mutex<Told>,
@@ -62,6 +85,32 @@ pub struct Process {
 }
 
 impl Process {
+  /// A process whose commands go to `writer`.
+  pub fn new(
+    id: u64,
+    pid: u32,
+    writer: Arc<dyn Outbox>,
+    child: Option<Child>,
+    now_ms: u64,
+  ) -> Arc<Process> {
+    Arc::new(Process {
+      id,
+      pid,
+      writer,
+      child: Mutex::new(child),
+      phase: AtomicU8::new(Phase::Accepting as u8),
+      told: Mutex::new(Told::default()),
+      requests: Mutex::new(HashMap::new()),
+      cells: Mutex::new(HashSet::new()),
+      executor_cells: Mutex::new(HashSet::new()),
+      last_heard: AtomicU64::new(now_ms),
+      stuck: Mutex::new((0, 0)),
+      retiring_since: Mutex::new(None),
+      ending: OnceLock::new(),
+      last_log: Mutex::new(None),
+    })
+  }
+
   pub fn phase(&self) -> Phase {
     match self.phase.load(Ordering::Acquire) {
       0 => Phase::Accepting,
@@ -147,7 +196,7 @@ impl Process {
   /// Waits for the process to exit (it was killed or its channel closed) and says how it did.
   pub(super) fn reap(&self) -> String {
     let Some(mut child) = self.child.lock().take() else {
-      return "already reaped".into();
+      return "its channel closed".into();
     };
     // A process whose channel closed may still be running (it exits on EOF): make sure.
     let status = match child.try_wait() {
@@ -225,22 +274,7 @@ pub fn spawn(
       return Err(e);
     }
   };
-  let process = Arc::new(Process {
-    id,
-    pid: child.id(),
-    writer,
-    child: Mutex::new(Some(child)),
-    phase: AtomicU8::new(Phase::Accepting as u8),
-    told: Mutex::new(Told::default()),
-    requests: Mutex::new(HashMap::new()),
-    cells: Mutex::new(HashSet::new()),
-    executor_cells: Mutex::new(HashSet::new()),
-    last_heard: AtomicU64::new(now_ms),
-    stuck: Mutex::new((0, 0)),
-    retiring_since: Mutex::new(None),
-    ending: OnceLock::new(),
-    last_log: Mutex::new(None),
-  });
+  let process = Process::new(id, child.id(), writer, Some(child), now_ms);
   let reading = process.clone();
   let started = std::thread::Builder::new()
     .name(format!("code-mode-sandbox-{id}-in"))

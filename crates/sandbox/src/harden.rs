@@ -4,10 +4,18 @@
 //!
 //! After it, the process can read and write its channel, allocate and free memory (never
 //! executable), start and stop threads, sleep and wait, read clocks and random bytes, lower a
-//! thread's priority and signal its own threads. Everything else kills the process: opening
-//! files, sockets, `execve`, `fork`, `ptrace`, `kill` of another process, `mmap` or `mprotect`
-//! with execute permission. (`clone3` answers ENOSYS so the C library falls back to `clone`,
-//! whose flags the filter can check: threads only.)
+//! thread's priority and signal its own threads. Three filters decide every system call:
+//! - the kill list ends the process at once: a new program (`execve`), a new process (`fork`,
+//!   `clone` without `CLONE_THREAD`), sockets, `ptrace` and the cross-process memory calls,
+//!   signals to other processes, executable memory, namespaces, mounts, `bpf`, `io_uring`,
+//!   `userfaultfd`, keys and credentials;
+//! - the allow-list lets the calls above through;
+//! - anything else fails with `EPERM` and the process goes on (a library that reads a file
+//!   lazily, such as the CPU count from `/proc`, gets an error, not a dead process; a hostile
+//!   cell must not be able to end its neighbours' cells by reaching such a path).
+//!
+//! `clone3` answers ENOSYS, so the C library falls back to `clone`, whose flags a filter can
+//! check.
 
 use code_mode_protocol::wire::Settings;
 use seccompiler::{
@@ -60,12 +68,12 @@ pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
   if debug {
     install_sigsys_reporter();
   }
-  let mismatch = if debug {
+  let kill = if debug {
     SeccompAction::Trap
   } else {
     SeccompAction::KillProcess
   };
-  let allow = filter(allowed()?, mismatch, SeccompAction::Allow)?;
+  let killed = filter(kill_list()?, SeccompAction::Allow, kill)?;
   let mut clone3 = BTreeMap::new();
   clone3.insert(libc::SYS_clone3, Vec::new());
   let no_clone3 = filter(
@@ -73,8 +81,13 @@ pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
     SeccompAction::Allow,
     SeccompAction::Errno(libc::ENOSYS as u32),
   )?;
-  // The allow-list goes last: installing a filter takes a `prctl` that the allow-list forbids.
-  for program in [no_clone3, allow] {
+  let allow = filter(
+    allowed()?,
+    SeccompAction::Errno(libc::EPERM as u32),
+    SeccompAction::Allow,
+  )?;
+  // The allow-list goes last: installing a filter takes a `prctl` that the allow-list refuses.
+  for program in [killed, no_clone3, allow] {
     seccompiler::apply_filter_all_threads(&program).map_err(|e| format!("seccomp: {e}"))?;
   }
   Ok(())
@@ -175,6 +188,85 @@ fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
       (2, Op::Le, 19),
     ])?],
   );
+  Ok(map)
+}
+
+/// System calls that end the process: what no code of this process makes, and what an
+/// attacker who took over a thread would need first.
+fn kill_list() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+  let mut map: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+  let always = [
+    libc::SYS_execve,
+    libc::SYS_execveat,
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_socket,
+    libc::SYS_socketpair,
+    libc::SYS_connect,
+    libc::SYS_bind,
+    libc::SYS_listen,
+    libc::SYS_accept,
+    libc::SYS_accept4,
+    libc::SYS_kill,
+    libc::SYS_tkill,
+    libc::SYS_pidfd_open,
+    libc::SYS_pidfd_send_signal,
+    libc::SYS_pidfd_getfd,
+    libc::SYS_unshare,
+    libc::SYS_setns,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_chroot,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_userfaultfd,
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_setuid,
+    libc::SYS_setgid,
+    libc::SYS_setreuid,
+    libc::SYS_setregid,
+    libc::SYS_setresuid,
+    libc::SYS_setresgid,
+    libc::SYS_setgroups,
+    libc::SYS_init_module,
+    libc::SYS_finit_module,
+    libc::SYS_kexec_load,
+    libc::SYS_memfd_create,
+  ];
+  for syscall in always {
+    map.insert(syscall, Vec::new());
+  }
+  #[cfg(target_arch = "x86_64")]
+  for syscall in [libc::SYS_fork, libc::SYS_vfork] {
+    map.insert(syscall, Vec::new());
+  }
+  // A new process: `clone` without CLONE_THREAD.
+  map.insert(
+    libc::SYS_clone,
+    vec![rule(vec![(0, Op::MaskedEq(libc::CLONE_THREAD as u64), 0)])?],
+  );
+  // Executable memory.
+  let exec = |arg| {
+    rule(vec![(
+      arg,
+      Op::MaskedEq(libc::PROT_EXEC as u64),
+      libc::PROT_EXEC as u64,
+    )])
+  };
+  map.insert(libc::SYS_mmap, vec![exec(2)?]);
+  map.insert(libc::SYS_mprotect, vec![exec(2)?]);
+  map.insert(libc::SYS_pkey_mprotect, vec![exec(2)?]);
+  // Signals to another process.
+  // SAFETY: getpid cannot fail.
+  let pid = unsafe { libc::getpid() } as u64;
+  map.insert(libc::SYS_tgkill, vec![rule(vec![(0, Op::Ne, pid)])?]);
   Ok(map)
 }
 

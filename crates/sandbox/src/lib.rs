@@ -22,6 +22,7 @@ pub mod toolsearch;
 #[cfg(test)]
 mod tests;
 
+
 // The layers below, under the names the modules here use for them.
 use code_mode_engine as engine;
 use code_mode_frontend as frontend;
@@ -332,7 +333,7 @@ pub fn configure(settings: &Settings) {
 }
 
 /// How a cell's program is made on its first slice.
-fn prepare(run: &Arc<GuestRun>, cell: u64, program: Program) -> Prepare {
+pub(crate) fn prepare(run: &Arc<GuestRun>, cell: u64, program: Program) -> Prepare {
   let (code, typescript) = match program {
     Program::Source { code, typescript } => (code, typescript),
     Program::Call { id, input } => {

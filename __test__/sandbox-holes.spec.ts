@@ -9,7 +9,7 @@ import { __testAbandonedWorkers } from './support/native-testing.js'
 import { expectStatus, makeRun, sleep } from './helpers.js'
 
 const INDEX = fileURLToPath(new URL('../index.js', import.meta.url))
-const BINDING = fileURLToPath(new URL('../binding.js', import.meta.url))
+const NATIVE = fileURLToPath(new URL('../lib/native.js', import.meta.url))
 
 function node(script: string, timeout = 60_000) {
   const started = performance.now()
@@ -128,22 +128,17 @@ describe('wait input is read strictly', () => {
 
 describe('builtins that looped natively now stop at the deadline', () => {
   const TIMEOUT_MS = 300
-  // The watchdog gives up on a stuck slice a second past its deadline: ending before that means
-  // the builtin itself saw the deadline, and no thread was left spinning.
-  const GRACE_MS = 800
 
+  // The builtin itself saw the deadline: the leg ended `timeout` and the watchdog never gave up
+  // on a worker (it would, half a second past the deadline, and say so within a tenth more).
   async function stopsAtDeadline(code: string, config: Record<string, unknown> = {}) {
     const { run } = makeRun({ config: { enabled: true, timeoutMs: TIMEOUT_MS, memoryLimitBytes: 1 << 30, ...config } })
-    const started = performance.now()
+    const givenUp = __testAbandonedWorkers()
     const result = expectStatus(await run.exec({ code }), 'failed')
-    const elapsed = performance.now() - started
     expect(result.code, result.error).toBe('timeout')
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + GRACE_MS)
-    expect(__testAbandonedWorkers()).toBe(0)
-    // The next cell runs at once: no worker is busy with the last one.
-    const next = performance.now()
+    await sleep(300)
+    expect(__testAbandonedWorkers()).toBe(givenUp)
     expect(expectStatus(await run.exec({ code: '"next"' }), 'completed').value).toBe('next')
-    expect(performance.now() - next).toBeLessThan(500)
   }
 
   it('Array.prototype.fill over an array-like of length 2^53 - 1', async () => {
@@ -203,32 +198,35 @@ describe('builtins that looped natively now stop at the deadline', () => {
   })
 })
 
-describe('abandoned workers are capped', () => {
-  it('while the cap is full new legs fail runtime_unavailable; once the threads return, cells run', () => {
+describe('a worker stuck in native code', () => {
+  it('is given up on; other sessions keep running, the stuck process is retired and replaced', () => {
     const child = node(`
       const { CodeModeRun, configureCodeModeRuntime } = require(${JSON.stringify(INDEX)})
-      const { __testStall, __testAbandonedWorkers } = require(${JSON.stringify(BINDING)})
-      configureCodeModeRuntime({ workerThreads: 2 })
-      const run = CodeModeRun.create({ config: { enabled: true, timeoutMs: 200 }, runId: 'r', tools: [{ name: 'm' }], executor: () => 1 })
+      const { __testStall, __testAbandonedWorkers, __testSandboxCounts } = require(${JSON.stringify(NATIVE)})
+      configureCodeModeRuntime({ workerThreads: 2, sandboxProcesses: 1 })
+      const make = (runId) => CodeModeRun.create({ config: { enabled: true, timeoutMs: 200 }, runId, sessionId: runId, tools: [{ name: 'm' }], executor: () => 1 })
+      const [a, b] = [make('a'), make('b')]
       const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
       ;(async () => {
-        // Two slices stuck in native code (as a builtin that never polls would be) fill the cap
-        // of two (the pool's size).
-        __testStall(4000, 'r'); __testStall(4000, 'r')
-        const stuck = await Promise.all([run.exec({ code: '1' }), run.exec({ code: '2' })])
-        const abandoned = __testAbandonedWorkers()
-        const refused = await run.exec({ code: '3' })
-        await sleep(4000)
-        const after = await run.exec({ code: '4' })
-        console.log(JSON.stringify({ stuck: stuck.map((r) => r.code), abandoned, refused, after: after.value, left: __testAbandonedWorkers() }))
+        // Two slices of session a stuck in native code (as a builtin that never polls would be).
+        __testStall(4000, 'a'); __testStall(4000, 'a')
+        const stuck = await Promise.all([a.exec({ code: '1' }), a.exec({ code: '2' })])
+        await sleep(300)
+        const givenUp = __testAbandonedWorkers()
+        const retired = __testSandboxCounts()
+        // Another session is not affected: its cell runs in a fresh process.
+        const other = await b.exec({ code: '3' })
+        const again = await a.exec({ code: '4' })
+        console.log(JSON.stringify({ stuck: stuck.map((r) => r.code), givenUp, retired, other: other.value, again: again.value, after: __testSandboxCounts() }))
+        process.exit(0)
       })()`)
     expect(child.status, child.stderr).toBe(0)
     const out = JSON.parse(child.stdout)
     expect(out.stuck).toEqual(['timeout', 'timeout'])
-    expect(out.abandoned).toBe(2)
-    expect(out.refused).toMatchObject({ status: 'failed', code: 'runtime_unavailable' })
-    expect(out.refused.error).toMatch(/2 worker threads are still stuck in native code/)
-    expect(out.after).toBe(4)
-    expect(out.left).toBe(0)
+    expect(out.givenUp).toBe(2)
+    expect(out.other).toBe(3)
+    expect(out.again).toBe(4)
+    // One process accepting work after all this.
+    expect(out.after[0]).toBe(1)
   })
 })

@@ -59,7 +59,7 @@ pub struct RuntimeOptions {
   /// the cells routed to it; a process whose worker got stuck in native code is replaced.
   pub sandbox_processes: Option<u32>,
   /// Threads that run guest JavaScript in each sandbox process. Default: the machine's
-  /// available parallelism divided among the processes, at least 2.
+  /// available parallelism divided among the processes, at least 4.
   pub worker_threads: Option<u32>,
 }
 

@@ -36,11 +36,11 @@ pub fn test_stall(ms: u32, run_id: Option<String>) {
   sandbox::arm_for_tests(Testing::Stall { ms, run: run_id });
 }
 
-/// TEST ONLY. Worker threads the sandbox processes gave up on (stuck in native code past a
-/// deadline) that are still in a live process, frozen or not.
+/// TEST ONLY. Worker threads the sandbox processes have given up on so far (stuck in native
+/// code past a deadline), in every process, frozen or not.
 #[napi(js_name = "__testAbandonedWorkers", catch_unwind)]
 pub fn test_abandoned_workers() -> u32 {
-  sandbox::stuck_threads()
+  sandbox::threads_given_up() as u32
 }
 
 /// TEST ONLY. The ids of the sandbox processes alive now (accepting or retiring).

@@ -36,7 +36,8 @@ pub const RETIRE_BOUND: Duration = Duration::from_secs(120);
 pub const MAX_RETIRING: usize = 2;
 /// How long a process with a stuck thread it could not freeze lives on.
 pub const SPINNING_BOUND: Duration = Duration::from_millis(1500);
-/// How long a process holding work may stay silent (it reports every second).
+/// How long a process holding work may go without a heartbeat (its clock thread sends one
+/// every second) or leave a ping unanswered (its channel reader answers at once).
 pub const SILENT_BOUND: Duration = Duration::from_secs(5);
 /// Bytes a process may leave unread before it counts as not reading.
 pub const MAX_BACKLOG: usize = 512 << 20;
@@ -83,7 +84,7 @@ static SUPERVISOR: LazyLock<Supervisor> = LazyLock::new(|| {
     epoch: Instant::now(),
     config: Mutex::new(Config {
       processes,
-      threads: parallelism.div_ceil(processes).max(2),
+      threads: default_threads(parallelism, processes),
       max_parked: DEFAULT_MAX_PARKED,
     }),
     slots: Mutex::new(vec![None; processes]),
@@ -99,6 +100,13 @@ static SUPERVISOR: LazyLock<Supervisor> = LazyLock::new(|| {
 
 /// Parked cells in the gateway at once, by default (the reference's cap).
 pub const DEFAULT_MAX_PARKED: usize = 64;
+
+/// Worker threads per process by default: the cores divided among the processes, and at least
+/// four, so that two cells stuck in native code (until the watchdog gives up on them) leave
+/// threads for everyone else.
+pub fn default_threads(parallelism: usize, processes: usize) -> usize {
+  parallelism.div_ceil(processes).max(4)
+}
 
 /// Sandbox processes by default: one per eight cores, at least one and at most eight.
 pub fn default_processes(parallelism: usize) -> usize {
@@ -306,17 +314,20 @@ fn spawn_one() -> Result<Arc<Process>, String> {
 
 /// A report from a process, on its reader thread.
 fn dispatch(process: &Arc<Process>, report: Report) {
-  process.heard(now_ms());
   match report {
     Report::Calls { run, cell, batch } => crate::run::on_calls(run, cell, batch),
     Report::CancelCalls { run, cell } => crate::run::on_cancel(run, cell),
     Report::Ended { run, ended, counts } => crate::run::on_ended(process, run, *ended, counts),
     Report::Answer { request, answer } => process.answer(request, answer),
     Report::Stuck { frozen, spinning } => {
-      *process.stuck.lock() = (frozen, spinning);
+      let mut stuck = process.stuck.lock();
+      let more = (frozen + spinning).saturating_sub(stuck.0 + stuck.1);
+      *stuck = (frozen, spinning);
+      drop(stuck);
+      GIVEN_UP.fetch_add(more.into(), Ordering::Relaxed);
       retire(process);
     }
-    Report::Heartbeat => {}
+    Report::Heartbeat => process.heard(now_ms()),
     Report::Log { message } => {
       if SUPERVISOR.debug {
         eprintln!("code-mode-sandbox {}: {message}", process.id);
@@ -383,9 +394,7 @@ fn tick() {
       Some("killed: it stopped taking work after a stuck cell, and its time ran out")
     } else if retired_for.is_some() && process.load() == 0 {
       Some("ended: retired and idle")
-    } else if process.load() > 0
-      && now.saturating_sub(process.last_heard()) >= SILENT_BOUND.as_millis() as u64
-    {
+    } else if process.load() > 0 && silent(&process, now) {
       Some("killed: it stopped answering")
     } else if process.backlog() > MAX_BACKLOG {
       Some("killed: it stopped reading its channel")
@@ -399,6 +408,28 @@ fn tick() {
   crate::admission::expire_queued();
 }
 
+/// Whether a process holding work stopped answering: no heartbeat, or a ping unanswered, for
+/// [`SILENT_BOUND`]. Sends a ping when none is out.
+fn silent(process: &Arc<Process>, now: u64) -> bool {
+  let bound = SILENT_BOUND.as_millis() as u64;
+  if now.saturating_sub(process.last_heard()) >= bound {
+    return true;
+  }
+  let since = process.ping_since.load(Ordering::Acquire);
+  if since == 0 {
+    process.ping_since.store(now.max(1), Ordering::Release);
+    let request = next_request();
+    let answered = process.clone();
+    process.request(
+      request,
+      &Command::Ping { request },
+      Box::new(move |_| answered.ping_since.store(0, Ordering::Release)),
+    );
+    return false;
+  }
+  now.saturating_sub(since) >= bound
+}
+
 /// The sandbox processes now, for `run.telemetry` and the tests: (accepting, retiring).
 pub fn counts() -> (usize, usize) {
   let accepting = SUPERVISOR.slots.lock().iter().flatten().count();
@@ -410,16 +441,12 @@ pub fn pids() -> Vec<u32> {
   live_processes().iter().map(|p| p.pid).collect()
 }
 
-/// Threads given up on in the processes alive now (frozen or spinning).
-#[cfg(feature = "testing")]
-pub fn stuck_threads() -> u32 {
-  live_processes()
-    .iter()
-    .map(|p| {
-      let (frozen, spinning) = *p.stuck.lock();
-      frozen + spinning
-    })
-    .sum()
+/// Worker threads given up on (stuck in native code past a deadline) in every process so far.
+static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
+
+/// Worker threads given up on in every process so far.
+pub fn threads_given_up() -> u64 {
+  GIVEN_UP.load(Ordering::Relaxed)
 }
 
 /// Faults armed by the test suites, each sent once: with the next leg of a matching run.

@@ -72,8 +72,10 @@ pub struct Process {
   /// Code-mode cells alive here (in a leg or parked) and executor cells.
   pub cells: Mutex<HashSet<u64>>,
   pub executor_cells: Mutex<HashSet<u64>>,
-  /// Milliseconds (since the supervisor started) of the last report.
+  /// Milliseconds (since the supervisor started) of the last heartbeat (its clock thread).
   last_heard: AtomicU64,
+  /// When the unanswered ping was sent (0: none out); its answer proves the reader thread reads.
+  pub ping_since: AtomicU64,
   /// Threads given up on here: (frozen, spinning).
   pub stuck: Mutex<(u32, u32)>,
   /// When it stopped taking new work.
@@ -104,6 +106,7 @@ impl Process {
       cells: Mutex::new(HashSet::new()),
       executor_cells: Mutex::new(HashSet::new()),
       last_heard: AtomicU64::new(now_ms),
+      ping_since: AtomicU64::new(0),
       stuck: Mutex::new((0, 0)),
       retiring_since: Mutex::new(None),
       ending: OnceLock::new(),

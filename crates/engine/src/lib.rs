@@ -59,7 +59,7 @@ pub use code_mode_protocol::leg::{DropReason, Ended, LegEnd, LegTag, OutputItem,
 
 #[cfg(any(test, feature = "testing"))]
 pub use pool::abandoned_workers;
-pub use pool::worker_count;
+pub use pool::{set_max_abandoned, worker_count};
 pub use state::{MAX_QUEUED_REQUESTS, Pending, VmState};
 pub use vm::Delivery;
 

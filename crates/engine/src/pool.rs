@@ -137,7 +137,20 @@ static ABANDONED: AtomicUsize = AtomicUsize::new(0);
 /// core until its native loop returns, so without a cap a stream of such cells would starve
 /// every other cell, and the gateway, of CPU. The pool's own size, and at least two.
 fn max_abandoned() -> usize {
-  POOL.workers.lock().1.max(2)
+  match MAX_ABANDONED.load(Ordering::Relaxed) {
+    0 => POOL.workers.lock().1.max(2),
+    set => set,
+  }
+}
+
+/// The cap set by [`set_max_abandoned`] (0: the pool's size).
+static MAX_ABANDONED: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets how many abandoned workers the process keeps before it refuses new legs. A process
+/// whose abandoned threads cost no CPU (the sandbox executable freezes them, and its supervisor
+/// retires it) sets it high; by default it is the pool's size.
+pub fn set_max_abandoned(max: usize) {
+  MAX_ABANDONED.store(max.max(1), Ordering::Relaxed);
 }
 
 /// Abandoned workers still stuck in native code now (for the test suites).

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// `Array.prototype` method on a huge array-like, say) never sees the deadline. Past this grace
 /// the leg fails `timeout` at once, the worker is replaced, and its thread is frozen (in the
 /// sandbox executable) or left to finish the loop and exit.
-pub const STUCK_GRACE: Duration = Duration::from_millis(500);
+pub const STUCK_GRACE: Duration = Duration::from_millis(400);
 
 /// A slice's owner (a cell, see `cell.rs`).
 pub trait Overrun: Send + Sync {
@@ -37,7 +37,7 @@ static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
   LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// How often the watchdog looks.
-const WATCH_PERIOD: Duration = Duration::from_millis(250);
+const WATCH_PERIOD: Duration = Duration::from_millis(100);
 
 /// Watches slice number `slice` of `owner` (known by `id`), running on this thread as
 /// `running`, until [`unwatch`].

@@ -191,6 +191,11 @@ pub enum Command {
     typescript: bool,
     iterations: u32,
   },
+  /// Answered at once (with `Unit`) by the thread that reads the channel: the addon's check
+  /// that it still reads.
+  Ping {
+    request: u64,
+  },
   /// Test-only commands; a release sandbox refuses them.
   Testing(Testing),
 }

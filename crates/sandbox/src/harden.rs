@@ -135,6 +135,8 @@ fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     libc::SYS_exit_group,
     libc::SYS_rt_sigreturn,
     libc::SYS_rt_sigprocmask,
+    // The process's own handlers (Rust's stack-overflow handler resets SIGSEGV to crash).
+    libc::SYS_rt_sigaction,
     libc::SYS_sigaltstack,
     libc::SYS_clock_gettime,
     libc::SYS_clock_getres,

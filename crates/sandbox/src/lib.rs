@@ -242,6 +242,7 @@ impl Sandbox {
         });
         self.spawn(request, work, COMPILE_BUDGET);
       }
+      Command::Ping { request } => self.answer(request, Answer::Unit),
       Command::Testing(command) => testing::handle(self, command),
     }
   }

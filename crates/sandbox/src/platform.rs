@@ -65,6 +65,10 @@ pub fn die_with_parent(parent: Option<u32>) {
 /// Everything that needs more of the OS than the lock-down leaves: started now, once.
 pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   let _ = SINK.set(sink);
+  // Threads given up on are frozen here and the addon retires the process at the first: the
+  // engine's own cap (which refuses new legs) would only turn one hostile cell into failures of
+  // its neighbours' legs.
+  code_mode_engine::set_max_abandoned(64);
   code_mode_engine::stuck::set_freezer(code_mode_engine::stuck::Freezer {
     this_thread: freezer::this_thread,
     freeze,

@@ -1,0 +1,197 @@
+// Guest work runs in sandbox processes the addon supervises (ARCHITECTURE.md, "Sandbox
+// processes"; SECURITY.md): a native loop that never polls the deadline is given up on and costs
+// no CPU afterwards, other sessions keep running, the process is locked down, and a crash fails
+// only the legs it held, as data.
+import { existsSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { CodeModeRun, configureCodeModeRuntime, type NestedToolCall } from '../index.js'
+import { __testAbandonedWorkers, __testProbe, __testSandboxCounts, __testSandboxPids } from './support/native-testing.js'
+import { deferred, expectStatus, sleep } from './helpers.js'
+
+const linux = process.platform === 'linux'
+
+// One process, the default workers: every run of this file shares it until it is replaced, which is
+// what these tests watch.
+configureCodeModeRuntime({ sandboxProcesses: 1 })
+
+let runs = 0
+function session(timeoutMs = 200, executor?: (call: NestedToolCall) => unknown) {
+  const id = `session-${++runs}`
+  return CodeModeRun.create({
+    config: { enabled: true, timeoutMs },
+    runId: id,
+    sessionId: id,
+    tools: [{ name: 'echo' }, { name: 'slow' }],
+    executor: executor ?? ((call) => call.input),
+  })
+}
+
+/** CPU time (ms) the sandbox processes alive now have used, summed. */
+function sandboxCpuMs(): number {
+  let ticks = 0
+  for (const pid of __testSandboxPids()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      ticks += Number(fields[11]) + Number(fields[12])
+    } catch {
+      // Ended meanwhile: it spends nothing any more.
+    }
+  }
+  return ticks * 10
+}
+
+// Loops over QuickJS builtins that run natively without polling the interrupt handler, each far
+// past any deadline: a single call that never returns in time, or a loop around a native call
+// long enough that the interpreter's poll (once every 10,000 ticks) never comes.
+const NON_POLLING = {
+  'BigInt exponentiation to 47 million bits, again and again': 'for (;;) 3n ** 30000000n',
+  'BigInt division of a 14-million-bit number': 'const n = 3n ** 9000000n, d = 7n ** 2000000n; for (;;) n / d',
+  'String.prototype.toUpperCase of 8 MB in a loop': "const s = 'ab'.repeat(4e6); for (;;) s.toUpperCase()",
+  'TypedArray.prototype.reverse of 40 MB in a loop': 'const t = new Float64Array(5e6); for (;;) t.reverse()',
+}
+
+describe('a native loop that never polls the deadline', () => {
+  for (const [name, code] of Object.entries(NON_POLLING)) {
+    it(name, { timeout: 60_000 }, async () => {
+      const hostile = session(300)
+      const givenUp = __testAbandonedWorkers()
+      const started = performance.now()
+      const leg = hostile.exec({ code })
+      // Another session, started meanwhile, completes normally.
+      await sleep(100)
+      const other = session(5000, async (call) => {
+        await sleep(50)
+        return { echoed: call.input }
+      })
+      const answered = await other.exec({ code: 'const r = await tools.echo({ n: 1 }); r.echoed.n + 1' })
+      expect(expectStatus(answered, 'completed').value).toBe(2)
+      const result = expectStatus(await leg, 'failed')
+      const elapsed = performance.now() - started
+      expect(result).toMatchObject({ code: 'timeout', failurePhase: 'guest' })
+      // The deadline, the watchdog's grace (half a second) and its scan; generous for a loaded runner.
+      expect(elapsed).toBeLessThan(300 + 2500)
+      await sleep(300)
+      expect(__testAbandonedWorkers()).toBeGreaterThan(givenUp)
+      // Three seconds on, nothing spends CPU on it: the stuck thread is frozen, its process ended.
+      await sleep(3000)
+      if (linux) {
+        const before = sandboxCpuMs()
+        await sleep(1000)
+        expect(sandboxCpuMs() - before).toBeLessThan(100)
+      }
+      // And the runtime serves the next cell of any session.
+      expect(expectStatus(await session().exec({ code: '"next"' }), 'completed').value).toBe('next')
+    })
+  }
+
+  it('20 in a row, over several sessions, never keep another session waiting 2 s', { timeout: 120_000 }, async () => {
+    const probe = session(5000)
+    let stop = false
+    const waits: number[] = []
+    const failures: unknown[] = []
+    const probing = (async () => {
+      while (!stop) {
+        const started = performance.now()
+        const result = await probe.exec({ code: 'await tools.echo({ ok: 1 }); 1' })
+        waits.push(performance.now() - started)
+        if (result.status !== 'completed') failures.push(result)
+        await sleep(20)
+      }
+    })()
+    const hostile = Object.values(NON_POLLING)
+    const sessions = [session(100), session(100), session(100), session(100)]
+    // Two at a time: both workers of a process stuck at once, twice as often as one.
+    for (let i = 0; i < 20; i += 2) {
+      const pair = await Promise.all([
+        sessions[i % 4].exec({ code: hostile[i % hostile.length] }),
+        sessions[(i + 1) % 4].exec({ code: hostile[(i + 1) % hostile.length] }),
+      ])
+      for (const result of pair) expect(expectStatus(result, 'failed').code).toBe('timeout')
+    }
+    stop = true
+    await probing
+    expect(failures).toEqual([])
+    expect(waits.length).toBeGreaterThan(10)
+    expect(Math.max(...waits)).toBeLessThan(2000)
+  })
+})
+
+describe('blast radius', () => {
+  it("a stuck cell does not fail another session's parked cell: its process keeps serving it", async () => {
+    const parked = session(2000)
+    const waiting = expectStatus(await parked.exec({ code: 'text("parked"); await yield_control(); "resumed"' }), 'waiting')
+    const hostile = session(200)
+    expect(expectStatus(await hostile.exec({ code: NON_POLLING['TypedArray.prototype.reverse of 40 MB in a loop'] }), 'failed').code).toBe('timeout')
+    await sleep(300)
+    // The process that holds the parked cell stopped taking work; it still answers its wait.
+    expect(__testSandboxCounts()[1]).toBeGreaterThanOrEqual(1)
+    expect(expectStatus(await parked.wait({ runId: waiting.runId }), 'completed').value).toBe('resumed')
+    // Its last cell ended: the retired process goes, and a fresh one serves new work.
+    await sleep(500)
+    expect(__testSandboxCounts()[1]).toBe(0)
+    expect(expectStatus(await session().exec({ code: '5' }), 'completed').value).toBe(5)
+  })
+})
+
+describe('a sandbox process is locked down', () => {
+  it.runIf(linux)('seccomp filter mode, no new privileges, an empty environment', async () => {
+    expect(expectStatus(await session().exec({ code: '1' }), 'completed').value).toBe(1)
+    const pids = __testSandboxPids()
+    expect(pids.length).toBeGreaterThan(0)
+    for (const pid of pids) {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+      expect(status).toMatch(/^Seccomp:\s+2$/m)
+      expect(status).toMatch(/^NoNewPrivs:\s+1$/m)
+      if (existsSync(`/proc/${pid}/environ`)) {
+        try {
+          expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).toBe('')
+        } catch {
+          // Not dumpable: only root reads it.
+        }
+      }
+    }
+  })
+
+  for (const operation of ['open', 'connect', 'execve', 'ptrace', 'fork']) {
+    it.runIf(linux)(`${operation} from inside is refused or kills the process, never done`, async () => {
+      const outcome = await __testProbe(operation, 0)
+      expect(outcome).toMatch(/^(refused|ended): /)
+      expect(outcome).not.toMatch(/^succeeded/)
+      // Whatever it did to its process, the next cell runs.
+      expect(expectStatus(await session().exec({ code: '2' }), 'completed').value).toBe(2)
+    })
+  }
+})
+
+describe('a sandbox process that crashes', () => {
+  for (const crash of ['segfault', 'abort']) {
+    it(`fails the legs it held runtime_unavailable (phase host) on ${crash}; the gateway lives on`, async () => {
+      const called = deferred<void>()
+      const run = session(5000, () => {
+        called.resolve()
+        return new Promise(() => {})
+      })
+      const leg = run.exec({ code: 'await tools.slow({}); "never"' })
+      const parker = session(2000)
+      const parked = expectStatus(await parker.exec({ code: 'await yield_control(); 1' }), 'waiting')
+      await Promise.race([
+        called.promise,
+        leg.then((result) => {
+          throw new Error(`the leg ended before its tool was called: ${JSON.stringify(result)}`)
+        }),
+      ])
+      const outcome = await __testProbe(crash, 0)
+      expect(outcome).toMatch(/^ended: /)
+      const failed = expectStatus(await leg, 'failed')
+      expect(failed).toMatchObject({ code: 'runtime_unavailable', failurePhase: 'host' })
+      expect(failed.error).toMatch(/sandbox process .* ended/)
+      expect(failed.error).not.toMatch(/\//)
+      // A cell parked there is lost, and its wait says so.
+      const lost = expectStatus(await parker.wait({ runId: parked.runId }), 'failed')
+      expect(lost).toMatchObject({ code: 'runtime_unavailable', failurePhase: 'host' })
+      expect(lost.error).toMatch(/lost/)
+      expect(expectStatus(await session().exec({ code: '3' }), 'completed').value).toBe(3)
+    })
+  }
+})

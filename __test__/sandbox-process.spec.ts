@@ -45,8 +45,9 @@ function sandboxCpuMs(): number {
 // past any deadline: a single call that never returns in time, or a loop around a native call
 // long enough that the interpreter's poll (once every 10,000 ticks) never comes.
 const NON_POLLING = {
-  'BigInt exponentiation to 47 million bits, again and again': 'for (;;) 3n ** 30000000n',
-  'BigInt division of a 14-million-bit number': 'const n = 3n ** 9000000n, d = 7n ** 2000000n; for (;;) n / d',
+  'BigInt multiplication of half-million-bit numbers in a loop': 'const a = 3n ** 320000n; for (;;) a * a',
+  'BigInt division of a million-bit number in a loop': 'const n = 3n ** 650000n, d = 7n ** 120000n; for (;;) n / d',
+  'BigInt.prototype.toString of a 950,000-bit number in a loop': 'const a = 3n ** 600000n; for (;;) a.toString()',
   'String.prototype.toUpperCase of 8 MB in a loop': "const s = 'ab'.repeat(4e6); for (;;) s.toUpperCase()",
   'TypedArray.prototype.reverse of 40 MB in a loop': 'const t = new Float64Array(5e6); for (;;) t.reverse()',
 }

@@ -187,6 +187,8 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
     memoryLimitBytes: Number(config.memoryLimitBytes) || 64 * 1024 * 1024,
     // Unset: no cap of the host's own, as upstream (the controller queues past its own).
     maxPendingToolCalls: Math.max(1, Math.min(2 ** 31 - 1, Math.floor(Number(config.maxPendingToolCalls) || 2 ** 31 - 1))),
+    // A failed cell's error is cut to this where it is made (in the sandbox), not after copying.
+    maxOutputBytes: Number(config.maxOutputBytes) || undefined,
   })
   let data
   try {

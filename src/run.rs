@@ -494,7 +494,9 @@ impl Run {
   fn resume(self: &Arc<Self>, token: String, leg: LegStart) -> Result<(), Failure> {
     let cell = {
       let Some(mut parked) = TOKENS.get_mut(&token) else {
-        return Err(lost_token(&token).unwrap_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE)));
+        return Err(
+          lost_token(&token).unwrap_or_else(|| Failure::invalid(messages::RUN_UNAVAILABLE)),
+        );
       };
       if parked.scope != self.scope {
         return Err(Failure::invalid(messages::WRONG_SESSION));
@@ -824,11 +826,9 @@ impl Run {
           };
           result::to_json(status, &output, &self.result_telemetry())
         }
-        Err(failure) => result::to_json(
-          Status::Failed(&failure),
-          &output,
-          &self.result_telemetry(),
-        ),
+        Err(failure) => {
+          result::to_json(Status::Failed(&failure), &output, &self.result_telemetry())
+        }
       },
       end => {
         self.forget_cell(cell, process, [previous.as_deref(), token.as_deref()]);
@@ -1046,7 +1046,11 @@ pub fn validate_exec(input: &Field, config: &CodeModeConfig) -> Result<(String, 
       ));
     }
   };
-  let language = if typescript { "typescript" } else { "javascript" };
+  let language = if typescript {
+    "typescript"
+  } else {
+    "javascript"
+  };
   if !config.allows(language) {
     return Err(Failure::invalid(if typescript {
       messages::TYPESCRIPT_DISABLED

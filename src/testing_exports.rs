@@ -60,7 +60,11 @@ pub fn test_sandbox_counts() -> Vec<u32> {
 /// crashes (`abort`, `segfault`) inside a sandbox process (the one runs with affinity
 /// `affinity` go to). Resolves with `refused: <why>`, `succeeded: <what>` (a containment
 /// failure) or `ended: <how the process ended>`.
-#[napi(js_name = "__testProbe", catch_unwind, ts_return_type = "Promise<string>")]
+#[napi(
+  js_name = "__testProbe",
+  catch_unwind,
+  ts_return_type = "Promise<string>"
+)]
 pub fn test_probe<'env>(env: &'env Env, operation: String, affinity: u32) -> Result<Object<'env>> {
   let (settle, promise) = promise::create::<String>(env)?;
   match sandbox::process_for(affinity.into()) {

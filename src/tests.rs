@@ -526,7 +526,6 @@ fn typescript_cells_run() {
   );
 }
 
-
 #[test]
 fn engine_compile_errors_name_the_user_line() {
   let mut h = Harness::new(enabled());
@@ -646,7 +645,6 @@ fn a_slice_stuck_in_native_code_fails_timeout_and_its_worker_is_replaced() {
   }
   assert_eq!(code_mode_engine::worker_count(), workers);
 }
-
 
 #[test]
 fn injected_panics_fail_internal_error_and_the_runtime_carries_on() {
@@ -907,7 +905,6 @@ fn a_slow_typescript_parse_times_out() {
   assert!(started.elapsed() < std::time::Duration::from_secs(20));
   assert_eq!(h.exec("1 + 1")["value"], 2);
 }
-
 
 /// `valgrind --tool=callgrind <test binary> exec_loop --ignored`: where a trivial exec's CPU
 /// goes, VM lifecycle included (the warm pool builds and frees one VM per exec).

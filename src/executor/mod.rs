@@ -163,6 +163,9 @@ fn affinity(data: &str) -> u64 {
 pub struct ExecutorCellLimits {
   pub memory_limit_bytes: f64,
   pub max_pending_tool_calls: u32,
+  /// The cell's `maxOutputBytes`: an error text longer than this is cut in the sandbox, before
+  /// it is copied or escaped.
+  pub max_output_bytes: Option<f64>,
 }
 
 /// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it): a handle on
@@ -170,7 +173,8 @@ pub struct ExecutorCellLimits {
 #[napi]
 pub struct NativeExecutorCell {
   id: u64,
-  limits: (u64, u32),
+  /// (memory limit, max pending tool calls, max output bytes)
+  limits: (u64, u32, u64),
   process: Mutex<Option<Arc<Process>>>,
   disposed: AtomicBool,
 }
@@ -245,7 +249,14 @@ impl NativeExecutorCell {
     };
     NativeExecutorCell {
       id: NEXT_CELL.fetch_add(1, Ordering::Relaxed),
-      limits: (memory, limits.max_pending_tool_calls.max(1)),
+      limits: (
+        memory,
+        limits.max_pending_tool_calls.max(1),
+        limits
+          .max_output_bytes
+          .filter(|n| n.is_finite() && *n >= 1.0)
+          .map_or(0, |n| n.min(1e9) as u64),
+      ),
       process: Mutex::new(None),
       disposed: AtomicBool::new(false),
     }
@@ -281,7 +292,7 @@ impl NativeExecutorCell {
     define_controller(&process, &key, None);
     *self.process.lock() = Some(process.clone());
     process.executor_cells.lock().insert(self.id);
-    let (cell, (memory, max_pending)) = (self.id, self.limits);
+    let (cell, (memory, max_pending, max_output)) = (self.id, self.limits);
     let data = data_for(&process, data_json);
     self.leg(settle, process, timeout_ms, move |request| {
       Command::ExecutorStart {
@@ -291,6 +302,7 @@ impl NativeExecutorCell {
         data,
         memory_limit_bytes: memory,
         max_pending_tool_calls: max_pending,
+        max_output_bytes: max_output,
         source,
         location: location_json,
         timeout_ms,

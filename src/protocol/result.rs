@@ -1,8 +1,8 @@
 //! `CodeModeResult` as JSON text. Values and JSON output items arrive as JSON text from the
 //! guest and are spliced in as they are, never decoded and re-encoded.
 
-use code_mode_protocol::leg::{OutputItem, PendingRequest};
 use crate::error::Failure;
+use code_mode_protocol::leg::{OutputItem, PendingRequest};
 
 pub enum Status<'a> {
   Completed {

@@ -327,10 +327,10 @@ pub enum CodeModeCellEvent {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use code_mode_protocol::leg::{OutputItem, PendingRequest};
   use crate::error::{ErrorCode, Failure};
   use crate::protocol::cell_event;
   use crate::protocol::result::{Status, to_json};
+  use code_mode_protocol::leg::{OutputItem, PendingRequest};
   use serde_json::json;
 
   const TELEMETRY: &str = r#"{"catalogSize":3,"sources":{"openclaw":2,"mcp":1,"client":0},"searchCount":0,"describeCount":1,"callCount":2,"visibleTools":["exec","wait"]}"#;

@@ -170,9 +170,9 @@ impl Process {
   /// The message a cell or request lost with this process gets.
   pub fn lost(&self) -> String {
     match self.ending.get() {
-      Some(how) => format!(
-        "the code mode sandbox process running this cell ended ({how}); the cell is lost."
-      ),
+      Some(how) => {
+        format!("the code mode sandbox process running this cell ended ({how}); the cell is lost.")
+      }
       None => "the code mode sandbox process running this cell is gone; the cell is lost.".into(),
     }
   }

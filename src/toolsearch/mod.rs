@@ -12,10 +12,10 @@ pub mod config;
 pub mod surface;
 
 use crate::catalog::{self, Source};
-use crate::telemetry::Counters;
 use crate::input::Field;
 use crate::protocol::types::CodeModeSources;
 use crate::run::Run;
+use crate::telemetry::Counters;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde::Deserialize;

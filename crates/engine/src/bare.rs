@@ -8,8 +8,8 @@
 
 use super::limits::{Kill, Signals};
 use super::pool::{self, Job};
-use super::vm::{runtime, runtime_failure};
 use super::stuck;
+use super::vm::{runtime, runtime_failure};
 use super::watchdog::{self, Overrun, STUCK_GRACE};
 use crate::error::Failure;
 use parking_lot::Mutex;
@@ -34,6 +34,9 @@ impl BareVm {
     let rt = runtime(&signals, memory_limit)?;
     rt.set_interrupt_handler(Some(signals.interrupt_handler()));
     let ctx = Context::full(&rt).map_err(|e| runtime_failure(&signals, "start", e))?;
+    ctx
+      .with(|ctx| super::text::install(&ctx))
+      .map_err(|e| runtime_failure(&signals, "start", e))?;
     Ok(BareVm { ctx, rt, signals })
   }
 

@@ -46,6 +46,7 @@ pub mod state;
 pub mod store;
 pub mod stuck;
 pub mod testing;
+pub mod text;
 pub mod vm;
 mod warm;
 mod watchdog;
@@ -54,8 +55,8 @@ mod watchdog;
 pub use code_mode_protocol::error;
 
 pub use cell::{Cell, deliver};
-pub use core_fns::{guarded, request_promise, throw, throw_type};
 pub use code_mode_protocol::leg::{DropReason, Ended, LegEnd, LegTag, OutputItem, PendingRequest};
+pub use core_fns::{guarded, request_promise, throw, throw_type};
 
 #[cfg(any(test, feature = "testing"))]
 pub use pool::abandoned_workers;

@@ -166,6 +166,7 @@ impl Vm {
     let ctx = Context::full(&rt).map_err(|e| runtime_failure(&signals, "start", e))?;
     ctx
       .with(|ctx| -> rquickjs::Result<()> {
+        super::text::install(&ctx)?;
         let _ = ctx.store_userdata(Rejections::default());
         let _ = ctx.store_userdata(core_fns::RequestPromises::default());
         let prelude: Function = bytecode::load(&ctx, &guest.bytecode, || compose(guest))?.get()?;

@@ -44,7 +44,9 @@ pub enum DropReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum LegEnd {
   /// The cell's main function resolved; `value` is its JSON text.
-  Completed { value: String },
+  Completed {
+    value: String,
+  },
   Failed(Failure),
   /// The cell is parked under `token` until its next leg.
   Waiting {

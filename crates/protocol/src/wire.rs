@@ -161,6 +161,8 @@ pub enum Command {
     data: Data,
     memory_limit_bytes: u64,
     max_pending_tool_calls: u32,
+    /// The longest error text the cell may produce (`maxOutputBytes`; 0: the default).
+    max_output_bytes: u64,
     source: String,
     location: String,
     timeout_ms: f64,
@@ -236,24 +238,39 @@ pub struct Counts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Report {
   /// Nested calls a cell started (a batch in `lib/protocol.js`'s layout).
-  Calls { run: u64, cell: u64, batch: String },
+  Calls {
+    run: u64,
+    cell: u64,
+    batch: String,
+  },
   /// Cancel every nested call the cell still has in flight.
-  CancelCalls { run: u64, cell: u64 },
+  CancelCalls {
+    run: u64,
+    cell: u64,
+  },
   /// A leg ended, or a parked cell was dropped.
   Ended {
     run: u64,
     ended: Box<Ended>,
     counts: Counts,
   },
-  Answer { request: u64, answer: Answer },
+  Answer {
+    request: u64,
+    answer: Answer,
+  },
   /// Workers stuck in native code past their deadlines were given up on: `frozen` of them are
   /// stopped for good (no CPU), `spinning` still run (where the platform cannot stop one
   /// thread, or it was outside guest work). Totals for this process so far.
-  Stuck { frozen: u32, spinning: u32 },
+  Stuck {
+    frozen: u32,
+    spinning: u32,
+  },
   /// The process is alive and its clock runs (sent every second).
   Heartbeat,
   /// Something the operator should know (a `failed` answer carries its own message).
-  Log { message: String },
+  Log {
+    message: String,
+  },
 }
 
 /// Encodes `message` as one frame.

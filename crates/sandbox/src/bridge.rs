@@ -5,10 +5,10 @@
 //! views as JSON text, nested calls as JSON input. Nothing here ever hands the guest a host
 //! object. Output, timers and yields are the engine's (`crates/engine/src/core_fns.rs`).
 
-use code_mode_catalog::calls::{NestedCall, Via, nested_tool_call_id};
 use crate::mcp;
 use crate::run::{Counters, GuestRun};
 use code_mode_catalog::Source;
+use code_mode_catalog::calls::{NestedCall, Via, nested_tool_call_id};
 use code_mode_catalog::{self as catalog, CatalogEntry};
 use code_mode_engine::{
   self as engine, Guest, MAX_QUEUED_REQUESTS, Pending, VmState, guarded, throw, throw_type,

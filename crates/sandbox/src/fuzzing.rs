@@ -1,10 +1,10 @@
 //! Entry points for the cargo-fuzz targets in `fuzz/` (not part of the Node API). Each one runs
 //! a parser or renderer on arbitrary input and checks the invariants the runtime relies on.
 
-use code_mode_catalog::Catalog;
 use crate::error::Failure;
 use crate::frontend::{Language, PREPARE_STACK, Program, parse_wrapped, prepare_until};
 use crate::mcp::{dts, prepare_input};
+use code_mode_catalog::Catalog;
 use serde_json::Value;
 use swc_core::common::BytePos;
 use swc_core::ecma::parser::{Parser, StringInput, Syntax, TsSyntax, lexer::Lexer};

@@ -22,7 +22,6 @@ pub mod toolsearch;
 #[cfg(test)]
 mod tests;
 
-
 // The layers below, under the names the modules here use for them.
 use code_mode_engine as engine;
 use code_mode_frontend as frontend;
@@ -128,7 +127,14 @@ impl Sandbox {
           return self.sink.report(failure_report(run, cell, leg, failure));
         };
         let prepare = prepare(&guest_run, cell, program);
-        Cell::exec(cell, guest_run.clone(), guest_run.guest, leg, prepare, |_| {});
+        Cell::exec(
+          cell,
+          guest_run.clone(),
+          guest_run.guest,
+          leg,
+          prepare,
+          |_| {},
+        );
       }
       Command::Resume {
         run,
@@ -189,6 +195,7 @@ impl Sandbox {
         data,
         memory_limit_bytes,
         max_pending_tool_calls,
+        max_output_bytes,
         source,
         location,
         timeout_ms,
@@ -205,6 +212,7 @@ impl Sandbox {
           data,
           memory_limit_bytes,
           max_pending_tool_calls,
+          max_output_bytes,
           source,
           location,
         };
@@ -218,7 +226,9 @@ impl Sandbox {
         timeout_ms,
       } => {
         let reply = self.text_reply(request);
-        self.executor.next(cell, settled, pending, timeout_ms, reply);
+        self
+          .executor
+          .next(cell, settled, pending, timeout_ms, reply);
       }
       Command::ExecutorPark { request, cell } => {
         let reply = self.text_reply(request);

@@ -4,10 +4,10 @@
 //! results) lives in the root crate's `src/run.rs`.
 
 use crate::Sink;
-use code_mode_catalog::calls::{self, NestedCall};
 use crate::mcp::McpSurface;
 use code_mode_catalog::Catalog;
 use code_mode_catalog::building::Building;
+use code_mode_catalog::calls::{self, NestedCall};
 use code_mode_engine::{Ended, Guest, Host, Limits};
 use code_mode_protocol::wire::{Counts, Namespace, Report, RunLimits, RunSpec};
 use parking_lot::Mutex;

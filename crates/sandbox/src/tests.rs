@@ -3,8 +3,8 @@
 //! send. The end-to-end behaviour of runs is tested in the root crate (`src/tests.rs`), with a
 //! sandbox in the test process.
 
-use crate::run::GuestRun;
 use crate::Sink;
+use crate::run::GuestRun;
 use code_mode_catalog::building::Building;
 use code_mode_engine::{Cell, Ended, Guest, LegEnd, LegTag};
 use code_mode_protocol::error::ErrorCode;
@@ -52,7 +52,12 @@ impl Harness {
       namespaces: Vec::new(),
     };
     let building = Arc::new(Building::start(r#"[{"name":"read_file"}]"#.into()));
-    let run = Arc::new(GuestRun::new(spec, guest, building, Arc::new(ChannelSink(tx))));
+    let run = Arc::new(GuestRun::new(
+      spec,
+      guest,
+      building,
+      Arc::new(ChannelSink(tx)),
+    ));
     Harness { run, reports }
   }
 
@@ -161,7 +166,6 @@ fn profile_costs() {
   );
 }
 
-
 #[test]
 fn a_vm_whose_prelude_load_outlives_the_slice_deadline_fails_timeout() {
   use code_mode_engine::Guest;
@@ -188,7 +192,6 @@ fn a_vm_whose_prelude_load_outlives_the_slice_deadline_fails_timeout() {
   );
 }
 
-
 /// `valgrind --tool=callgrind <test binary> vm_lifecycle --ignored`: the instructions the warm
 /// pool spends per exec (build a VM, free it), free of the timing noise of a shared machine.
 #[test]
@@ -198,4 +201,3 @@ fn vm_lifecycle() {
     drop(code_mode_engine::vm::Vm::warm(&crate::bridge::CODE_MODE).unwrap());
   }
 }
-

@@ -34,10 +34,9 @@ pub fn compile(key: &str, source: &str) -> Result<(), String> {
   if CONTROLLERS.lock().iter().any(|(k, _)| k == key) {
     return Ok(());
   }
-  let bytecode = stuck::guest(|| {
-    bytecode::compile_script(source, session::CONTROLLER_FILE, false, true)
-  })
-  .map_err(|e| format!("the code mode controller source does not compile: {e}"))?;
+  let bytecode =
+    stuck::guest(|| bytecode::compile_script(source, session::CONTROLLER_FILE, false, true))
+      .map_err(|e| format!("the code mode controller source does not compile: {e}"))?;
   let mut controllers = CONTROLLERS.lock();
   controllers.retain(|(k, _)| k != key);
   if controllers.len() >= MAX_CONTROLLERS {
@@ -71,8 +70,8 @@ struct Shared {
   disposed: AtomicBool,
   /// `abort` came, perhaps before the leg's VM was ready: applied as soon as it is.
   aborted: AtomicBool,
-  /// (memory limit, max pending tool calls)
-  limits: (usize, usize),
+  /// (memory limit, max pending tool calls, max error text)
+  limits: (usize, usize, usize),
 }
 
 /// Frees a VM on a worker, off the channel's reader (freeing a large heap takes a while).
@@ -101,6 +100,8 @@ pub struct Start {
   pub data: Arc<String>,
   pub memory_limit_bytes: u64,
   pub max_pending_tool_calls: u32,
+  /// The longest error text the cell may produce (`maxOutputBytes`; 0: the default).
+  pub max_output_bytes: u64,
   pub source: String,
   pub location: String,
 }
@@ -120,7 +121,14 @@ impl Cells {
       running: AtomicBool::new(false),
       disposed: AtomicBool::new(false),
       aborted: AtomicBool::new(false),
-      limits: (memory, start.max_pending_tool_calls.max(1) as usize),
+      limits: (
+        memory,
+        start.max_pending_tool_calls.max(1) as usize,
+        match start.max_output_bytes {
+          0 => session::DEFAULT_MAX_ERROR,
+          bytes => bytes as usize,
+        },
+      ),
     });
     self.cells.lock().insert(id, shared.clone());
     let step = controller(&start.controller).map(|controller| {
@@ -129,6 +137,7 @@ impl Cells {
           controller: start.controller,
           memory: shared.limits.0,
           max_pending: shared.limits.1,
+          max_error: shared.limits.2,
           data: start.data,
         },
         controller,
@@ -360,6 +369,7 @@ struct SpareKey {
   controller: String,
   memory: usize,
   max_pending: usize,
+  max_error: usize,
   /// The host data globals, as JSON.
   data: Arc<String>,
 }
@@ -394,8 +404,12 @@ mod spares {
     prepare: &Prepare,
     deadline: Instant,
   ) -> Result<Session, (&'static str, String)> {
-    let mut session = Session::new(prepare.key.memory, prepare.key.max_pending)
-      .map_err(|message| ("runtime_unavailable", message))?;
+    let mut session = Session::new(
+      prepare.key.memory,
+      prepare.key.max_pending,
+      prepare.key.max_error,
+    )
+    .map_err(|message| ("runtime_unavailable", message))?;
     session.vm.signals.set_deadline(Some(deadline));
     match stuck::guest(|| session.prepare(&prepare.key.data, &prepare.controller)) {
       Ok(()) => Ok(session),

@@ -7,6 +7,7 @@ use super::stack::{Location, USER_FILE, format_error, normalize_stack};
 use crate::engine::bare::BareVm;
 use crate::engine::bytecode;
 use crate::engine::limits::{Kill, Signals};
+use crate::engine::text;
 use crate::error::panic_message;
 use parking_lot::Mutex;
 use rquickjs::context::EvalOptions;
@@ -41,6 +42,9 @@ pub const CONTROLLER_FILE: &str = "openclaw-code-mode:controller.js";
 const SOURCE_LOCATION_KEY: &str = "__openclawSourceLocation";
 /// A call stack passed to `__openclawHostRequest` is cut to this many characters, as upstream.
 const MAX_CALL_STACK: usize = 8192;
+/// An uncaught error's stack is read up to this many characters (it is only searched for the
+/// user's frames).
+const MAX_STACK: usize = 64 << 10;
 /// One request's arguments, and all pending requests' arguments together, as JSON bytes: what
 /// crosses to Node in one boundary stays far below V8's string limit whatever the guest sends.
 const MAX_REQUEST_BYTES: usize = 16 << 20;
@@ -69,6 +73,9 @@ pub struct Bridge {
   pub admission_failed: bool,
   pub network_observed: bool,
   pub max_pending: usize,
+  /// The longest error text the cell may produce, in UTF-16 units (the host cuts it to
+  /// `maxOutputBytes` anyway: a larger one is cut here, before it is copied or escaped).
+  pub max_error: usize,
   pub location: Option<Location>,
 }
 
@@ -118,10 +125,11 @@ fn failed(code: &'static str, error: impl Into<String>) -> Outcome {
 }
 
 impl Session {
-  pub fn new(memory_limit: usize, max_pending: usize) -> Result<Session, String> {
+  pub fn new(memory_limit: usize, max_pending: usize, max_error: usize) -> Result<Session, String> {
     let vm = BareVm::new(memory_limit).map_err(|f| f.message)?;
     let bridge = Arc::new(Mutex::new(Bridge {
       max_pending,
+      max_error,
       ..Bridge::default()
     }));
     vm.set_rejection_tracker(Box::new(track_rejection));
@@ -143,6 +151,8 @@ impl Session {
 
   fn run(&mut self, step: Step) -> Outcome {
     let bridge = self.bridge.clone();
+    let max_error = bridge.lock().max_error;
+    MAX_ERROR.with(|max| max.set(max_error));
     let signals = self.vm.signals.clone();
     // Output taken this leg: the outcome carries it, a failure after the take too (as upstream).
     let mut taken: Option<String> = None;
@@ -175,8 +185,9 @@ impl Session {
       let location = location.as_ref();
       let globals = ctx.globals();
       let admission: Value = call(&ctx, &globals, "__openclawAdmissionError", location)?;
-      if let Some(message) = admission.as_string() {
-        let message = message.to_string().unwrap_or_default();
+      if admission.is_string() {
+        let max = bridge.lock().max_error;
+        let message = text::text(&ctx, &admission, max).unwrap_or_default();
         return Err(Stop::Fail("invalid_input", message));
       }
       let _: Value = call(&ctx, &globals, "__openclawDrainQueuedRequests", location)?;
@@ -303,10 +314,18 @@ impl Session {
     })
   }
 
-  /// Bytes the VM holds once garbage is collected: what a parked cell retains.
+  /// What a parked cell retains: the bytes its VM holds once garbage is collected, and the text
+  /// of the requests it waits on (their arguments go back to the host at the next boundary).
   pub fn retained_bytes(&self) -> usize {
     self.vm.collect_garbage();
-    self.vm.memory_used()
+    let bridge = self.bridge.lock();
+    let requests: usize = bridge
+      .pending
+      .iter()
+      .map(|r| r.id.len() + r.method.len() + r.args.len())
+      .sum::<usize>()
+      + bridge.canceled.iter().map(String::len).sum::<usize>();
+    self.vm.memory_used() + requests
   }
 }
 
@@ -365,14 +384,23 @@ fn call<'js>(
 /// An interrupt (deadline, memory, abort) surfaces as an exception too; `Session::failure`
 /// reads the kill first, so the exception's text is used only when there was none.
 fn stop(error: CaughtError<'_>, location: Option<&Location>) -> Stop {
-  match error {
-    CaughtError::Exception(e) => {
-      Stop::Fail("internal_error", error_text(&e.into_value(), location))
-    }
-    CaughtError::Value(v) => Stop::Fail("internal_error", error_text(&v, location)),
-    CaughtError::Error(_) => Stop::Caught,
-  }
+  let value = match error {
+    CaughtError::Exception(e) => e.into_value(),
+    CaughtError::Value(v) => v,
+    CaughtError::Error(_) => return Stop::Caught,
+  };
+  let ctx = value.ctx().clone();
+  let max = MAX_ERROR.with(|max| max.get());
+  Stop::Fail("internal_error", error_text(&ctx, &value, location, max))
 }
+
+thread_local! {
+  /// The running leg's `Bridge::max_error`, for failures read where the bridge is not at hand.
+  static MAX_ERROR: std::cell::Cell<usize> = const { std::cell::Cell::new(DEFAULT_MAX_ERROR) };
+}
+
+/// The longest error text read when the host gave no bound: upstream's largest `maxOutputBytes`.
+pub const DEFAULT_MAX_ERROR: usize = 10 << 20;
 
 /// The first leg on a prepared VM: the source location global, then the program.
 fn start(ctx: &Ctx<'_>, source: &str, location: &str, bridge: &Mutex<Bridge>) -> Result<(), Stop> {
@@ -455,12 +483,15 @@ fn read_settled<'js>(
           Some(Ok(v)) => v,
           _ => Value::new_undefined(ctx.clone()),
         };
-        let location = bridge.lock().location.clone();
+        let (location, max) = {
+          let bridge = bridge.lock();
+          (bridge.location.clone(), bridge.max_error)
+        };
         if let Some(object) = reason.as_object()
           && reason.is_error()
         {
-          let name: String = object.get("name").unwrap_or_default();
-          let message: String = object.get("message").unwrap_or_default();
+          let name = field(ctx, object, "name", 64).unwrap_or_default();
+          let message = field(ctx, object, "message", 64).unwrap_or_default();
           if name == "ReferenceError"
             && ["require", "module", "process"]
               .iter()
@@ -474,7 +505,7 @@ fn read_settled<'js>(
         }
         return Err(Stop::Fail(
           "internal_error",
-          error_text(&reason, location.as_ref()),
+          error_text(ctx, &reason, location.as_ref(), max),
         ));
       }
       _ => promise
@@ -486,31 +517,44 @@ fn read_settled<'js>(
   };
   // The controller's `__openclawRunCell` resolves with JSON text; anything else (a guest that
   // replaced `__openclawResult`) goes through `String(value)`, as upstream's `JSON.parse` sees it.
-  Ok(match settled.as_string() {
-    Some(text) => text.to_string().unwrap_or_default(),
-    None if settled.is_undefined() => "undefined".into(),
-    None => settled
-      .get::<Coerced<String>>()
-      .map(|s| s.0)
-      .unwrap_or_else(|_| "unprintable value".into()),
-  })
+  if settled.is_undefined() {
+    return Ok("undefined".into());
+  }
+  let text =
+    text::text(ctx, &settled, MAX_RESULT_BYTES + 1).unwrap_or_else(|| "unprintable value".into());
+  if text.len() > MAX_RESULT_BYTES {
+    return Err(too_large("value", text.len()));
+  }
+  Ok(text)
+}
+
+/// Property `key` of an error as text, at most `max` UTF-16 units (`None`: missing or not text).
+fn field<'js>(ctx: &Ctx<'js>, object: &Object<'js>, key: &str, max: usize) -> Option<String> {
+  let value: Value = object.get(key).ok()?;
+  if value.is_undefined() {
+    return None;
+  }
+  text::text(ctx, &value, max)
 }
 
 /// Upstream's text for a thrown value: `Name: message` and the user's frames for errors,
-/// `String(value)` otherwise.
-fn error_text(value: &Value<'_>, location: Option<&Location>) -> String {
+/// `String(value)` otherwise; lone surrogates as U+FFFD, and at most `max` units of the guest's
+/// own text.
+fn error_text<'js>(
+  ctx: &Ctx<'js>,
+  value: &Value<'js>,
+  location: Option<&Location>,
+  max: usize,
+) -> String {
   if let Some(object) = value.as_object()
     && value.is_error()
   {
-    let name: String = object.get("name").unwrap_or_else(|_| "Error".into());
-    let message: String = object.get("message").unwrap_or_default();
-    let stack: String = object.get("stack").unwrap_or_default();
+    let name = field(ctx, object, "name", 1024).unwrap_or_else(|| "Error".into());
+    let message = field(ctx, object, "message", max).unwrap_or_default();
+    let stack = field(ctx, object, "stack", MAX_STACK).unwrap_or_default();
     return format_error(&name, &message, &stack, location);
   }
-  value
-    .get::<Coerced<String>>()
-    .map(|s| s.0)
-    .unwrap_or_else(|_| "unprintable value".into())
+  text::text(ctx, value, max).unwrap_or_else(|| "unprintable value".into())
 }
 
 /// QuickJS reports a rejection with no handler (and a handler added later): the controller
@@ -524,18 +568,18 @@ fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, 
 }
 
 /// The three host functions, as globals the controller takes and deletes.
-fn install(ctx: &Ctx<'_>, bridge: &Arc<Mutex<Bridge>>) -> rquickjs::Result<()> {
+fn install<'js>(ctx: &Ctx<'js>, bridge: &Arc<Mutex<Bridge>>) -> rquickjs::Result<()> {
   let globals = ctx.globals();
   let b = bridge.clone();
   globals.set(
     "__openclawHostRequest",
     Function::new(
       ctx.clone(),
-      move |ctx: Ctx<'_>,
+      move |ctx: Ctx<'js>,
             method: Coerced<String>,
             args: Coerced<String>,
-            id: rquickjs::function::Opt<Value<'_>>,
-            stack: rquickjs::function::Opt<Value<'_>>|
+            id: rquickjs::function::Opt<Value<'js>>,
+            stack: rquickjs::function::Opt<Value<'js>>|
             -> rquickjs::Result<String> {
         host_request(&ctx, &b, method.0, args.0, id.0, stack.0)
       },
@@ -562,13 +606,13 @@ fn install(ctx: &Ctx<'_>, bridge: &Arc<Mutex<Bridge>>) -> rquickjs::Result<()> {
   Ok(())
 }
 
-fn host_request(
-  ctx: &Ctx<'_>,
+fn host_request<'js>(
+  ctx: &Ctx<'js>,
   bridge: &Mutex<Bridge>,
   method: String,
   args: String,
-  id: Option<Value<'_>>,
-  stack: Option<Value<'_>>,
+  id: Option<Value<'js>>,
+  stack: Option<Value<'js>>,
 ) -> rquickjs::Result<String> {
   let throw = |message: &str| rquickjs::Exception::throw_message(ctx, message);
   let mut b = bridge.lock();
@@ -620,8 +664,8 @@ fn host_request(
   let location = b.location.clone();
   drop(b);
   let stack = stack
-    .and_then(|v| v.as_string().and_then(|s| s.to_string().ok()))
-    .map(|s| s.chars().take(MAX_CALL_STACK).collect::<String>())
+    .filter(Value::is_string)
+    .and_then(|v| text::text(ctx, &v, MAX_CALL_STACK))
     .unwrap_or_default();
   Ok(normalize_stack(&stack, location.as_ref()).unwrap_or(stack))
 }
@@ -735,7 +779,7 @@ mod tests {
 
   fn cell(code: &str, max_pending: usize) -> (Session, Outcome) {
     let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
-    let mut session = Session::new(64 << 20, max_pending).unwrap();
+    let mut session = Session::new(64 << 20, max_pending, DEFAULT_MAX_ERROR).unwrap();
     session.prepare("{}", &controller).unwrap();
     let source =
       format!("globalThis.__openclawResult = __openclawRunCell(async () => {{\n{code}\n}})");
@@ -917,7 +961,7 @@ mod tests {
   #[test]
   fn deadline_and_memory_cap_end_the_leg() {
     let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
-    let mut session = Session::new(8 << 20, 16).unwrap();
+    let mut session = Session::new(8 << 20, 16, DEFAULT_MAX_ERROR).unwrap();
     session.prepare("{}", &controller).unwrap();
     session.vm.signals.set_deadline(Some(
       std::time::Instant::now() + std::time::Duration::from_millis(50),

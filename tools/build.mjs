@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Builds the addon and its sandbox executable together, with the same profile, features and
+// target: `node tools/build.mjs [--release] [--features F] [--target T] [--js F --dts F]
+// [--out DIR]`. The addon is `napi build --platform --no-const-enum` (which writes
+// `code-mode.<platform>.node` into the package root, or DIR); the executable is
+// `crates/sandbox`'s `code-mode-sandbox`, copied next to it. The release workflow passes
+// `--target` for cross builds.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const args = process.argv.slice(2)
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
+const release = args.includes('--release')
+const features = option('--features')
+const target = option('--target')
+const out = resolve(root, option('--out') ?? '.')
+
+function run(command, commandArgs) {
+  const done = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' && command !== process.execPath })
+  if (done.status !== 0) process.exit(done.status ?? 1)
+}
+
+const require = createRequire(join(root, 'package.json'))
+const cli = require.resolve('@napi-rs/cli/package.json')
+const napi = join(dirname(cli), require(cli).bin.napi)
+const napiArgs = ['build', '--platform', '--no-const-enum', '--js', option('--js') ?? 'binding.js', '--dts', option('--dts') ?? 'binding.d.ts']
+if (release) napiArgs.push('--release')
+if (features) napiArgs.push('--features', features)
+if (target) napiArgs.push('--target', target)
+if (out !== root) napiArgs.push('--output-dir', out)
+run(process.execPath, [napi, ...napiArgs])
+
+const cargoArgs = ['build', '-p', 'code-mode-sandbox', '--bin', 'code-mode-sandbox']
+if (release) cargoArgs.push('--release')
+if (features) cargoArgs.push('--features', features)
+if (target) cargoArgs.push('--target', target)
+run('cargo', cargoArgs)
+
+const metadata = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: root, encoding: 'utf8' }))
+const windows = target ? target.includes('windows') : process.platform === 'win32'
+const name = windows ? 'code-mode-sandbox.exe' : 'code-mode-sandbox'
+const from = join(metadata.target_directory, ...(target ? [target] : []), release ? 'release' : 'debug', name)
+mkdirSync(out, { recursive: true })
+copyFileSync(from, join(out, name))
+chmodSync(join(out, name), 0o755)
+console.log(`built ${name} next to the addon in ${out}`)

@@ -152,6 +152,32 @@ describe('builtins that looped natively now stop at the deadline', () => {
     await stopsAtDeadline('[].concat(new Array(1e7), new Array(1e7), new Array(1e7)).length')
   })
 
+  it('every Array.prototype loop over an array-like of length 2^53 - 1, String.raw and JSON replacer lists', async () => {
+    const huge = 'const huge = { length: 2 ** 53 - 1 };'
+    for (const attempt of [
+      'Array.prototype.join.call(huge)',
+      'Array.prototype.toLocaleString.call(huge)',
+      'Array.prototype.reverse.call(huge)',
+      'Array.prototype.sort.call(huge)',
+      'Array.prototype.slice.call(huge, 0, 2 ** 32 - 1)',
+      'Array.prototype.splice.call(huge, 1, 1)',
+      'Array.prototype.splice.call({ length: 2 ** 53 - 2 }, 1, 0, 2)',
+      'Array.prototype.copyWithin.call(huge, 1, 0)',
+      'Array.prototype.shift.call(huge)',
+      'Array.prototype.unshift.call({ length: 2 ** 53 - 2 }, 0)',
+      'Array.prototype.flat.call(huge)',
+      'Array.prototype.flatMap.call(huge, (x) => x)',
+      'String.raw({ raw: huge })',
+      'JSON.stringify({}, new Array(2 ** 32 - 1))',
+      // Many references to one long string: the default comparison reads it in full each time.
+      "Array(1e5).fill('x'.repeat(1e6)).sort()",
+      // A native comparator runs no bytecode.
+      'Array(2e6).fill(0).sort(Math.max)',
+    ]) {
+      await stopsAtDeadline(`${huge}\n${attempt}`)
+    }
+  })
+
   it('quadratic indexOf, includes, lastIndexOf, split and replaceAll', async () => {
     const hay = "const hay = 'a'.repeat(2e6), needle = 'a'.repeat(1e6) + 'b';"
     await stopsAtDeadline(`${hay} hay.indexOf(needle)`)

@@ -40,8 +40,8 @@
     });
   }
 
-  // Builtins that loop natively over a huge `length` (Array.prototype.join, sort, flat…) refuse
-  // it with a RangeError inside QuickJS itself: see `cm_check_length` in the vendored quickjs.c.
+  // Builtins that loop natively over a huge `length` (Array.prototype.join, sort, flat…) poll
+  // the deadline inside QuickJS itself: vendor/patches/rquickjs-sys/0010-*.patch.
 
   // Timer id (a number the host hands out) -> [callback, args]. A prototype-less object, not a
   // Map: no builtin method to call or for a cell to replace, and no Map built in every VM (QuickJS

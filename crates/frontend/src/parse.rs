@@ -22,9 +22,19 @@ pub(crate) fn ts_syntax() -> TsSyntax {
   }
 }
 
+/// JavaScript as QuickJS runs it: swc's default syntax plus the finished proposals it leaves
+/// behind an option, so that the front end refuses nothing the engine accepts (explicit resource
+/// management: `using`, `await using`; TypeScript cells parse them already).
+pub(crate) fn es_syntax() -> EsSyntax {
+  EsSyntax {
+    explicit_resource_management: true,
+    ..Default::default()
+  }
+}
+
 fn syntax(language: Language) -> Syntax {
   match language {
-    Language::JavaScript => Syntax::Es(EsSyntax::default()),
+    Language::JavaScript => Syntax::Es(es_syntax()),
     Language::TypeScript => Syntax::Typescript(ts_syntax()),
   }
 }
@@ -108,7 +118,7 @@ pub(crate) fn module_syntax(user: &str, language: Language) -> Option<Failure> {
   let syntax = match language {
     Language::JavaScript => Syntax::Es(EsSyntax {
       allow_return_outside_function: true,
-      ..Default::default()
+      ..es_syntax()
     }),
     Language::TypeScript => Syntax::Typescript(ts_syntax()),
   };

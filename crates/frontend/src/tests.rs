@@ -398,3 +398,30 @@ fn type_only_namespaces_leave_the_completion_value() {
     None
   );
 }
+
+#[test]
+fn explicit_resource_management_parses_in_javascript() {
+  // QuickJS runs `using` and `await using`; the front end used to refuse them in JavaScript
+  // (swc's default syntax leaves them out) while it accepted them in TypeScript.
+  let p = js("using a = { [Symbol.dispose]() {} };\nawait using b = null;\na").unwrap();
+  assert_eq!(
+    p.code,
+    "(async function () {using a = { [Symbol.dispose]() {} };\nawait using b = null;\nreturn (a)\n})"
+  );
+  // Positions after the declarations still map back (`null.x` after `return (`).
+  let p = js("using a = null;\nnull.x").unwrap();
+  assert_eq!(p.positions.user_position(2, 9), Some((2, 1)));
+  // `using` stays an identifier where it is one, and a bad declaration is still an error.
+  assert_eq!(
+    js("let using = 1;\nusing").unwrap().code,
+    "(async function () {let using = 1;\nreturn (using)\n})"
+  );
+  let err = js("using a;").unwrap_err();
+  assert!(err.message.starts_with("SyntaxError:"), "{}", err.message);
+  for language in [Language::JavaScript, Language::TypeScript] {
+    assert!(
+      prepare("await using x = null; 1", language).is_ok(),
+      "{language:?}"
+    );
+  }
+}

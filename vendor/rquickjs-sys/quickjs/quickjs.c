@@ -43312,6 +43312,10 @@ static int JS_CopySubArray(JSContext *ctx,
             }
             i += l;
         } else {
+            /* openclaw code mode: copyWithin, shift, unshift and splice move an array-like's
+               elements here, and its length may be 2^53 - 1; the deadline holds. */
+            if (js_poll_interrupts(ctx))
+                goto exception;
             fromPresent = JS_TryGetPropertyInt64(ctx, obj, from, &val);
             if (fromPresent < 0)
                 goto exception;
@@ -43676,21 +43680,6 @@ exception:
     return ret;
 }
 
-/* openclaw code mode: these builtins loop natively over a `length` without polling the
-   interrupt handler, so on a huge sparse array or array-like one call would outlive the cell's
-   CPU deadline by hours. No array that fits a cell's memory cap comes near this many
-   elements: such lengths fail fast with a RangeError instead. */
-#define CM_MAX_LENGTH 16777216
-
-static int cm_check_length(JSContext *ctx, int64_t len, const char *what)
-{
-    if (likely(len <= CM_MAX_LENGTH))
-        return 0;
-    JS_ThrowRangeError(ctx, "%s: length %" PRId64 " is over the code mode limit of %d elements.",
-                       what, len, CM_MAX_LENGTH);
-    return -1;
-}
-
 static JSValue js_array_concat(JSContext *ctx, JSValueConst this_val,
                                int argc, JSValueConst *argv)
 {
@@ -43720,15 +43709,13 @@ static JSValue js_array_concat(JSContext *ctx, JSValueConst this_val,
         if (res) {
             if (js_get_length64(ctx, &len, e))
                 goto exception;
-            if (cm_check_length(ctx, len, "Array.prototype.concat"))
-                goto exception;
             if (n + len > MAX_SAFE_INTEGER) {
                 JS_ThrowTypeError(ctx, "Array loo long");
                 goto exception;
             }
             for (k = 0; k < len; k++, n++) {
-                /* openclaw code mode: up to 2^24 elements per argument, and any number of
-                   arguments; the deadline holds. */
+                /* openclaw code mode: a spreadable array-like's length may be 2^53 - 1,
+                   and there may be any number of arguments; the deadline holds. */
                 if (js_poll_interrupts(ctx))
                     goto exception;
                 res = JS_TryGetPropertyInt64(ctx, e, k, &val);
@@ -44366,9 +44353,6 @@ static JSValue js_array_join(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &n, obj))
         goto exception;
-    if (cm_check_length(ctx, n, toLocaleString ? "Array.prototype.toLocaleString"
-                                               : "Array.prototype.join"))
-        goto exception;
 
     c = ',';    /* default separator */
     if (!toLocaleString && argc > 0 && !JS_IsUndefined(argv[0])) {
@@ -44384,6 +44368,10 @@ static JSValue js_array_join(JSContext *ctx, JSValueConst this_val,
     string_buffer_init(ctx, b, 0);
 
     for(i = 0; i < n; i++) {
+        /* openclaw code mode: an array-like's length may be 2^53 - 1, and a string that
+           outgrew its limit does not end the loop; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (i > 0) {
             if (c >= 0) {
                 string_buffer_putc8(b, c);
@@ -44424,8 +44412,6 @@ static JSValue js_array_pop(JSContext *ctx, JSValueConst this_val,
 
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
-        goto exception;
-    if (shift && cm_check_length(ctx, len, "Array.prototype.shift"))
         goto exception;
     newLen = 0;
     if (len > 0) {
@@ -44509,8 +44495,6 @@ static JSValue js_array_push(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
-    if (unshift && cm_check_length(ctx, len, "Array.prototype.unshift"))
-        goto exception;
     newLen = len + argc;
     if (newLen > MAX_SAFE_INTEGER) {
         JS_ThrowTypeError(ctx, "Array loo long");
@@ -44550,8 +44534,6 @@ static JSValue js_array_reverse(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
-    if (cm_check_length(ctx, len, "Array.prototype.reverse"))
-        goto exception;
 
     /* Special case fast arrays */
     if (js_get_fast_array(ctx, obj, &arrp, &count32) && count32 == len) {
@@ -44568,6 +44550,9 @@ static JSValue js_array_reverse(JSContext *ctx, JSValueConst this_val,
     }
 
     for (l = 0, h = len - 1; l < h; l++, h--) {
+        /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto exception;
         l_present = JS_TryGetPropertyInt64(ctx, obj, l, &lval);
         if (l_present < 0)
             goto exception;
@@ -44669,8 +44654,6 @@ static JSValue js_array_slice(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
-    if (cm_check_length(ctx, len, splice ? "Array.prototype.splice" : "Array.prototype.slice"))
-        goto exception;
 
     if (JS_ToInt64Clamp(ctx, &start, argv[0], 0, len, len))
         goto exception;
@@ -44724,6 +44707,9 @@ static JSValue js_array_slice(JSContext *ctx, JSValueConst this_val,
     }
     /* Copy the remaining elements if any (handle case of inherited properties) */
     for (; k < final; k++, n++) {
+        /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto exception;
         kPresent = JS_TryGetPropertyInt64(ctx, obj, k, &val);
         if (kPresent < 0)
             goto exception;
@@ -44744,6 +44730,9 @@ static JSValue js_array_slice(JSContext *ctx, JSValueConst this_val,
                 goto exception;
 
             for (k = len; k-- > new_len; ) {
+                /* openclaw code mode: as above. */
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 if (JS_DeletePropertyInt64(ctx, obj, k, JS_PROP_THROW) < 0)
                     goto exception;
             }
@@ -44851,8 +44840,6 @@ static JSValue js_array_copyWithin(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
-    if (cm_check_length(ctx, len, "Array.prototype.copyWithin"))
-        goto exception;
 
     if (JS_ToInt64Clamp(ctx, &to, argv[0], 0, len, len))
         goto exception;
@@ -44883,7 +44870,7 @@ static int64_t JS_FlattenIntoArray(JSContext *ctx, JSValueConst target,
                                    JSValueConst source, int64_t sourceLen,
                                    int64_t targetIndex, int depth,
                                    JSValueConst mapperFunction,
-                                   JSValueConst thisArg, const char *what)
+                                   JSValueConst thisArg)
 {
     JSValue element;
     int64_t sourceIndex, elementLen;
@@ -44895,6 +44882,9 @@ static int64_t JS_FlattenIntoArray(JSContext *ctx, JSValueConst target,
     }
 
     for (sourceIndex = 0; sourceIndex < sourceLen; sourceIndex++) {
+        /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            return -1;
         present = JS_TryGetPropertyInt64(ctx, source, sourceIndex, &element);
         if (present < 0)
             return -1;
@@ -44917,12 +44907,10 @@ static int64_t JS_FlattenIntoArray(JSContext *ctx, JSValueConst target,
             if (is_array) {
                 if (js_get_length64(ctx, &elementLen, element) < 0)
                     goto fail;
-                if (cm_check_length(ctx, elementLen, what))
-                    goto fail;
                 targetIndex = JS_FlattenIntoArray(ctx, target, element,
                                                   elementLen, targetIndex,
                                                   depth - 1,
-                                                  JS_UNDEFINED, JS_UNDEFINED, what);
+                                                  JS_UNDEFINED, JS_UNDEFINED);
                 if (targetIndex < 0)
                     goto fail;
                 JS_FreeValue(ctx, element);
@@ -44957,8 +44945,6 @@ static JSValue js_array_flatten(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &sourceLen, obj))
         goto exception;
-    if (cm_check_length(ctx, sourceLen, map ? "Array.prototype.flatMap" : "Array.prototype.flat"))
-        goto exception;
 
     depthNum = 1;
     mapperFunction = JS_UNDEFINED;
@@ -44980,8 +44966,7 @@ static JSValue js_array_flatten(JSContext *ctx, JSValueConst this_val,
     if (JS_IsException(arr))
         goto exception;
     if (JS_FlattenIntoArray(ctx, arr, obj, sourceLen, 0, depthNum,
-                            mapperFunction, thisArg,
-                            map ? "Array.prototype.flatMap" : "Array.prototype.flat") < 0)
+                            mapperFunction, thisArg) < 0)
         goto exception;
     JS_FreeValue(ctx, obj);
     return arr;
@@ -45020,6 +45005,10 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
         return 0;
 
     if (psc->has_method) {
+        /* openclaw code mode: the comparator may be a native function, which runs no
+           bytecode; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto exception;
         argv[0] = ap->val;
         argv[1] = bp->val;
         res = JS_Call(ctx, psc->method, JS_UNDEFINED, 2, argv);
@@ -45050,6 +45039,10 @@ static int js_array_cmp_generic(const void *a, const void *b, void *opaque) {
                 goto exception;
             bp->str = JS_VALUE_GET_STRING(str);
         }
+        /* openclaw code mode: many references to one long string compare in full each
+           time, natively; the deadline holds. */
+        if (cm_poll_work(ctx, min_int(ap->str->len, bp->str->len)))
+            goto exception;
         cmp = js_string_compare(ap->str, bp->str);
     }
     if (cmp != 0)
@@ -45080,11 +45073,13 @@ static JSValue js_array_sort(JSContext *ctx, JSValueConst this_val,
     obj = JS_ToObject(ctx, this_val);
     if (js_get_length64(ctx, &len, obj))
         goto exception;
-    if (cm_check_length(ctx, len, "Array.prototype.sort"))
-        goto exception;
 
     /* XXX: should special case fast arrays */
     for (i = 0; i < len; i++) {
+        /* openclaw code mode: an array-like's length may be 2^53 - 1; the deadline holds
+           here and in the loops below. */
+        if (js_poll_interrupts(ctx))
+            goto exception;
         if (pos >= array_size) {
             size_t new_size;
             ValueSlot *new_array;
@@ -45128,10 +45123,14 @@ static JSValue js_array_sort(JSContext *ctx, JSValueConst this_val,
     }
     js_free(ctx, array);
     for (i = n; undefined_count-- > 0; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (JS_SetPropertyInt64(ctx, obj, i, JS_UNDEFINED) < 0)
             goto fail;
     }
     for (; i < len; i++) {
+        if (js_poll_interrupts(ctx))
+            goto fail;
         if (JS_DeletePropertyInt64(ctx, obj, i, JS_PROP_THROW) < 0)
             goto fail;
     }
@@ -47361,10 +47360,11 @@ static JSValue js_string_raw(JSContext *ctx, JSValueConst this_val,
         goto exception;
     if (js_get_length64(ctx, &n, raw) < 0)
         goto exception;
-    if (cm_check_length(ctx, n, "String.raw"))
-        goto exception;
 
     for (i = 0; i < n; i++) {
+        /* openclaw code mode: `raw`'s length may be 2^53 - 1; the deadline holds. */
+        if (js_poll_interrupts(ctx))
+            goto exception;
         val = JS_ToStringFree(ctx, JS_GetPropertyInt64(ctx, raw, i));
         if (JS_IsException(val))
             goto exception;
@@ -52223,10 +52223,12 @@ JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,
                 goto exception;
             if (js_get_length64(ctx, &n, replacer))
                 goto exception;
-            if (cm_check_length(ctx, n, "JSON.stringify"))
-                goto exception;
             for (i = j = 0; i < n; i++) {
                 JSValue present;
+                /* openclaw code mode: the replacer list's length may be 2^32 - 1 (or 2^53 - 1,
+                   through a Proxy); the deadline holds. */
+                if (js_poll_interrupts(ctx))
+                    goto exception;
                 v = JS_GetPropertyInt64(ctx, replacer, i);
                 if (JS_IsException(v))
                     goto exception;

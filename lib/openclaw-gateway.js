@@ -404,9 +404,11 @@ async function createGateway(options = {}) {
   const servers = checkMcpServers(options.mcpServers)
   const found = requireOpenClaw({ who: options.who })
   const gateway = await loadGateway(found)
-  if (options.pluginId !== null) {
-    const pluginId = options.pluginId ?? 'test-plugin'
-    for (const tool of tools) gateway.setPluginToolMeta(tool, { pluginId, optional: false })
+  // A plugin's tools carry their plugin id (core tools none): `pluginId` is one id for all, or
+  // a function of the tool (null: a core tool).
+  for (const tool of tools) {
+    const pluginId = typeof options.pluginId === 'function' ? options.pluginId(tool) : options.pluginId === undefined ? 'test-plugin' : options.pluginId
+    if (pluginId !== null) gateway.setPluginToolMeta(tool, { pluginId, optional: false })
   }
   for (const { tool, server, toolName } of options.mcpTools ?? []) {
     gateway.setPluginToolMeta(tool, { pluginId: 'bundle-mcp', optional: false, mcp: { serverName: server, safeServerName: server, toolName, operation: 'tool' } })
@@ -420,12 +422,15 @@ async function createGateway(options = {}) {
     record.source = p.source
     if (p.sourceName !== undefined) record.sourceName = p.sourceName
     onCall?.(record)
+    const started = performance.now()
     let result
     try {
       result = await p.tool.execute(p.toolCallId, p.input, p.signal, p.onUpdate)
     } catch (error) {
       record.error = error instanceof Error ? error.message : String(error)
       throw error
+    } finally {
+      Object.defineProperty(record, 'durationMs', { value: Math.round((performance.now() - started) * 10) / 10, enumerable: false })
     }
     record.result = result
     return p.acceptResultBeforeProjection(result)

@@ -33,6 +33,7 @@ Options:
   --tools <file>      JSON file with the catalog and canned answers:
                         { "tools": [CatalogTool, ...],
                           "responses": { "<tool name or id>": <value> } }
+                      (with --openclaw a tool may also have an "outputSchema").
                       A response may be { "$error": "message" } (the tool throws) or
                       { "$delayMs": 500, "$value": <value> } (a slow tool). MCP-source tools
                       (source "mcp", sourceName the server) are answered from it too.
@@ -405,6 +406,7 @@ function agentToolsFromFile(local, file) {
         label: entry.label ?? entry.name,
         description: entry.description ?? '',
         parameters,
+        ...(entry.outputSchema !== undefined ? { outputSchema: entry.outputSchema } : {}),
         execute: async () => {
           const value = await answer(local.responses, call, file)
           return { content: [{ type: 'text', text: JSON.stringify(value) ?? 'null' }], details: value }

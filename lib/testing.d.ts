@@ -1,4 +1,5 @@
 import type {
+  CodeModeAbortSignal,
   CodeModeEvent,
   CodeModeNamespaceRegistration,
   CodeModeOutput,
@@ -88,7 +89,7 @@ export interface OpenClawAgentTool {
   parameters: unknown
   /** JSON Schema of `details`: the gateway's trusted output hint and `tools/<name>.d.ts` result type. */
   outputSchema?: unknown
-  execute(toolCallId: string, params: any, signal?: AbortSignal, onUpdate?: (partial: unknown) => void): Promise<OpenClawToolResult> | OpenClawToolResult
+  execute(toolCallId: string, params: any, signal?: CodeModeAbortSignal, onUpdate?: (partial: unknown) => void): Promise<OpenClawToolResult> | OpenClawToolResult
   [key: string]: unknown
 }
 
@@ -171,10 +172,10 @@ export interface OpenClawTestRun {
   openclaw: string
   /** The model-visible tools (`exec`, `wait`) as the gateway built them. */
   tools: unknown[]
-  exec(code: string, options?: { signal?: AbortSignal }): Promise<OpenClawCodeModeResult>
-  wait(runId: string, options?: { signal?: AbortSignal }): Promise<OpenClawCodeModeResult>
+  exec(code: string, options?: { signal?: CodeModeAbortSignal }): Promise<OpenClawCodeModeResult>
+  wait(runId: string, options?: { signal?: CodeModeAbortSignal }): Promise<OpenClawCodeModeResult>
   /** exec, then wait until the cell is done; `maxLegs` (default 100) caps the exec/wait results taken. */
-  execUntilDone(code: string, options?: { maxLegs?: number; signal?: AbortSignal }): Promise<OpenClawTestRunResult>
+  execUntilDone(code: string, options?: { maxLegs?: number; signal?: CodeModeAbortSignal }): Promise<OpenClawTestRunResult>
   /** Ends the run (parked cells are released) and stops its MCP servers. */
   cleanup(): Promise<void>
 }

@@ -1,8 +1,8 @@
-// `code-mode check`: type-checks cells as the runtime runs them, against guest.d.ts and the MCP
-// declarations the runtime renders for the given tools, and reports errors at the cell's own
-// lines and columns.
+// `code-mode check`: type-checks cells as the runtime runs them, against guest.d.ts, the run's
+// tools.<name> typed from their parameters and the MCP declarations the runtime renders for the
+// given tools, and reports errors at the cell's own lines and columns (TypeScript 5 and 7).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -139,6 +139,51 @@ return issue.content
     const report = JSON.parse(cli('check', bad, '--mcp', server, '--json').stdout)
     expect(report.declarations).toEqual(['guest.d.ts', 'mcp/index.d.ts', 'mcp/memory.d.ts'])
     expect(report.diagnostics).toMatchObject([{ category: 'error', line: 1, column: 'return await MCP.memory.createEntities({ '.length + 1 }])
+  }, 120_000)
+
+  it('types every tool of --tools: a misspelt tool and a wrong argument are errors', () => {
+    const code = 'await tools.read_fil({ path: "README.md" })\nawait tools.read_file({ path: 42 })\nawait tools.read_file()\nreturn await tools.read_file({ path: "README.md" })\n'
+    const report = JSON.parse(cli('check', cell('tools.js', code), '--tools', toolsFile, '--json').stdout)
+    expect(report.declarations).toEqual(['guest.d.ts', 'mcp/index.d.ts', 'mcp/github.d.ts', 'tools.d.ts'])
+    expect(report.diagnostics.map((d: { line: number; column: number; code: number }) => [d.line, d.column, d.code])).toEqual([
+      [1, 13, 2551],
+      [2, 'await tools.read_file({ '.length + 1, 2322],
+      [3, 13, 2554],
+    ])
+    expect(report.diagnostics[0].message).toBe("Property 'read_fil' does not exist on type 'ToolCatalogHelpers & CodeModeRunTools'. Did you mean 'read_file'?")
+    // Without a catalog no tools.<name> exists, so none type-checks.
+    expect(JSON.parse(cli('check', cell('none.js', 'await tools.read_file({ path: "x" })'), '--json').stdout).diagnostics).toMatchObject([{ code: 2339, line: 1, column: 13 }])
+  }, 120_000)
+
+  it('checks with TypeScript 7 (typescript/unstable/sync) as with 5, and names the supported versions for any other', () => {
+    const code = 'const f = await tools.read_file({ path: 42 })\nconst s = "h\u00e9llo \u{1F600}"; await MCP.github.createIssue({ owner: "o", repo: "r", title: 1 })\nreturn [f, s]\n'
+    const file = cell('ts7.js', code)
+    const project = mkdtempSync(join(tmpdir(), 'code-mode-check-ts7-'))
+    mkdirSync(join(project, 'node_modules'))
+    symlinkSync(resolve(__dirname, '../node_modules/typescript-7'), join(project, 'node_modules', 'typescript'), 'dir')
+    const inProject = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: project, encoding: 'utf8', timeout: 60_000 })
+    const seven = JSON.parse(inProject('check', file, '--tools', toolsFile, '--json').stdout)
+    const five = JSON.parse(cli('check', file, '--tools', toolsFile, '--json').stdout)
+    expect(seven.typescript).toBe(require('typescript-7/package.json').version)
+    expect(seven.typescript).toMatch(/^7\./)
+    expect(five.typescript).toMatch(/^5\./)
+    expect(seven.diagnostics).toEqual(five.diagnostics)
+    expect(seven.diagnostics.map((d: { line: number; column: number; code: number }) => [d.line, d.column, d.code])).toEqual([
+      [1, 'const f = await tools.read_file({ '.length + 1, 2322],
+      [2, code.split('\n')[1].indexOf('title: 1') + 1, 2322],
+    ])
+
+    const old = mkdtempSync(join(tmpdir(), 'code-mode-check-ts4-'))
+    mkdirSync(join(old, 'node_modules', 'typescript'), { recursive: true })
+    writeFileSync(join(old, 'node_modules', 'typescript', 'package.json'), JSON.stringify({ name: 'typescript', version: '4.9.5', main: 'index.js' }))
+    writeFileSync(join(old, 'node_modules', 'typescript', 'index.js'), 'exports.version = "4.9.5"')
+    const refused = spawnSync(process.execPath, [bin, 'check', file], { cwd: old, encoding: 'utf8', timeout: 60_000 })
+    expect(refused.status).toBe(2)
+    expect(refused.stderr).toBe(
+      `code-mode: check supports TypeScript 5.x and 6.x (the compiler API) and 7.x (typescript/unstable/sync); found TypeScript 4.9.5 in ${realpathSync(join(old, 'node_modules', 'typescript'))}. Install a supported one: npm install --save-dev typescript@latest\n`,
+    )
+    // The peer range says the same.
+    expect(JSON.parse(readFileSync(resolve(__dirname, '../package.json'), 'utf8')).peerDependencies.typescript).toBe(require('../lib/check.js').SUPPORTED_TYPESCRIPT)
   }, 120_000)
 
   it('treats module syntax as the runtime does (an error) and usage mistakes as status 2', () => {

@@ -1,6 +1,6 @@
 // `code-mode run`: the command-line runner, end to end.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -26,7 +26,7 @@ describe('code-mode CLI', () => {
   it('documents every flag in --help', () => {
     const { status, stdout } = cli('--help')
     expect(status).toBe(0)
-    for (const flag of ['--tools', '--mcp', '--config', '--language', '--json', '--max-legs', '--help']) expect(stdout).toContain(flag)
+    for (const flag of ['--tools', '--mcp', '--config', '--language', '--json', '--max-legs', '--openclaw', '--executor', '--version', '--help']) expect(stdout).toContain(flag)
   })
 
   it('runs a TypeScript cell against tools.json, following waits', () => {
@@ -91,6 +91,80 @@ describe('code-mode CLI', () => {
     const notObject = cli('run', cell('1'), '--tools', join(examples, 'tools.json'), '--config', '[1]')
     expect(notObject.status).toBe(2)
     expect(notObject.stderr).toContain('--config: expected a JSON object')
+  })
+
+  it('prints the version with --version and -v', () => {
+    const { version } = JSON.parse(readFileSync(resolve(__dirname, '../package.json'), 'utf8'))
+    for (const flag of ['--version', '-v']) expect(cli(flag)).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' })
+  })
+
+  it('prints the failure phase, and has it in --json', () => {
+    const failing = cell('const t = await tools.read_file({ path: "x" });\nt.missing.field')
+    const readable = cli('run', failing, '--tools', join(examples, 'tools.json'))
+    expect(readable.stdout).toContain("error [internal_error] TypeError: cannot read property 'field' of undefined")
+    expect(readable.stdout).toContain('failure phase: guest')
+    const json = JSON.parse(cli('run', failing, '--tools', join(examples, 'tools.json'), '--json').stdout)
+    expect(json).toMatchObject({ status: 'failed', code: 'internal_error', failurePhase: 'guest' })
+    const invalid = JSON.parse(cli('run', cell('import fs from "fs"'), '--tools', join(examples, 'tools.json'), '--json').stdout)
+    expect(invalid).toMatchObject({ code: 'invalid_input', failurePhase: 'input' })
+  })
+
+  it('names unknown and adjusted --config keys on stderr with what it used, for run and check', () => {
+    const config = JSON.stringify({ timeoutMS: 5000, timeoutMs: 5, enabled: 'yes', maxPendingToolCalls: 1.5, memoryLimitBytes: 1 << 30 })
+    const expected = [
+      'code-mode: --config: unknown key "timeoutMS" ignored (did you mean "timeoutMs"?)',
+      'code-mode: --config: "timeoutMs": 5 is out of range; used 100',
+      'code-mode: --config: "enabled": "yes" ignored; code-mode always runs with "enabled": true',
+      'code-mode: --config: "maxPendingToolCalls": 1.5 is not a positive integer; used 16',
+      '',
+    ].join('\n')
+    const ran = cli('run', cell('return (await tools.read_file({ path: "x" })).path'), '--tools', join(examples, 'tools.json'), '--config', config, '--json')
+    expect(ran.stderr).toBe(expected)
+    expect(JSON.parse(ran.stdout)).toMatchObject({ status: 'completed', value: 'README.md' })
+    expect(ran.status).toBe(0)
+    const checked = cli('check', cell('return 1'), '--tools', join(examples, 'tools.json'), '--config', config)
+    expect(checked.stderr).toBe(expected)
+    expect(checked.status).toBe(0)
+    // Settings taken as given say nothing.
+    expect(cli('run', cell('return 1'), '--tools', join(examples, 'tools.json'), '--config', '{"timeoutMs": 2000, "enabled": true}').stderr).toBe('')
+  })
+
+  it('--max-legs n takes at most n results', () => {
+    const slow = cell('return (await tools.deploy_status()).status')
+    const one = cli('run', slow, '--tools', join(examples, 'tools.json'), '--config', '{"timeoutMs": 100}', '--max-legs', '1')
+    expect(one.status).toBe(1)
+    expect(one.stdout).toMatch(/^waiting in 1 leg, /)
+    expect(one.stdout).toContain('still waiting (pending_tools) after --max-legs')
+    const two = JSON.parse(cli('run', slow, '--tools', join(examples, 'tools.json'), '--config', '{"timeoutMs": 100}', '--max-legs', '2', '--json').stdout)
+    expect(two.legs).toBe(2)
+    for (const bad of ['0', '-1', '1.5', 'many']) {
+      const r = cli('run', slow, '--tools', join(examples, 'tools.json'), '--max-legs', bad)
+      expect(r.status, bad).toBe(2)
+      expect(r.stderr).toContain(`--max-legs ${bad}: expected a whole number of legs, 1 or more`)
+    }
+  })
+
+  it('answers MCP-source tools of tools.json from its responses', () => {
+    const tools = cell(
+      JSON.stringify({
+        tools: [{ name: 'create_issue', source: 'mcp', sourceName: 'github', description: 'Open an issue', parameters: { type: 'object', properties: { title: { type: 'string' } } } }],
+        responses: { create_issue: { content: [{ type: 'text', text: 'opened #7' }] } },
+      }),
+      'mcp-tools.json',
+    )
+    const r = cli('run', cell('return (await MCP.github.createIssue({ title: "x" })).content[0].text'), '--tools', tools, '--json')
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'completed', value: 'opened #7' })
+  })
+
+  it('says npm run build, not reinstall, in a source checkout without the built addon', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-mode-cli-checkout-'))
+    for (const f of ['bin', 'lib', 'index.js', 'binding.js', 'package.json', 'guest.d.ts', 'Cargo.toml', 'src/lib.rs']) cpSync(resolve(__dirname, '..', f), join(dir, f), { recursive: true })
+    for (const args of [['run', cell('1'), '--tools', join(examples, 'tools.json')], ['check', cell('1'), '--tools', join(examples, 'tools.json')]]) {
+      const r = spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', timeout: 30_000 })
+      expect(r.status).toBe(1)
+      expect(r.stderr).toBe(`code-mode: the native addon is not built in this source checkout (${dir}): run \`npm run build\` there (or \`npm run build:debug\` for a debug build)\n`)
+    }
   })
 
   it("shows an MCP server's stderr when it fails to start", () => {

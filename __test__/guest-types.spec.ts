@@ -1,5 +1,6 @@
 // guest.d.ts types cells the way the runtime runs them; with the runtime's own MCP declaration
-// files it types MCP calls too.
+// files it types MCP calls too. guest-openclaw.d.ts types the API OpenClaw's gateway gives cells,
+// as an editor sees it (no per-run declarations).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -40,9 +41,9 @@ const BAD: [string, RegExp][] = [
   ['require("fs")', /Cannot find name 'require'/],
 ]
 
-function typecheck(cells: string[], extra: [string, string][]): string {
+function typecheck(cells: string[], extra: [string, string][], types = guest): string {
   const dir = mkdtempSync(join(tmpdir(), 'guest-types-'))
-  const files = [guest]
+  const files = [types]
   cells.forEach((code, i) => {
     const path = join(dir, `cell${i}.ts`)
     writeFileSync(path, `export {}\nasync function cell() {\n${code}\n}\nvoid cell\n`)
@@ -73,5 +74,43 @@ describe('guest.d.ts', () => {
     const mcp: [string, string][] = [['index.d.ts', rendered[0]], ['github.d.ts', rendered[1]]]
     expect(typecheck(GOOD, mcp)).toBe('')
     for (const [code, error] of BAD) expect(typecheck([code], mcp)).toMatch(error)
+  }, 60_000)
+})
+
+const OPENCLAW_GOOD = [
+  `const [handle] = await catalog.search("read a file", { limit: 1 });
+   const described = await handle.describe();
+   const content = await handle<{ text: string }>({ path: "README.md" });
+   text(content.text);
+   json({ callable: handle.callableName, kind: "kind" in described ? described.kind : described.name, all: catalog.all().length });
+   const saved = await results.save({ rows: [1, 2] });
+   const back = await results.load(saved.id);
+   await results.delete(saved.id);
+   const files = await API.list("mcp");
+   const first = await API.read(files.files[0].path);
+   const node = await nodes.get((await nodes.list())[0].id);
+   await node.invoke("device.status");
+   const bytes = new TextEncoder().encode("h\u00e9");
+   console.warn(new TextDecoder().decode(bytes), first.content.length, back, namespaces.MCP);
+   setTimeout(() => text("later"), 10);
+   await yield_control("checkpoint");
+   return saved.preview`,
+]
+
+const OPENCLAW_BAD: [string, RegExp][] = [
+  ['await catalog.serch("x")', /Property 'serch' does not exist on type 'ToolCatalog'/],
+  ['await tools.search("x")', /Cannot find name 'tools'/],
+  ['ALL_TOOLS.length', /Cannot find name 'ALL_TOOLS'/],
+  ['await results.save()', /Expected 1 arguments, but got 0/],
+  ['await fetch("https://example.com")', /Cannot find name 'fetch'/],
+  ['(await API.read("results.d.ts")).length', /Property 'length' does not exist on type 'ApiFile'/],
+]
+
+describe('guest-openclaw.d.ts', () => {
+  const types = resolve(__dirname, '../guest-openclaw.d.ts')
+
+  it('type-checks cells written against the gateway guest API, and rejects the library API', () => {
+    expect(typecheck(OPENCLAW_GOOD, [], types)).toBe('')
+    for (const [code, error] of OPENCLAW_BAD) expect(typecheck([code], [], types)).toMatch(error)
   }, 60_000)
 })

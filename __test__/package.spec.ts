@@ -80,7 +80,7 @@ describe('npm run package', () => {
     expect(readdirSync(out).sort()).toEqual([main, native].sort())
 
     const { files, manifest } = tarball(join(out, main))
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'guest.d.ts', 'bin/code-mode.js', 'lib/cli.js', 'lib/check.js']))
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'binding.js', 'guest.d.ts', 'guest-openclaw.d.ts', 'bin/code-mode.js', 'lib/cli.js', 'lib/check.js']))
     expect(files.filter((f) => f.endsWith('.node'))).toEqual([])
     expect(manifest.optionalDependencies).toEqual(Object.fromEntries(platforms.map((p) => [`${pkg.name}-${p}`, pkg.version])))
     expect(Object.keys(manifest.optionalDependencies)).toHaveLength(5)

@@ -2,40 +2,62 @@
 // `code-mode run <cell>`: runs one cell against a catalog from a JSON file and/or MCP servers,
 // follows `waiting` with `wait`, and reports output, value, nested calls and telemetry.
 // `code-mode check <cell>`: type-checks a cell against the same catalog's guest types (lib/check.js).
+// With --openclaw both go through the real OpenClaw gateway (lib/openclaw-gateway.js): the guest
+// API OpenClaw users run, with this package as its `quickjs` executor.
 
-const { readFileSync } = require('node:fs')
-const { basename, extname, resolve } = require('node:path')
+const { existsSync, readFileSync } = require('node:fs')
+const { basename, extname, join, resolve } = require('node:path')
+
+const ROOT = resolve(__dirname, '..')
 
 const HELP = `Usage: code-mode run <cell.js|cell.ts> [options]
        code-mode check <cell.js|cell.ts> [--tools <file>] [--mcp <command>] [--language <lang>] [--json]
+       code-mode run|check --openclaw <cell.js> [--tools <file>] [--mcp <command>] [options]
 
 run     Runs one code-mode cell the way a gateway would: the tools are hidden behind exec/wait,
         the cell reaches them through tools.*, MCP.* and namespaces, and every "waiting" result
         is followed with wait until the cell completes or fails.
 check   Type-checks one cell as the runtime runs it (the body of an async function: top-level
-        await and return are fine) against the guest API (guest.d.ts) and the MCP declarations
-        the runtime renders for the given tools. Needs the "typescript" package.
+        await and return are fine) against the guest API (guest.d.ts), the run's tools.<name>
+        shortcuts typed from their parameters, and the MCP declarations the runtime renders.
+        Needs the "typescript" package (5.x, 6.x or 7.x).
+
+--openclaw          Run or check the cell through the real OpenClaw gateway (the installed
+                    "openclaw" package, >= 2026.9.6, under Node >= 24.16), with this package as
+                    its quickjs executor: the guest API OpenClaw users run (every tool an async
+                    global, catalog.search, results, MCP; plain JavaScript only). check then uses
+                    guest-openclaw.d.ts and the declarations the gateway gives the executor
+                    (results.d.ts, mcp/*.d.ts, tools/<name>.d.ts).
 
 Options:
   --tools <file>      JSON file with the catalog and canned answers:
                         { "tools": [CatalogTool, ...],
                           "responses": { "<tool name or id>": <value> } }
+                      (with --openclaw a tool may also have an "outputSchema").
                       A response may be { "$error": "message" } (the tool throws) or
-                      { "$delayMs": 500, "$value": <value> } (a slow tool).
+                      { "$delayMs": 500, "$value": <value> } (a slow tool). MCP-source tools
+                      (source "mcp", sourceName the server) are answered from it too.
   --mcp <command>     Start an MCP server over stdio and add its tools; repeatable.
                       Write "name=command args" to choose the server name (MCP.<name>);
                       by default it is the package or file name without "server-".
-                      Needs @modelcontextprotocol/sdk to be installed.
+                      Needs @modelcontextprotocol/sdk to be installed (not with --openclaw,
+                      where the gateway starts it).
   --config <json>     tools.codeMode settings, e.g. '{"timeoutMs": 2000}'.
-                      "enabled": true is implied.
+                      "enabled": true is implied. Unknown keys and values out of range are
+                      named on stderr with what was used instead.
+  --executor <name>   With --openclaw (run): native (this package, default), bundled (upstream's
+                      QuickJS-WASI plugin) or node (upstream's node:vm executor).
   --language <lang>   javascript or typescript (default: from the file extension).
   --json              Print one JSON document instead of the readable report.
-  --max-legs <n>      Follow at most n waiting results (default 100; run only).
+  --max-legs <n>      Take at most n exec/wait results (the exec and n-1 waits; default 100;
+                      run only).
+  -v, --version       Print the package version.
   -h, --help          Show this help.
 
 Exit status: 0 when the cell completes (run) or has no type errors (check), 1 when it fails
-(the error code and message are printed) or has type errors (printed at the cell's own line
-and column), 2 for a usage error or a missing "typescript" package (check).
+(the error code, failure phase and message are printed) or has type errors (printed at the
+cell's own line and column), 2 for a usage error, a missing or unsupported "typescript" (check)
+or, with --openclaw, a missing or old "openclaw" or a Node older than it needs.
 `
 
 class UsageError extends Error {}
@@ -56,7 +78,7 @@ function parseConfig(text) {
 }
 
 function parseArgs(argv) {
-  const options = { mcp: [], json: false, maxLegs: 100 }
+  const options = { mcp: [], json: false, maxLegs: 100, openclaw: false }
   const positional = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -65,13 +87,20 @@ function parseArgs(argv) {
       return argv[++i]
     }
     if (arg === '-h' || arg === '--help') options.help = true
+    else if (arg === '-v' || arg === '--version') options.version = true
     else if (arg === '--tools') options.tools = value()
     else if (arg === '--mcp') options.mcp.push(value())
     else if (arg === '--config') options.config = value()
     else if (arg === '--language') options.language = value()
     else if (arg === '--json') options.json = true
-    else if (arg === '--max-legs') options.maxLegs = Number(value())
-    else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`)
+    else if (arg === '--openclaw') options.openclaw = true
+    else if (arg === '--executor') options.executor = value()
+    else if (arg === '--max-legs') {
+      const text = value()
+      const n = Number(text)
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`--max-legs ${text}: expected a whole number of legs, 1 or more`)
+      options.maxLegs = n
+    } else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`)
     else positional.push(arg)
   }
   return { options, positional }
@@ -136,6 +165,96 @@ function answer(responses, call, file) {
   return response
 }
 
+/** True in a source checkout of this package (npm installs ship no Rust sources). */
+function sourceCheckout() {
+  return existsSync(join(ROOT, 'Cargo.toml')) && existsSync(join(ROOT, 'src', 'lib.rs'))
+}
+
+/**
+ * The message for an error: napi's loader says to reinstall when the addon is missing, which is
+ * wrong in a source checkout, where the addon is built, not installed.
+ */
+function errorMessage(error) {
+  const message = error instanceof Error ? error.message : String(error)
+  if (/Cannot find native binding/.test(message) && sourceCheckout()) {
+    return `the native addon is not built in this source checkout (${ROOT}): run \`npm run build\` there (or \`npm run build:debug\` for a debug build)`
+  }
+  return message
+}
+
+/** This package (the native addon); loaded only when a command needs it, so --help works without it. */
+function addon() {
+  return require('../index.js')
+}
+
+/** "did you mean" for an unknown config key. */
+function closest(key, known) {
+  const lower = key.toLowerCase()
+  const hit = known.find((k) => k.toLowerCase() === lower)
+  if (hit) return hit
+  const distance = (a, b) => {
+    const row = Array.from({ length: b.length + 1 }, (_, i) => i)
+    for (let i = 1; i <= a.length; i++) {
+      let prev = row[0]
+      row[0] = i
+      for (let j = 1; j <= b.length; j++) {
+        const next = row[j]
+        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
+        prev = next
+      }
+    }
+    return row[b.length]
+  }
+  const best = known.map((k) => [k, distance(lower, k.toLowerCase())]).sort((a, b) => a[1] - b[1])[0]
+  return best && best[1] <= 3 ? best[0] : undefined
+}
+
+/**
+ * Warnings for `--config`: a key the runtime does not read, or a value it does not take as given
+ * (`enabled` other than true, a limit out of range or not a positive integer), each naming the key
+ * and what is used instead. `openclaw`: the keys are the gateway's.
+ */
+function configWarnings(config, { openclaw = false, executor } = {}) {
+  const warnings = []
+  let resolved
+  try {
+    resolved = addon().resolveCodeModeConfig({ ...config, enabled: true })
+  } catch {
+    // Without the addon (--openclaw with upstream's executors) only the keys are checked.
+  }
+  const known = openclaw ? require('./openclaw-gateway.js').OPENCLAW_CONFIG_KEYS : resolved ? Object.keys(resolved) : []
+  const show = (v) => JSON.stringify(v)
+  for (const [key, value] of Object.entries(config)) {
+    if (!known.includes(key)) {
+      if (known.length === 0) continue
+      const near = closest(key, known)
+      warnings.push(`--config: unknown key "${key}" ignored${near ? ` (did you mean "${near}"?)` : ''}`)
+    } else if (key === 'enabled') {
+      if (value !== true) warnings.push(`--config: "enabled": ${show(value)} ignored; code-mode always runs with "enabled": true`)
+    } else if (key === 'executor') {
+      warnings.push(`--config: "executor": ${show(value)} ignored; --executor chooses it (used ${executor ?? 'native'})`)
+    } else if (resolved && Object.hasOwn(resolved, key) && typeof resolved[key] === 'number') {
+      if (value !== resolved[key]) {
+        const why = typeof value === 'number' && Number.isInteger(value) && value > 0 ? 'is out of range' : 'is not a positive integer'
+        warnings.push(`--config: "${key}": ${show(value)} ${why}; used ${resolved[key]}`)
+      }
+    } else if (resolved && Object.hasOwn(resolved, key) && show(value) !== show(resolved[key])) {
+      warnings.push(`--config: "${key}": ${show(value)} not accepted; used ${show(resolved[key])}`)
+    }
+  }
+  return warnings
+}
+
+/** The language of a cell: --language, else its file extension. */
+function cellLanguage(file, options) {
+  const language = options.language ?? (/\.[cm]?ts$/.test(file) ? 'typescript' : 'javascript')
+  if (language !== 'typescript' && language !== 'javascript') throw new UsageError(`--language ${language}: expected javascript or typescript`)
+  if (options.openclaw && language !== 'javascript') {
+    throw new UsageError(`--openclaw runs plain JavaScript cells only (OpenClaw's exec accepts no TypeScript): ${file} is ${language}`)
+  }
+  return language
+}
+
 /** Runs the CLI; resolves to the exit status. `io` = { stdout, stderr } writers. */
 async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   let parsed
@@ -146,6 +265,10 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     return 2
   }
   const { options, positional } = parsed
+  if (options.version) {
+    io.stdout.write(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`)
+    return 0
+  }
   if (options.help || positional.length === 0) {
     ;(options.help ? io.stdout : io.stderr).write(HELP)
     return options.help ? 0 : 2
@@ -155,28 +278,42 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     io.stderr.write(`code-mode: expected "run <cell>" or "check <cell>"\n\n${HELP}`)
     return 2
   }
-  if (command === 'check') return check(file, options, io)
+  if (options.executor !== undefined && (!options.openclaw || command !== 'run')) {
+    io.stderr.write(`code-mode: --executor needs "run --openclaw"\n`)
+    return 2
+  }
   const servers = []
   try {
+    const config = parseConfig(options.config)
+    const language = cellLanguage(file, options)
+    if (options.openclaw) {
+      const { EXECUTORS } = require('./openclaw-gateway.js')
+      if (options.executor !== undefined && !EXECUTORS.includes(options.executor)) {
+        throw new UsageError(`--executor ${options.executor}: expected ${EXECUTORS.join(', ')}`)
+      }
+      return command === 'check' ? await checkOpenClaw(file, options, config, io) : await runOpenClaw(file, options, config, language, io)
+    }
+    if (command === 'check') return await check(file, options, config, language, io)
     const code = readFileSync(resolve(file), 'utf8')
-    const language = options.language ?? (/\.m?ts$/.test(file) ? 'typescript' : 'javascript')
-    const config = { ...parseConfig(options.config), enabled: true }
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
+    for (const warning of configWarnings(config)) io.stderr.write(`code-mode: ${warning}\n`)
     if (options.mcp.length > 0) {
       const { connectMcpServer } = require('./mcp.js')
       for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
     }
-    // Loaded here, not at the top, so that --help and usage errors work without the native addon.
-    const { CodeModeRun } = require('../index.js')
+    const { CodeModeRun } = addon()
     const { forwardMcpCall } = require('./mcp.js')
     const calls = []
     const started = performance.now()
     const run = CodeModeRun.create({
-      config,
+      config: { ...config, enabled: true },
       runId: `cli-${process.pid}`,
       tools: [...local.tools, ...servers.flatMap((s) => s.tools)],
+      // An MCP call goes to its server when one was started with --mcp, else to tools.json.
       executor: (call) =>
-        call.source === 'mcp' ? forwardMcpCall(servers, call) : answer(local.responses, call, options.tools),
+        call.source === 'mcp' && servers.some((s) => s.name === call.mcp?.serverName)
+          ? forwardMcpCall(servers, call)
+          : answer(local.responses, call, options.tools),
       onEvent: (event) => {
         if (event.type === 'tool_call_end') {
           calls.push({ toolId: event.toolId, ok: event.ok, durationMs: event.durationMs, ...(event.error ? { error: event.error } : {}) })
@@ -187,78 +324,205 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     const legs = []
     let result = await run.exec({ code, language }, { toolCallId: 'cli_exec' })
     legs.push(result)
-    while (result.status === 'waiting' && legs.length <= options.maxLegs) {
+    while (result.status === 'waiting' && legs.length < options.maxLegs) {
       result = await run.wait({ runId: result.runId }, { toolCallId: `cli_wait_${legs.length}` })
       legs.push(result)
     }
-    const report = {
-      status: result.status,
-      ...(result.status === 'completed' ? { value: result.value } : {}),
-      ...(result.status === 'failed' ? { code: result.code, error: result.error } : {}),
-      ...(result.status === 'waiting' ? { runId: result.runId, reason: result.reason } : {}),
-      legs: legs.length,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      output: legs.flatMap((leg) => leg.output ?? []),
-      calls,
-      telemetry: result.telemetry,
-    }
-    io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : readable(report))
-    return result.status === 'completed' ? 0 : 1
+    return report(result, legs, calls, started, options, io)
   } catch (error) {
-    io.stderr.write(`code-mode: ${error.message}\n`)
-    return error instanceof UsageError ? 2 : 1
+    return failure(error, io)
   } finally {
     await Promise.all(servers.map((s) => s.close().catch(() => {})))
   }
 }
 
+/** Prints a caught error; resolves to its exit status (2: usage, or what the environment lacks). */
+function failure(error, io) {
+  io.stderr.write(`code-mode: ${errorMessage(error)}\n`)
+  const { OpenClawKitError } = require('./openclaw-gateway.js')
+  const { TypeScriptUnavailable } = require('./check.js')
+  const environment = error instanceof OpenClawKitError && error.code !== 'ERR_CODE_MODE_MCP_SERVER'
+  return error instanceof UsageError || environment || error instanceof TypeScriptUnavailable ? 2 : 1
+}
+
+/** The run report, printed; resolves to the exit status. */
+function report(result, legs, calls, started, options, io) {
+  const data = {
+    status: result.status,
+    ...(result.status === 'completed' ? { value: result.value } : {}),
+    ...(result.status === 'failed' ? { code: result.code, failurePhase: result.failurePhase, error: result.error } : {}),
+    ...(result.status === 'waiting' ? { runId: result.runId, reason: result.reason } : {}),
+    legs: legs.length,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    output: legs.flatMap((leg) => leg.output ?? []),
+    calls,
+    telemetry: result.telemetry,
+  }
+  io.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : readable(data))
+  return result.status === 'completed' ? 0 : 1
+}
+
+/**
+ * The tools of a --tools file as OpenClaw agent tools answering from its `responses`: plugin
+ * tools (`sourceName` = the plugin id; core tools without one) and MCP tools (`<server>__<tool>`,
+ * answering with an MCP result: a response with a `content` array is one, any other value
+ * becomes its text and structuredContent).
+ */
+function agentToolsFromFile(local, file) {
+  const { findOpenClaw, loadGateway } = require('./openclaw-gateway.js')
+  const plugins = new Map()
+  const tools = []
+  const mcpTools = []
+  for (const [i, entry] of local.tools.entries()) {
+    if (!entry || typeof entry.name !== 'string' || entry.name === '') throw new UsageError(`--tools ${file}: tools[${i}] needs a name`)
+    const source = entry.source ?? 'openclaw'
+    const owner = entry.sourceName ?? (source === 'mcp' ? entry.mcp?.serverName : 'core')
+    const call = { id: `${source}:${owner}:${entry.name}`, name: entry.name }
+    const parameters = entry.parameters ?? { type: 'object', properties: {} }
+    if (source === 'mcp') {
+      const server = entry.mcp?.serverName ?? entry.sourceName
+      if (!server) throw new UsageError(`--tools ${file}: MCP tool "${entry.name}" needs a sourceName (its server)`)
+      const toolName = entry.mcp?.toolName ?? entry.name
+      const tool = {
+        name: `${server}__${toolName}`,
+        label: entry.label ?? toolName,
+        description: entry.description ?? '',
+        parameters,
+        resultContentSource: 'network',
+        execute: async () => {
+          const value = await answer(local.responses, call, file)
+          const raw =
+            value && typeof value === 'object' && Array.isArray(value.content)
+              ? value
+              : { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) ?? 'null' }], ...(value && typeof value === 'object' && !Array.isArray(value) ? { structuredContent: value } : {}) }
+          const gateway = await loadGateway(findOpenClaw())
+          return gateway.projectMcpCallToolResult(raw, { mcpServer: server, mcpTool: toolName })
+        },
+      }
+      mcpTools.push({ tool, server, toolName })
+    } else if (source === 'openclaw') {
+      const tool = {
+        name: entry.name,
+        label: entry.label ?? entry.name,
+        description: entry.description ?? '',
+        parameters,
+        ...(entry.outputSchema !== undefined ? { outputSchema: entry.outputSchema } : {}),
+        execute: async () => {
+          const value = await answer(local.responses, call, file)
+          return { content: [{ type: 'text', text: JSON.stringify(value) ?? 'null' }], details: value }
+        },
+      }
+      plugins.set(tool, entry.sourceName && entry.sourceName !== 'core' ? entry.sourceName : null)
+      tools.push(tool)
+    } else {
+      throw new UsageError(`--tools ${file}: "${entry.name}" has source "${source}"; --openclaw takes plugin ("openclaw") and "mcp" tools`)
+    }
+  }
+  return { tools, mcpTools, pluginId: (tool) => plugins.get(tool) ?? null }
+}
+
+/** The gateway for --openclaw: the --tools file and --mcp servers behind its exec/wait. */
+async function openclawGateway(options, config, who, onCall) {
+  const { requireOpenClaw, createGateway } = require('./openclaw-gateway.js')
+  requireOpenClaw({ who })
+  const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
+  const { tools, mcpTools, pluginId } = agentToolsFromFile(local, options.tools)
+  const mcpServers = options.mcp.length > 0 ? Object.fromEntries(options.mcp.map(mcpSpec).map(({ name, command, args }) => [name, { command, args }])) : undefined
+  if (tools.length + mcpTools.length === 0 && !mcpServers) throw new UsageError('no tools: give --tools and/or --mcp')
+  return createGateway({ who, tools, mcpTools, mcpServers, pluginId, config, executor: options.executor, onCall, runId: `cli-${process.pid}` })
+}
+
+/** `code-mode run --openclaw <cell.js>`. */
+async function runOpenClaw(file, options, config, language, io) {
+  const code = readFileSync(resolve(file), 'utf8')
+  const records = []
+  const gateway = await openclawGateway(options, config, 'run --openclaw', (record) => records.push(record))
+  try {
+    for (const warning of configWarnings(config, { openclaw: true, executor: gateway.executor })) io.stderr.write(`code-mode: ${warning}\n`)
+    const started = performance.now()
+    const legs = []
+    let result = (await gateway.exec.execute('cli_exec', { code })).details
+    legs.push(result)
+    while (result.status === 'waiting' && legs.length < options.maxLegs) {
+      result = (await gateway.wait.execute(`cli_wait_${legs.length}`, { runId: result.runId })).details
+      legs.push(result)
+    }
+    const calls = records.map((r) => ({ toolId: r.name, ok: r.error === undefined, durationMs: r.durationMs, ...(r.error !== undefined ? { error: r.error } : {}) }))
+    return report(result, legs, calls, started, options, io)
+  } finally {
+    await gateway.cleanup()
+  }
+}
+
+/** `code-mode check --openclaw <cell.js>`. */
+async function checkOpenClaw(file, options, config, io) {
+  const checker = require('./check.js')
+  const code = readFileSync(resolve(file), 'utf8')
+  const gateway = await openclawGateway(options, { ...config, maxOutputBytes: 10 << 20, timeoutMs: 60_000 }, 'check --openclaw')
+  let declarations
+  try {
+    declarations = await checker.openclawDeclarations(gateway)
+  } finally {
+    await gateway.cleanup()
+  }
+  const ts = await checker.loadTypeScript()
+  if (!ts) {
+    io.stderr.write(`code-mode: ${checker.TYPESCRIPT_MISSING}`)
+    return 2
+  }
+  const diagnostics = checker.checkCell(ts, code, { language: 'javascript', declarations, guest: 'openclaw' })
+  return printCheck(file, 'javascript', ts, ['guest-openclaw.d.ts', ...Object.keys(declarations)], diagnostics, options, io)
+}
+
 /** `code-mode check <cell>`: prints the cell's type errors; resolves to the exit status. */
-async function check(file, options, io) {
+async function check(file, options, config, language, io) {
   const servers = []
   try {
-    // Usage errors first: they need neither the addon nor typescript.
-    const config = parseConfig(options.config)
     const checker = require('./check.js')
-    const ts = checker.loadTypeScript()
+    const ts = await checker.loadTypeScript()
     if (!ts) {
       io.stderr.write(`code-mode: ${checker.TYPESCRIPT_MISSING}`)
       return 2
     }
-    const language = options.language ?? (/\.m?ts$/.test(file) ? 'typescript' : 'javascript')
-    if (language !== 'typescript' && language !== 'javascript') throw new UsageError(`--language ${language}: expected javascript or typescript`)
     const code = readFileSync(resolve(file), 'utf8')
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     if (options.mcp.length > 0) {
       const { connectMcpServer } = require('./mcp.js')
       for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
     }
-    const declarations = await checker.renderedDeclarations([...local.tools, ...servers.flatMap((s) => s.tools)], config)
+    for (const warning of configWarnings(config)) io.stderr.write(`code-mode: ${warning}\n`)
+    const { files, shortcuts } = await checker.renderedDeclarations([...local.tools, ...servers.flatMap((s) => s.tools)], config)
+    const declarations = { ...files, ...(shortcuts.length > 0 ? { 'tools.d.ts': checker.toolsDeclaration(shortcuts) } : {}) }
     const diagnostics = checker.checkCell(ts, code, { language, declarations })
-    const errors = diagnostics.filter((d) => d.category === 'error').length
-    if (options.json) {
-      const report = { file, language, typescript: ts.version, declarations: ['guest.d.ts', ...Object.keys(declarations)], errors, diagnostics }
-      io.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
-    } else {
-      io.stdout.write(checker.formatDiagnostics(file, diagnostics))
-      const against = ['guest.d.ts', ...Object.keys(declarations)].join(', ')
-      io.stdout.write(errors === 0
-        ? `${file}: no type errors (TypeScript ${ts.version}; ${against})\n`
-        : `Found ${errors} error${errors === 1 ? '' : 's'} in ${file} (TypeScript ${ts.version}; ${against})\n`)
-    }
-    return errors === 0 ? 0 : 1
-  } catch (error) {
-    io.stderr.write(`code-mode: ${error.message}\n`)
-    return error instanceof UsageError ? 2 : 1
+    return printCheck(file, language, ts, ['guest.d.ts', ...Object.keys(declarations)], diagnostics, options, io)
   } finally {
     await Promise.all(servers.map((s) => s.close().catch(() => {})))
   }
+}
+
+function printCheck(file, language, ts, against, diagnostics, options, io) {
+  const errors = diagnostics.filter((d) => d.category === 'error').length
+  if (options.json) {
+    const data = { file, language, typescript: ts.version, declarations: against, errors, diagnostics }
+    io.stdout.write(`${JSON.stringify(data, null, 2)}\n`)
+  } else {
+    const checker = require('./check.js')
+    io.stdout.write(checker.formatDiagnostics(file, diagnostics))
+    io.stdout.write(errors === 0
+      ? `${file}: no type errors (TypeScript ${ts.version}; ${against.join(', ')})\n`
+      : `Found ${errors} error${errors === 1 ? '' : 's'} in ${file} (TypeScript ${ts.version}; ${against.join(', ')})\n`)
+  }
+  return errors === 0 ? 0 : 1
 }
 
 function readable(report) {
   const lines = []
   const waits = report.legs - 1
   lines.push(`${report.status} in ${report.legs} leg${report.legs === 1 ? '' : 's'}${waits ? ` (${waits} wait${waits === 1 ? '' : 's'})` : ''}, ${report.durationMs} ms`)
-  if (report.status === 'failed') lines.push(`error [${report.code}] ${report.error}`)
+  if (report.status === 'failed') {
+    lines.push(`error [${report.code}] ${report.error}`)
+    if (report.failurePhase) lines.push(`failure phase: ${report.failurePhase}`)
+  }
   if (report.status === 'waiting') lines.push(`still waiting (${report.reason}) after --max-legs; runId ${report.runId}`)
   if (report.output.length > 0) {
     lines.push('', 'Output')
@@ -267,15 +531,17 @@ function readable(report) {
     }
   }
   if (report.status === 'completed') {
-    lines.push('', 'Value', ...JSON.stringify(report.value, null, 2).split('\n').map((l) => `  ${l}`))
+    lines.push('', 'Value', ...(JSON.stringify(report.value, null, 2) ?? 'undefined').split('\n').map((l) => `  ${l}`))
   }
   if (report.calls.length > 0) {
     lines.push('', 'Nested calls')
     report.calls.forEach((c, i) => lines.push(`  ${i + 1}. ${c.toolId}  ${c.ok ? 'ok' : `failed: ${c.error}`}  ${c.durationMs} ms`))
   }
   const t = report.telemetry
-  lines.push('', 'Telemetry', `  catalog ${t.catalogSize} (openclaw ${t.sources.openclaw}, mcp ${t.sources.mcp}, client ${t.sources.client}) · search ${t.searchCount} · describe ${t.describeCount} · call ${t.callCount}`)
+  if (t) {
+    lines.push('', 'Telemetry', `  catalog ${t.catalogSize} (openclaw ${t.sources?.openclaw ?? 0}, mcp ${t.sources?.mcp ?? 0}, client ${t.sources?.client ?? 0}) · search ${t.searchCount} · describe ${t.describeCount} · call ${t.callCount}`)
+  }
   return `${lines.join('\n')}\n`
 }
 
-module.exports = { main, splitCommand, mcpSpec, HELP }
+module.exports = { main, splitCommand, mcpSpec, configWarnings, HELP }

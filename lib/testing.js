@@ -1,12 +1,13 @@
 'use strict'
-// Test helpers for plugin authors: a code-mode run around plain handler functions, with every
-// nested call recorded and `waiting` followed automatically.
+// Test helpers for plugin authors. createOpenClawTestRun: cells run through the real OpenClaw
+// gateway's code-mode tools (the guest API OpenClaw users run: tool globals, catalog, results,
+// MCP) around the plugin's own agent tools. createTestRun: a CodeModeRun (this library's own
+// guest API: tools.*, ALL_TOOLS) around plain handler functions. Both record every nested call
+// and follow `waiting` with `wait`.
 
-const {
-  CodeModeRun,
-  registerCodeModeNamespaceForPlugin,
-  unregisterCodeModeNamespace,
-} = require('../index.js')
+// index.js (the native addon) is loaded by createTestRun only: createOpenClawTestRun reaches
+// this package through the gateway, as the `quickjs` executor plugin.
+const native = () => require('../index.js')
 
 const live = new Set()
 let nextRun = 0
@@ -26,6 +27,7 @@ function toolDefinition(name, spec) {
 function createTestRun(options = {}) {
   const entries = Object.entries(options.tools ?? {}).map(([name, spec]) => toolDefinition(name, spec))
   const handlers = new Map(entries.map(({ tool, handler }) => [tool.name, handler]))
+  const { CodeModeRun, registerCodeModeNamespaceForPlugin, unregisterCodeModeNamespace } = native()
   const registered = []
   for (const { pluginId, registration } of options.namespaces ?? []) {
     registerCodeModeNamespaceForPlugin(pluginId, registration)
@@ -34,7 +36,7 @@ function createTestRun(options = {}) {
   const calls = []
   const events = []
   const run = CodeModeRun.create({
-    config: options.config ?? { enabled: true },
+    config: testConfig(options.config),
     runId: options.runId ?? `test-run-${++nextRun}`,
     sessionId: options.sessionId ?? 'test-session',
     sessionKey: options.sessionKey,
@@ -64,12 +66,12 @@ function createTestRun(options = {}) {
     exec(code, execOptions = {}) {
       return run.exec({ code, ...(execOptions.language ? { language: execOptions.language } : {}) }, { toolCallId: `test_call_${++legs}` })
     },
-    /** exec, then wait until the cell completes or fails; collects the output of every leg. */
+    /** exec, then wait until the cell completes or fails (at most `maxLegs` legs); collects the output of every leg. */
     async execUntilDone(code, execOptions = {}) {
       const first = calls.length
+      const maxLegs = legLimit(execOptions.maxLegs)
       const results = [await testRun.exec(code, execOptions)]
-      const maxLegs = execOptions.maxLegs ?? 100
-      while (results.at(-1).status === 'waiting' && results.length <= maxLegs) {
+      while (results.at(-1).status === 'waiting' && results.length < maxLegs) {
         results.push(await run.wait({ runId: results.at(-1).runId }, { toolCallId: `test_call_${++legs}` }))
       }
       const last = results.at(-1)
@@ -92,9 +94,107 @@ function createTestRun(options = {}) {
   return testRun
 }
 
-/** Cleans up every test run still alive (use in `afterEach`). */
-function cleanupTestRuns() {
-  for (const testRun of [...live]) testRun.cleanup()
+/**
+ * `tools.codeMode` for a test run: `enabled: true` unless the test says otherwise, so a partial
+ * config (`{ timeoutMs: 100 }`) keeps code mode on, as the CLI does.
+ */
+function testConfig(config) {
+  if (config === undefined || config === null) return { enabled: true }
+  if (typeof config === 'object' && !Array.isArray(config)) return { enabled: true, ...config }
+  return config
 }
 
-module.exports = { createTestRun, cleanupTestRuns }
+/** `maxLegs`: the most exec/wait results to take (the exec is the first leg). */
+function legLimit(maxLegs = 100) {
+  if (!Number.isInteger(maxLegs) || maxLegs < 1) throw new TypeError(`maxLegs must be a positive integer; got ${String(maxLegs)}`)
+  return maxLegs
+}
+
+/** A coded Error, like the gateway harness's refusals. */
+function kitError(code, message) {
+  const error = new Error(message)
+  error.code = code
+  return error
+}
+
+/**
+ * A test run inside the real OpenClaw gateway (the installed `openclaw` package): `tools` (the
+ * plugin's agent tools) and `mcpServers` behind the gateway's own exec/wait tools, with this
+ * package as the `quickjs` executor (or `executor: 'bundled' | 'node'`, upstream's). Rejects with
+ * an Error whose `code` names what is missing: `ERR_CODE_MODE_OPENCLAW_MISSING`,
+ * `ERR_CODE_MODE_OPENCLAW_VERSION`, `ERR_CODE_MODE_NODE_VERSION`.
+ */
+async function createOpenClawTestRun(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('createOpenClawTestRun(options): options must be an object')
+  if (options.namespaces !== undefined) {
+    throw kitError(
+      'ERR_CODE_MODE_OPENCLAW_UNSUPPORTED',
+      'createOpenClawTestRun: openclaw gives cells no plugin namespaces (its one namespace is MCP, namespaces.MCP): give the tools instead, or use createTestRun for this library\'s namespaces',
+    )
+  }
+  if (options.config !== undefined && (options.config === null || typeof options.config !== 'object' || Array.isArray(options.config))) {
+    throw new TypeError('createOpenClawTestRun: config must be a tools.codeMode object such as { timeoutMs: 2000 }')
+  }
+  const { createGateway } = require('./openclaw-gateway.js')
+  const calls = []
+  const gateway = await createGateway({
+    who: 'createOpenClawTestRun',
+    tools: options.tools ?? [],
+    mcpServers: options.mcpServers,
+    config: options.config,
+    executor: options.executor,
+    pluginId: options.pluginId,
+    agentId: options.agentId,
+    sessionId: options.sessionId,
+    sessionKey: options.sessionKey,
+    runId: options.runId,
+    onCall: (record) => calls.push(record),
+  })
+  let legs = 0
+  const details = (result) => result?.details ?? result
+  const testRun = {
+    calls,
+    execDescription: gateway.execDescription,
+    executor: gateway.executor,
+    openclaw: gateway.openclaw,
+    /** The model-visible tools (exec, wait) as the gateway built them. */
+    tools: gateway.tools,
+    /** One exec, as the model would call it; resolves to the result's details. */
+    async exec(code, execOptions = {}) {
+      return details(await gateway.exec.execute(`test_call_${++legs}`, { code }, execOptions.signal))
+    },
+    /** One wait for a `waiting` result's runId. */
+    async wait(runId, waitOptions = {}) {
+      return details(await gateway.wait.execute(`test_call_${++legs}`, { runId }, waitOptions.signal))
+    },
+    /** exec, then wait until the cell completes or fails (at most `maxLegs` legs); collects the output of every leg. */
+    async execUntilDone(code, execOptions = {}) {
+      const first = calls.length
+      const maxLegs = legLimit(execOptions.maxLegs)
+      const results = [await testRun.exec(code, execOptions)]
+      while (results.at(-1).status === 'waiting' && results.length < maxLegs) {
+        results.push(await testRun.wait(results.at(-1).runId, execOptions))
+      }
+      return {
+        ...results.at(-1),
+        output: results.flatMap((r) => r.output ?? []),
+        legs: results,
+        calls: calls.slice(first),
+      }
+    },
+    /** Ends the gateway's run (parked cells are released) and stops its MCP servers. */
+    async cleanup() {
+      live.delete(testRun)
+      await gateway.cleanup()
+    },
+  }
+  live.add(testRun)
+  return testRun
+}
+
+/** Cleans up every test run still alive (use in `afterEach`; resolves when all are closed). */
+async function cleanupTestRuns() {
+  await Promise.all([...live].map((testRun) => testRun.cleanup()))
+}
+
+module.exports = { createTestRun, createOpenClawTestRun, cleanupTestRuns }

@@ -6,42 +6,21 @@
 //   node driver.mjs plugin <dir>       the plugin at <dir> as the `quickjs` executor
 //   node driver.mjs node               upstream's node:vm executor
 // Set OPENCLAW_STATE_DIR and OPENCLAW_HOME to empty temp dirs. CELLS=name1,name2 runs a subset.
-import fs from 'node:fs'
-import path from 'node:path'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { createAgentHarnessToolSurfaceRuntime } from 'openclaw/plugin-sdk/agent-harness-tool-runtime'
 import { cells } from './corpus.mjs'
 
 const require = createRequire(import.meta.url)
+// The gateway set-up is the plugin-author kit's (lib/openclaw-gateway.js), shared with the bench.
+const harness = require('../../lib/openclaw-gateway.js')
 const [kind = 'bundled', dir] = process.argv.slice(2)
-
-/**
- * A function of openclaw's internals, by module prefix and name: how a gateway marks a tool as an
- * MCP server's (`tool-metadata`) and hands its result to code mode (`mcp-content`).
- */
-async function internal(prefix, name) {
-  const dist = path.dirname(require.resolve('openclaw/plugin-sdk/agent-harness-tool-runtime'))
-  const root = path.resolve(dist, '..')
-  const file = fs.readdirSync(root).find((f) => f.startsWith(`${prefix}-`) && f.endsWith('.mjs'))
-  const mod = await import(pathToFileURL(path.join(root, file)).href)
-  const found = Object.values(mod).find((f) => typeof f === 'function' && f.name === name)
-  if (!found) throw new Error(`openclaw internals changed: no ${name} in ${file}`)
-  return found
-}
-
-export function pluginsConfig(kind, dir) {
-  if (kind !== 'plugin') return undefined
-  const id = JSON.parse(fs.readFileSync(path.join(dir, 'openclaw.plugin.json'), 'utf8')).id
-  // Exactly one owner of the `quickjs` executor may be enabled: disable the bundled one.
-  return { load: { paths: [path.resolve(dir)] }, entries: { 'code-mode-quickjs': { enabled: false }, [id]: { enabled: true } } }
-}
+const gateway = await harness.loadGateway(harness.requireOpenClaw({ who: 'the executor driver' }))
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 export async function makeTools() {
-  const setPluginToolMeta = await internal('tool-metadata', 'setPluginToolMeta')
-  const setMcpResult = await internal('mcp-content', 'setMcpCodeModeGuestResultFromAgentResult')
+  const setPluginToolMeta = gateway.setPluginToolMeta
+  const setMcpResult = gateway.setMcpCodeModeGuestResultFromAgentResult
   const tool = (name, description, run, extra = {}) => ({
     name,
     label: name,
@@ -83,26 +62,17 @@ export async function makeTools() {
   return tools
 }
 
-const executeTool = async (p) => p.acceptResultBeforeProjection(await p.tool.execute(p.toolCallId, p.input, p.signal, p.onUpdate))
-
 export function makeRuntime(kind, dir, codeMode, tools, name) {
-  const rt = createAgentHarnessToolSurfaceRuntime({
-    config: {
-      tools: { codeMode: { enabled: true, executor: kind === 'node' ? 'node' : 'quickjs', ...codeMode } },
-      plugins: pluginsConfig(kind, dir),
-    },
-    agentId: 'main',
+  return harness.createSurface(gateway, {
+    executor: kind === 'plugin' ? 'native' : kind,
+    pluginDir: dir,
+    codeMode,
+    tools,
+    name,
     sessionKey: `agent:main:${name}`,
     sessionId: name,
     runId: `${name}-run`,
-    modelProvider: 'fake',
-    modelId: 'fake-model',
-    modelToolsEnabled: true,
-    forceCodeModeControls: true,
-    executeTool,
   })
-  const surface = rt.compactTools(tools).tools
-  return { rt, exec: surface.find((t) => t.name === 'exec'), wait: surface.find((t) => t.name === 'wait') }
 }
 
 /** What a cell's outcome is compared on. */

@@ -51,8 +51,11 @@ function openclawVersion() {
   }
 }
 
-const { createAgentHarnessToolSurfaceRuntime } = await import('openclaw/plugin-sdk/agent-harness-tool-runtime')
-const dist = path.join(root, 'node_modules/openclaw/dist')
+// The gateway set-up is the plugin-author kit's (lib/openclaw-gateway.js), shared with the
+// executor tests' driver.
+const harness = createRequire(import.meta.url)(path.join(root, 'lib/openclaw-gateway.js'))
+const gateway = await harness.loadGateway(harness.requireOpenClaw({ who: 'the bench' }))
+const dist = gateway.dist
 
 // --- the executor, wrapped to see its results (retainedBytes is internal to the gateway) ---------
 // The gateway loads the executor module with require() (ESM through require(esm)); both share
@@ -110,30 +113,16 @@ const tools = [
     return { slept: a.ms }
   }),
 ]
-let plugins
-if (only === 'plugin') {
-  const id = JSON.parse(fs.readFileSync(path.join(root, 'openclaw.plugin.json'), 'utf8')).id
-  // Exactly one owner of the `quickjs` executor may be enabled: disable the bundled one.
-  plugins = { load: { paths: [root] }, entries: { 'code-mode-quickjs': { enabled: false }, [id]: { enabled: true } } }
-}
-const executeTool = async (p) => p.acceptResultBeforeProjection(await p.tool.execute(p.toolCallId, p.input, p.signal, p.onUpdate))
 let runtimes = 0
 function surface(codeMode) {
   const n = ++runtimes
-  const rt = createAgentHarnessToolSurfaceRuntime({
-    config: { tools: { codeMode: { enabled: true, executor: only === 'node' ? 'node' : 'quickjs', maxPendingToolCalls: 128, ...codeMode } }, plugins },
-    agentId: 'main',
-    sessionKey: `agent:main:bench${n}`,
-    sessionId: `bench${n}`,
-    runId: `bench${n}-run`,
-    modelProvider: 'fake',
-    modelId: 'fake-model',
-    modelToolsEnabled: true,
-    forceCodeModeControls: true,
-    executeTool,
+  return harness.createSurface(gateway, {
+    executor: only === 'plugin' ? 'native' : only,
+    pluginDir: root,
+    codeMode: { maxPendingToolCalls: 128, ...codeMode },
+    tools,
+    name: `bench${n}`,
   })
-  const t = rt.compactTools(tools).tools
-  return { rt, exec: t.find((x) => x.name === 'exec'), wait: t.find((x) => x.name === 'wait') }
 }
 // One runtime for the workloads, one with the shortest exec budget openclaw allows (100 ms,
 // tools.codeMode.timeoutMs is clamped to 100..60000) for the slow tool: when the budget runs out

@@ -1,0 +1,3 @@
+const order = await lookup_order({ id: 42 })
+const hits = await catalog.serch("orders")
+return [order, hits]

@@ -217,10 +217,24 @@ function watchdogGrace(sdk) {
 }
 
 /**
- * Waits for `promise`, or for the abort of `signal`, or for `ms` to pass; resolves
- * `{ value }`, `{ aborted: true }` or `{ expired: true }`.
+ * The watchdog of one leg: `ms` of the leg running on a worker. A leg waiting for a slot
+ * (`maxActiveCells`) or a worker is not timed: time queued never counts against a cell (the
+ * native side also settles every leg itself: its sandbox's watchdog, and a supervisor that
+ * replaces a process that stops answering).
  */
-function race(promise, signal, ms) {
+function legDeadline(cell, ms) {
+  return () => {
+    const running = cell.legRunningMs()
+    return running < 0 ? ms : ms - running
+  }
+}
+
+/**
+ * Waits for `promise`, or for the abort of `signal`, or until `remaining()` (ms left, asked
+ * again when that much has passed; absent: no limit) reaches 0; resolves `{ value }`,
+ * `{ aborted: true }` or `{ expired: true }`.
+ */
+function race(promise, signal, remaining) {
   return new Promise((resolve, reject) => {
     let timer
     const onAbort = () => finish({ aborted: true })
@@ -234,7 +248,12 @@ function race(promise, signal, ms) {
     }
     if (signal?.aborted) return finish({ aborted: true })
     signal?.addEventListener('abort', onAbort, { once: true })
-    if (Number.isFinite(ms)) timer = setTimeout(() => finish({ expired: true }), Math.max(1, ms))
+    const arm = () => {
+      const left = remaining()
+      if (!(left > 0)) return finish({ expired: true })
+      if (Number.isFinite(left)) timer = setTimeout(arm, Math.max(1, left))
+    }
+    if (remaining) arm()
     promise.then(
       (value) => finish({ value }),
       (error) => {
@@ -279,7 +298,7 @@ async function driveLegs(sdk, cell, first, context) {
   let consumed
   try {
     for (;;) {
-      const settled = await race(leg, signal, legWatchdog)
+      const settled = await race(leg, signal, legDeadline(cell, legWatchdog))
       if (consumed) {
         const release = consumed
         consumed = undefined
@@ -344,7 +363,6 @@ async function driveLegs(sdk, cell, first, context) {
         const answered = await race(
           Promise.resolve(inlineHost.onBoundary(boundary, { signal: (task ??= new AbortController()).signal, yieldSignal, maxTimeoutMs })),
           signal,
-          Infinity,
         )
         if (answered.aborted) return abortedResult(sdk, signal)
         reply = answered.value
@@ -396,6 +414,11 @@ function withNetwork(result, observed, inlineHost) {
 /** Parks the cell: a `waiting` result whose continuation resumes it once. */
 async function waiting(sdk, cell, config, outcome, settlementMode, output, networkObserved) {
   const retainedBytes = await cell.park()
+  if (retainedBytes < 0) {
+    // The gateway holds `maxSuspendedCells` parked cells already (configureCodeModeRuntime).
+    cell.dispose()
+    return failedResult('too many suspended code mode runs (maxSuspendedCells).', 'runtime_unavailable')
+  }
   if (retainedBytes + 0 > config.maxSnapshotBytes) {
     cell.dispose()
     return workerFailure(sdk, config, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded', [])

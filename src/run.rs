@@ -174,12 +174,13 @@ static RUNS: LazyLock<DashMap<u64, Weak<Run>>> = LazyLock::new(DashMap::new);
 static LIVE: LazyLock<DashMap<u64, LiveCell>> = LazyLock::new(DashMap::new);
 /// Parked cells by token, in every process.
 static TOKENS: LazyLock<DashMap<String, Parked>> = LazyLock::new(DashMap::new);
-/// Tokens of cells lost with their process, and why (the most recent few).
-static LOST: LazyLock<Mutex<VecDeque<(String, String)>>> =
+/// Tokens of parked cells that ended without a leg (lost with their process, or dropped past
+/// their snapshot cap), and the failure a later `wait` gets (the most recent few).
+static LOST: LazyLock<Mutex<VecDeque<(String, Failure)>>> =
   LazyLock::new(|| Mutex::new(VecDeque::new()));
 const MAX_LOST: usize = 256;
 
-/// Parked cells in the gateway now (every process).
+/// Code mode's parked cells in the gateway now (every process).
 pub fn parked_cells() -> usize {
   TOKENS.len()
 }
@@ -775,11 +776,7 @@ impl Run {
     self.cells.lock().remove(&cell);
     if let Some(token) = &live.token {
       TOKENS.remove(token);
-      let mut lost = LOST.lock();
-      if lost.len() >= MAX_LOST {
-        lost.pop_front();
-      }
-      lost.push_back((token.clone(), message.to_string()));
+      remember_lost(token, sandbox::unavailable(message));
     }
     self.port.send(Message::AbortCell { cell });
     if let Some(leg) = self.leg_of(cell) {
@@ -838,13 +835,27 @@ impl Run {
           Counters::bump(&self.telemetry.aborted);
         }
         match dropped {
+          Some(DropReason::SnapshotLimit) => {
+            // Parked past its cap: dropped now, and its next `wait` says why.
+            if let (Some(token), Some(LegEnd::Failed(failure))) = (&token, end) {
+              remember_lost(token, failure.clone());
+              let extra = json!({ "code": failure.code.as_str(), "error": failure.message });
+              self.event(cell_event(
+                "cell_dropped",
+                &self.scope.run_id,
+                Some(token),
+                None,
+                extra,
+              ));
+            }
+          }
           Some(reason) => {
             if reason == DropReason::Expired {
               Counters::bump(&self.telemetry.expired);
             }
             let kind = match reason {
               DropReason::Expired => "cell_expired",
-              DropReason::Aborted => "cell_aborted",
+              _ => "cell_aborted",
             };
             let event = cell_event(kind, &self.scope.run_id, token.as_deref(), None, json!({}));
             self.event(event);
@@ -863,10 +874,10 @@ impl Run {
         }
         let telemetry = self.result_telemetry();
         match end {
-          Some(LegEnd::Completed { value }) => {
+          Some(LegEnd::Completed { value }) if leg.is_some() => {
             result::to_json(Status::Completed { value }, &output, &telemetry)
           }
-          Some(LegEnd::Failed(failure)) => {
+          Some(LegEnd::Failed(failure)) if leg.is_some() => {
             result::to_json(Status::Failed(failure), &output, &telemetry)
           }
           _ => String::new(),
@@ -894,7 +905,8 @@ impl Run {
     token: &str,
     previous: Option<&str>,
   ) -> Result<(), Failure> {
-    if previous.is_none() && TOKENS.len() >= sandbox::max_parked() {
+    if previous.is_none() && TOKENS.len() + crate::executor::parked_cells() >= sandbox::max_parked()
+    {
       process.send(&Command::Abort { cell });
       self.forget_cell(cell, process, [None, None]);
       return Err(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host));
@@ -937,11 +949,19 @@ impl Drop for Run {
   }
 }
 
-/// The failure of a `wait` on a token whose cell was lost with its process.
+/// The failure of a `wait` on a token whose cell ended while parked.
 fn lost_token(token: &str) -> Option<Failure> {
   let lost = LOST.lock();
-  let (_, message) = lost.iter().rev().find(|(lost, _)| lost == token)?;
-  Some(sandbox::unavailable(message.clone()))
+  let (_, failure) = lost.iter().rev().find(|(lost, _)| lost == token)?;
+  Some(failure.clone())
+}
+
+fn remember_lost(token: &str, failure: Failure) {
+  let mut lost = LOST.lock();
+  if lost.len() >= MAX_LOST {
+    lost.pop_front();
+  }
+  lost.push_back((token.to_string(), failure));
 }
 
 /// Ends a cell wherever it is (its leg fails `aborted`, a parked cell is dropped).

@@ -10,15 +10,15 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 /// TEST ONLY (the test suites; never call it in production). Arms one injected fault in the
-/// sandbox processes (those running now and those started later): `"slice"` (the next VM
-/// slice of a cell panics), `"bridge"` (the next nested tool call panics inside the native
-/// bridge), `"sync"` (panics at once, inside this synchronous entry point), `"off"` (disarms
-/// every fault). `runId` limits the fault to cells of that run.
+/// sandbox process of the next leg of `runId` (of any run without it): `"slice"` (its next VM
+/// slice panics), `"job"` (its next job panics on a worker outside the slice's own guard),
+/// `"bridge"` (its next nested tool call panics inside the native bridge), `"sync"` (panics at
+/// once, inside this synchronous entry point), `"off"` (disarms every fault).
 #[napi(js_name = "__testPanic", catch_unwind)]
 pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
   match kind.as_str() {
     "sync" => panic!("test fault: panic injected in a synchronous entry point"),
-    "slice" | "bridge" | "off" => {
+    "slice" | "job" | "bridge" | "off" => {
       sandbox::arm_for_tests(Testing::Fault { kind, run: run_id });
       Ok(())
     }
@@ -41,6 +41,14 @@ pub fn test_stall(ms: u32, run_id: Option<String>) {
 #[napi(js_name = "__testAbandonedWorkers", catch_unwind)]
 pub fn test_abandoned_workers() -> u32 {
   sandbox::threads_given_up() as u32
+}
+
+/// TEST ONLY. Legs admitted (in flight) and legs queued for admission now (`maxActiveCells`),
+/// across every host.
+#[napi(js_name = "__testAdmission", catch_unwind)]
+pub fn test_admission() -> Vec<u32> {
+  let (active, queued) = crate::admission::load();
+  vec![active as u32, queued as u32]
 }
 
 /// TEST ONLY. The ids of the sandbox processes alive now (accepting or retiring).

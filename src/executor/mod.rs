@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Controllers by key (a hash of the source), newest last: sent to each process before its
@@ -29,6 +29,14 @@ static DATA: Mutex<VecDeque<(u64, Arc<String>)>> = Mutex::new(VecDeque::new());
 const MAX_DATA: usize = 8;
 static NEXT_DATA: AtomicU64 = AtomicU64::new(1);
 static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
+/// Executor cells parked now (continuations), counted with code mode's against
+/// `maxSuspendedCells`.
+static PARKED: AtomicUsize = AtomicUsize::new(0);
+
+/// Executor continuations parked in the gateway now.
+pub fn parked_cells() -> usize {
+  PARKED.load(Ordering::Acquire)
+}
 
 fn hash(text: &str) -> u64 {
   let mut hasher = DefaultHasher::new();
@@ -177,9 +185,20 @@ pub struct NativeExecutorCell {
   limits: (u64, u32, u64),
   process: Mutex<Option<Arc<Process>>>,
   disposed: AtomicBool,
+  /// Counted in [`PARKED`].
+  parked: AtomicBool,
+  /// When the running leg started on a worker (`sandbox::now_ms`; 0 while it waits).
+  leg_started: Arc<AtomicU64>,
 }
 
 impl NativeExecutorCell {
+  /// The cell is no longer parked (resumed or disposed).
+  fn unpark(&self) {
+    if self.parked.swap(false, Ordering::AcqRel) {
+      PARKED.fetch_sub(1, Ordering::AcqRel);
+    }
+  }
+
   /// Runs a leg: admitted, sent, and answered with the outcome JSON on every path.
   fn leg(
     &self,
@@ -190,9 +209,12 @@ impl NativeExecutorCell {
   ) {
     let settle = Arc::new(Mutex::new(Some(settle)));
     let failed = settle.clone();
+    let started = self.leg_started.clone();
+    started.store(0, Ordering::Release);
     let start = move || {
       let request = sandbox::next_request();
       let command = command(request);
+      process.watch_start(request, started);
       let answered = settle.clone();
       let lost = process.clone();
       process.request(
@@ -239,7 +261,7 @@ impl NativeExecutorCell {
 
 #[napi]
 impl NativeExecutorCell {
-  #[napi(constructor)]
+  #[napi(constructor, catch_unwind)]
   pub fn new(limits: ExecutorCellLimits) -> Self {
     // A NaN would clamp to 0, which QuickJS reads as "no limit".
     let memory = if limits.memory_limit_bytes.is_finite() {
@@ -259,12 +281,14 @@ impl NativeExecutorCell {
       ),
       process: Mutex::new(None),
       disposed: AtomicBool::new(false),
+      parked: AtomicBool::new(false),
+      leg_started: Arc::new(AtomicU64::new(0)),
     }
   }
 
   /// The first leg: a VM with the data globals (`dataJson`, an object), the controller (`key`
   /// from `compileExecutorController`), then the program. Resolves with the outcome JSON.
-  #[napi(ts_return_type = "Promise<string>")]
+  #[napi(catch_unwind, ts_return_type = "Promise<string>")]
   pub fn start<'env>(
     &self,
     env: &'env Env,
@@ -315,7 +339,7 @@ impl NativeExecutorCell {
   /// named in `pendingIds` (newline-separated, in the host's order: the host's pending set
   /// replaces the cell's, and every request in it is one of the cell's own), then runs. Resolves
   /// with the outcome JSON.
-  #[napi(ts_return_type = "Promise<string>")]
+  #[napi(catch_unwind, ts_return_type = "Promise<string>")]
   pub fn next<'env>(
     &self,
     env: &'env Env,
@@ -324,6 +348,7 @@ impl NativeExecutorCell {
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
     let (settle, promise) = promise::create::<String>(env)?;
+    self.unpark();
     let process = match self.holder() {
       Ok(process) => process,
       Err(message) => {
@@ -350,10 +375,20 @@ impl NativeExecutorCell {
   }
 
   /// Collects the parked VM's garbage and resolves with the bytes it still holds (a
-  /// continuation's `retainedBytes`).
-  #[napi(ts_return_type = "Promise<number>")]
+  /// continuation's `retainedBytes`: the VM and the requests it waits on), or -1 when the
+  /// gateway already holds `maxSuspendedCells` parked cells (code mode's and the executor's).
+  #[napi(catch_unwind, ts_return_type = "Promise<number>")]
   pub fn park<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
     let (settle, promise) = promise::create::<f64>(env)?;
+    if !self.parked.load(Ordering::Acquire) {
+      let parked = crate::run::parked_cells() + PARKED.load(Ordering::Acquire);
+      if parked >= sandbox::max_parked() {
+        settle.resolve(-1.0);
+        return Ok(promise);
+      }
+      self.parked.store(true, Ordering::Release);
+      PARKED.fetch_add(1, Ordering::AcqRel);
+    }
     match self.holder() {
       Err(_) => settle.resolve(0.0),
       Ok(process) => {
@@ -377,8 +412,18 @@ impl NativeExecutorCell {
     Ok(promise)
   }
 
+  /// Milliseconds the running leg has run on a worker, or -1 while it waits for a slot or a
+  /// worker: its budget only counts from its start.
+  #[napi(catch_unwind)]
+  pub fn leg_running_ms(&self) -> f64 {
+    match self.leg_started.load(Ordering::Acquire) {
+      0 => -1.0,
+      at => sandbox::now_ms().saturating_sub(at) as f64,
+    }
+  }
+
   /// Stops the running leg (it ends `aborted`).
-  #[napi]
+  #[napi(catch_unwind)]
   pub fn abort(&self) {
     if let Some(process) = self.process.lock().clone() {
       process.send(&Command::ExecutorAbort { cell: self.id });
@@ -386,8 +431,9 @@ impl NativeExecutorCell {
   }
 
   /// Frees the VM; later legs fail `runtime_unavailable`. Idempotent.
-  #[napi]
+  #[napi(catch_unwind)]
   pub fn dispose(&self) {
+    self.unpark();
     if self.disposed.swap(true, Ordering::AcqRel) {
       return;
     }

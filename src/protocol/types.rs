@@ -322,6 +322,18 @@ pub enum CodeModeCellEvent {
     #[napi(ts_type = "string | null")]
     tool_call_id: Option<String>,
   },
+  /// A suspended cell was dropped before its `wait`: what it held grew past its limit
+  /// (`code` is `snapshot_limit_exceeded`). Its `wait` fails with the same code and `error`.
+  CellDropped {
+    run_id: String,
+    #[napi(ts_type = "string | null")]
+    cell_run_id: Option<String>,
+    #[napi(ts_type = "string | null")]
+    tool_call_id: Option<String>,
+    #[napi(ts_type = "CodeModeErrorCode")]
+    code: String,
+    error: String,
+  },
 }
 
 #[cfg(test)]

@@ -135,7 +135,8 @@ pub fn next_request() -> u64 {
   SUPERVISOR.next_request.fetch_add(1, Ordering::Relaxed)
 }
 
-fn now_ms() -> u64 {
+/// Milliseconds since the supervisor started (never 0 once it runs).
+pub fn now_ms() -> u64 {
   SUPERVISOR.epoch.elapsed().as_millis() as u64
 }
 
@@ -319,6 +320,7 @@ fn dispatch(process: &Arc<Process>, report: Report) {
     Report::CancelCalls { run, cell } => crate::run::on_cancel(run, cell),
     Report::Ended { run, ended, counts } => crate::run::on_ended(process, run, *ended, counts),
     Report::Answer { request, answer } => process.answer(request, answer),
+    Report::Started { request } => process.started(request, now_ms()),
     Report::Stuck { frozen, spinning } => {
       let mut stuck = process.stuck.lock();
       let more = (frozen + spinning).saturating_sub(stuck.0 + stuck.1);

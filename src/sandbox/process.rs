@@ -69,6 +69,8 @@ pub struct Process {
   phase: AtomicU8,
   pub told: Mutex<Told>,
   requests: Mutex<HashMap<u64, Responder>>,
+  /// Legs whose start on a worker someone watches: where to write when (ms, never 0).
+  starts: Mutex<HashMap<u64, Arc<AtomicU64>>>,
   /// Code-mode cells alive here (in a leg or parked) and executor cells.
   pub cells: Mutex<HashSet<u64>>,
   pub executor_cells: Mutex<HashSet<u64>>,
@@ -103,6 +105,7 @@ impl Process {
       phase: AtomicU8::new(Phase::Accepting as u8),
       told: Mutex::new(Told::default()),
       requests: Mutex::new(HashMap::new()),
+      starts: Mutex::new(HashMap::new()),
       cells: Mutex::new(HashSet::new()),
       executor_cells: Mutex::new(HashSet::new()),
       last_heard: AtomicU64::new(now_ms),
@@ -142,7 +145,19 @@ impl Process {
     }
   }
 
+  /// Notes in `at` when the leg of request `id` starts on a worker (see [`Process::request`]).
+  pub fn watch_start(&self, id: u64, at: Arc<AtomicU64>) {
+    self.starts.lock().insert(id, at);
+  }
+
+  pub(super) fn started(&self, id: u64, now_ms: u64) {
+    if let Some(at) = self.starts.lock().remove(&id) {
+      at.store(now_ms.max(1), Ordering::Release);
+    }
+  }
+
   pub(super) fn answer(&self, id: u64, answer: Answer) {
+    self.starts.lock().remove(&id);
     let respond = self.requests.lock().remove(&id);
     if let Some(respond) = respond {
       respond(answer);

@@ -93,13 +93,29 @@ impl Job for Task {
         &running,
       );
     }
-    if let Some(work) = self.work.lock().take() {
-      // A panic is the host's to report (it owns the result); it must not end the worker.
-      let _ = catch_unwind(AssertUnwindSafe(work));
+    let work = self.work.lock().take();
+    if let Some(work) = work
+      && catch_unwind(AssertUnwindSafe(work)).is_err()
+    {
+      // The work reports its own panics; one that escaped it still ends with the failure.
+      self.fail();
     }
     watchdog::unwatch(self.id);
     drop(running);
     self.abandoned.load(Ordering::Acquire)
+  }
+
+  fn panicked(self: Arc<Self>, _message: String) {
+    self.fail();
+  }
+}
+
+impl Task {
+  /// Ends the work with its failure (`stuck`, which settles whatever waits for the work), once.
+  fn fail(&self) {
+    if let Some(stuck) = self.stuck.lock().take() {
+      stuck();
+    }
   }
 }
 
@@ -109,9 +125,7 @@ impl Overrun for Task {
       return false;
     }
     pool::replace_stuck_worker();
-    if let Some(stuck) = self.stuck.lock().take() {
-      stuck();
-    }
+    self.fail();
     true
   }
 }

@@ -104,6 +104,9 @@ enum End {
   Failed(Failure),
   /// Dropped between legs (abort or expiry): no leg result to send.
   Dropped(DropReason),
+  /// Dropped between legs: what it held while parked grew to this many bytes, past
+  /// `maxSnapshotBytes`.
+  Overflowed(usize),
 }
 
 impl Cell {
@@ -283,26 +286,22 @@ impl Cell {
     if st.phase == Phase::Done {
       return;
     }
-    let first = st.inbox.len();
     st.inbox.extend(deliveries);
-    // A parked cell runs again only on `wait`; its queued requests (past the host's in-flight
-    // cap) take the slots of the ones that just settled now, not then.
+    // A parked cell runs again only on `wait`, and starts nothing meanwhile (its queued calls
+    // wait for that leg). What it holds counts against its snapshot cap as it arrives: the VM,
+    // the results waiting for it, and the calls queued behind its cap.
     if st.phase == Phase::Suspended
       && let Some(vm) = st.vm.as_ref()
     {
-      let batches: Vec<_> = {
-        let mut state = vm.state.lock();
-        if state.requests_queued() == 0 {
-          return;
-        }
-        st.inbox[first..]
-          .iter()
-          .filter_map(|delivery| state.settled_while_parked(delivery.call))
-          .collect()
-      };
-      drop(st);
-      for batch in batches {
-        batch.send();
+      let inbox: usize = st
+        .inbox
+        .iter()
+        .map(|d| d.payload.as_ref().map_or(0, String::len))
+        .sum();
+      let held = vm.memory_used() + inbox + vm.state.lock().queued_bytes();
+      if held > self.limits().max_snapshot_bytes {
+        drop(st);
+        self.finish(None, End::Overflowed(held));
       }
       return;
     }
@@ -367,6 +366,7 @@ impl Cell {
 
   /// Worker entry: runs the cell until it completes, fails, or has nothing ready to run.
   fn run_slice(self: &Arc<Self>) -> SliceRun {
+    crate::testing::at_job(self.host().label());
     match self.run_slice_inner() {
       Some(slice) if self.state.lock().abandoned == Some(slice) => SliceRun::Abandoned,
       _ => SliceRun::Normal,
@@ -754,10 +754,21 @@ impl Cell {
         LegEnd::Failed(kill_failure(Kill::Aborted, host.limits(), &self.signals)),
         Some(reason),
       ),
+      End::Overflowed(bytes) => (
+        LegEnd::Failed(Failure::new(
+          ErrorCode::SnapshotLimitExceeded,
+          format!(
+            "suspended code mode cell held {bytes} bytes (its memory, the tool results that reached it and the calls queued behind its cap), over maxSnapshotBytes ({} bytes).",
+            host.limits().max_snapshot_bytes
+          ),
+        )),
+        Some(DropReason::SnapshotLimit),
+      ),
     };
+    let tell = leg.is_some() || dropped == Some(DropReason::SnapshotLimit);
     host.ended(Ended {
       cell: self.id,
-      end: leg.is_some().then_some(end),
+      end: tell.then_some(end),
       leg: leg.map(|leg| leg.tag),
       dropped,
       token,
@@ -772,6 +783,12 @@ impl Cell {
 impl Job for Cell {
   fn run(self: Arc<Self>) -> bool {
     self.run_slice() == SliceRun::Abandoned
+  }
+
+  fn panicked(self: Arc<Self>, message: String) {
+    let failure = Failure::internal(format!("code mode runtime failed: {message}"))
+      .in_phase(FailurePhase::Host);
+    self.finish(None, End::Failed(failure));
   }
 }
 

@@ -15,6 +15,9 @@ pub trait Job: Send + Sync + 'static {
   /// Runs one slice. True when the watchdog gave up on it meanwhile: this worker was already
   /// replaced and must exit.
   fn run(self: Arc<Self>) -> bool;
+  /// `run` panicked outside the parts that catch their own panics: the job ends its work with
+  /// a failure, so that no caller waits for it forever.
+  fn panicked(self: Arc<Self>, message: String);
 }
 
 enum Message {
@@ -63,9 +66,19 @@ fn spawn_worker(index: usize) -> bool {
         match job {
           // An abandoned worker was already replaced and left the pool's count: it exits.
           Message::Run(job) => {
-            if job.run() {
-              ABANDONED.fetch_sub(1, Ordering::AcqRel);
-              break;
+            // A panic must neither end this worker silently nor leave the job's caller waiting.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.clone().run()));
+            match ran {
+              Ok(true) => {
+                ABANDONED.fetch_sub(1, Ordering::AcqRel);
+                break;
+              }
+              Ok(false) => {}
+              Err(panic) => {
+                let message = code_mode_protocol::error::panic_message(&*panic);
+                let _ =
+                  std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.panicked(message)));
+              }
             }
           }
           Message::Exit => break,

@@ -74,9 +74,6 @@ pub struct VmState {
   /// Requests started past the host's in-flight cap, oldest first: each is a whole batch in
   /// the host's format, sent as an in-flight request settles. They are in `pending` too.
   queued: VecDeque<(u32, Vec<u8>)>,
-  /// In-flight requests whose outcome reached a parked cell and already gave their slot to a
-  /// queued one ([`VmState::settled_while_parked`]); still in `pending` until delivered.
-  released: Vec<u32>,
   pub signals: Arc<Signals>,
 }
 
@@ -110,7 +107,6 @@ impl VmState {
       outbox_count: 0,
       outbox_since: None,
       queued: VecDeque::new(),
-      released: Vec::new(),
       signals,
     }
   }
@@ -153,15 +149,17 @@ impl VmState {
 
   /// Requests in flight (the yield entry and queued requests aside).
   pub fn requests_in_flight(&self) -> usize {
-    self.pending.len()
-      - usize::from(self.yield_entry.is_some())
-      - self.queued.len()
-      - self.released.len()
+    self.pending.len() - usize::from(self.yield_entry.is_some()) - self.queued.len()
   }
 
   /// Requests waiting for a slot behind the host's in-flight cap.
   pub fn requests_queued(&self) -> usize {
     self.queued.len()
+  }
+
+  /// Bytes of the requests waiting behind the host's in-flight cap.
+  pub fn queued_bytes(&self) -> usize {
+    self.queued.iter().map(|(_, batch)| batch.len()).sum()
   }
 
   /// Records request `id` as pending but not sent: `batch` (a whole batch of one, in the
@@ -256,11 +254,6 @@ impl VmState {
     if self.pending.remove(&id).is_none() {
       return (false, None);
     }
-    if let Some(at) = self.released.iter().position(|released| *released == id) {
-      // Its slot went to a queued request when its outcome arrived.
-      self.released.swap_remove(at);
-      return (true, None);
-    }
     if self.queued.is_empty() {
       return (true, None);
     }
@@ -280,28 +273,6 @@ impl VmState {
       })
     });
     (true, batch)
-  }
-
-  /// The outcome of request `id` reached the cell while it is parked (it is delivered on the
-  /// next `wait`): if `id` is in flight, its slot goes to the oldest queued request now, so a
-  /// queue keeps moving while the model thinks. Returns that request's batch to send.
-  pub fn settled_while_parked(&mut self, id: u32) -> Option<Batch> {
-    if self.queued.is_empty()
-      || self.yield_entry == Some(id)
-      || !self.pending.contains_key(&id)
-      || self.released.contains(&id)
-      || self.queued.iter().any(|(queued, _)| *queued == id)
-      || self.ending()
-    {
-      return None;
-    }
-    let (_, bytes) = self.queued.pop_front()?;
-    self.released.push(id);
-    Some(Batch {
-      host: self.host.clone()?,
-      cell: self.cell_id,
-      bytes,
-    })
   }
 
   /// Drops the queued requests unsent (the cell is ending).

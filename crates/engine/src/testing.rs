@@ -19,6 +19,11 @@ pub fn at_slice(_run_id: &str) {}
 #[inline(always)]
 pub fn at_bridge_call(_run_id: &str) {}
 
+/// No faults in a release build.
+#[cfg(not(any(test, feature = "testing")))]
+#[inline(always)]
+pub fn at_job(_run_id: &str) {}
+
 #[cfg(any(test, feature = "testing"))]
 mod faults {
   use std::sync::Mutex;
@@ -29,6 +34,8 @@ mod faults {
   pub enum Fault {
     /// The next VM slice panics before it runs guest code.
     PanicSlice,
+    /// The next cell job panics on its worker outside its slice (where nothing else catches).
+    PanicJob,
     /// The next nested tool call panics inside the native bridge function.
     PanicBridge,
     /// The next VM slice blocks this long without polling the interrupt handler, as a QuickJS
@@ -63,6 +70,7 @@ mod faults {
   pub fn arm_named(kind: &str, run_id: Option<String>) -> Result<(), String> {
     match kind {
       "slice" => arm(Fault::PanicSlice, run_id),
+      "job" => arm(Fault::PanicJob, run_id),
       "bridge" => arm(Fault::PanicBridge, run_id),
       "sync" => panic!("test fault: panic injected in a synchronous entry point"),
       "off" => disarm(),
@@ -103,6 +111,13 @@ mod faults {
       Some(Fault::PanicSlice) => panic!("test fault: panic injected in a VM slice"),
       Some(Fault::StallSlice(time)) => std::thread::sleep(time),
       _ => {}
+    }
+  }
+
+  /// Called at the start of every cell job on a worker, outside the slice's own panic guard.
+  pub fn at_job(run_id: &str) {
+    if take(|f| *f == Fault::PanicJob, run_id).is_some() {
+      panic!("test fault: panic injected in a worker job");
     }
   }
 

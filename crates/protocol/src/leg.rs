@@ -38,6 +38,9 @@ pub struct PendingRequest {
 pub enum DropReason {
   Expired,
   Aborted,
+  /// What it held while parked (its VM, the results that reached it, the calls queued behind
+  /// its cap) grew past `maxSnapshotBytes`; `end` carries the failure.
+  SnapshotLimit,
 }
 
 /// How a leg (or a parked cell) ended.
@@ -65,7 +68,8 @@ pub struct Ended {
   pub cell: u64,
   /// The leg that ended; `None` when a parked cell was dropped between legs.
   pub leg: Option<LegTag>,
-  /// `None` exactly when `leg` is `None`; then `dropped` says why.
+  /// `None` when a parked cell was dropped with nothing more to tell than `dropped`; a leg that
+  /// ended always has one.
   pub end: Option<LegEnd>,
   pub dropped: Option<DropReason>,
   /// The cell's token in the store, if it was parked (or is now).

@@ -258,6 +258,10 @@ pub enum Report {
     request: u64,
     answer: Answer,
   },
+  /// The leg of `request` (an executor leg) started on a worker: its budget runs from now.
+  Started {
+    request: u64,
+  },
   /// Workers stuck in native code past their deadlines were given up on: `frozen` of them are
   /// stopped for good (no CPU), `spinning` still run (where the platform cannot stop one
   /// thread, or it was outside guest work). Totals for this process so far.

@@ -90,6 +90,12 @@ impl Sandbox {
     self.sink.report(Report::Answer { request, answer });
   }
 
+  /// Tells the addon that the leg of `request` started on a worker.
+  fn started(&self, request: u64) -> executor::Started {
+    let sink = self.sink.clone();
+    Box::new(move || sink.report(Report::Started { request }))
+  }
+
   /// A reply that answers `request` with text, for work that finishes on a worker.
   fn text_reply(&self, request: u64) -> executor::Reply {
     let sink = self.sink.clone();
@@ -216,7 +222,9 @@ impl Sandbox {
           source,
           location,
         };
-        self.executor.start(cell, start, timeout_ms, reply);
+        self
+          .executor
+          .start(cell, start, timeout_ms, self.started(request), reply);
       }
       Command::ExecutorNext {
         request,
@@ -226,9 +234,10 @@ impl Sandbox {
         timeout_ms,
       } => {
         let reply = self.text_reply(request);
+        let started = self.started(request);
         self
           .executor
-          .next(cell, settled, pending, timeout_ms, reply);
+          .next(cell, settled, pending, timeout_ms, started, reply);
       }
       Command::ExecutorPark { request, cell } => {
         let reply = self.text_reply(request);

@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 /// How a leg's outcome JSON (or a parked cell's bytes) gets back to the addon.
 pub type Reply = Box<dyn FnOnce(String) + Send>;
+/// Tells the addon a leg started on a worker (its budget runs from then).
+pub type Started = Box<dyn FnOnce() + Send>;
 
 /// Compiled controllers by the addon's key (a hash of the source), newest last; a few at most
 /// (one per openclaw version in the gateway).
@@ -112,7 +114,7 @@ impl Cells {
   }
 
   /// The first leg: a VM with the data globals, the controller, then the program.
-  pub fn start(&self, id: u64, start: Start, timeout_ms: f64, reply: Reply) {
+  pub fn start(&self, id: u64, start: Start, timeout_ms: f64, started: Started, reply: Reply) {
     // A NaN would clamp to 0, which QuickJS reads as "no limit".
     let memory = (start.memory_limit_bytes as f64).clamp(1024.0 * 1024.0, 4e9) as usize;
     let shared = Arc::new(Shared {
@@ -150,7 +152,7 @@ impl Cells {
         Some(prepare),
       )
     });
-    leg(&shared, step, timeout_ms, reply);
+    leg(&shared, step, timeout_ms, started, reply);
   }
 
   /// A later leg: settles `settled` (`[{id, ok, json}]` JSON), keeps pending only the
@@ -161,6 +163,7 @@ impl Cells {
     settled: String,
     pending: Vec<String>,
     timeout_ms: f64,
+    started: Started,
     reply: Reply,
   ) {
     match self.cell(id) {
@@ -168,6 +171,7 @@ impl Cells {
         &shared,
         Some((Step::Settle { settled, pending }, None)),
         timeout_ms,
+        started,
         reply,
       ),
       None => reply(failed_json(
@@ -225,7 +229,13 @@ impl Cells {
   }
 }
 
-fn leg(shared: &Arc<Shared>, step: Option<(Step, Option<Prepare>)>, timeout_ms: f64, reply: Reply) {
+fn leg(
+  shared: &Arc<Shared>,
+  step: Option<(Step, Option<Prepare>)>,
+  timeout_ms: f64,
+  started: Started,
+  reply: Reply,
+) {
   let refuse = if shared.disposed.load(Ordering::Acquire) {
     Some((
       "runtime_unavailable",
@@ -258,6 +268,7 @@ fn leg(shared: &Arc<Shared>, step: Option<(Step, Option<Prepare>)>, timeout_ms: 
   let work = Box::new(move || {
     // The budget counts from when a worker takes the leg, not from when it was queued.
     let deadline = Instant::now() + budget;
+    started();
     let ran = catch_unwind(AssertUnwindSafe(|| {
       run_leg(&work_shared, step, prepare, deadline)
     }));

@@ -1,0 +1,156 @@
+// What a cell makes the gateway hold, and how tenants share the runtime (SECURITY.md, "What a
+// cell can make the gateway hold"): a parked cell's results count against its snapshot cap as
+// they arrive, executor continuations report everything they keep, errors are cut where they are
+// made, lone surrogates survive, queue time never counts, the process-wide caps hold for every
+// host, Tool Search's `tool_call` passes its arguments as data, and a panic on a worker settles
+// its leg.
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { ToolSearchRun, type CodeModeEvent, type NestedToolCall } from '../index.js'
+import { __testPanic } from './support/native-testing.js'
+import { expectStatus, makeRun, sleep } from './helpers.js'
+
+const require = createRequire(import.meta.url)
+const root = resolve(__dirname, '..')
+const node24 = require('../tools/node24').binary as string
+const linuxX64 = process.platform === 'linux' && process.arch === 'x64'
+
+describe('a parked code-mode cell', () => {
+  it('counts the results that reach it against maxSnapshotBytes, starts none of its queued calls, and is dropped once over', async () => {
+    const calls: NestedToolCall[] = []
+    const { run, events } = makeRun({
+      config: { enabled: true, timeoutMs: 100, maxSnapshotBytes: 1 << 20, maxPendingToolCalls: 2 },
+      executor: async (call) => {
+        calls.push(call)
+        await sleep(200)
+        return 'x'.repeat(600_000)
+      },
+    })
+    const waiting = expectStatus(
+      await run.exec({ code: 'const all = await Promise.all(Array.from({ length: 8 }, () => tools.slow({}))); all.length' }),
+      'waiting',
+    )
+    expect(waiting.pendingToolCalls?.length).toBe(8)
+    await sleep(600)
+    // Two calls in flight when it parked; the six queued behind them never started.
+    expect(calls.length).toBe(2)
+    // Dropped as soon as it was over, before anyone waited on it.
+    const dropped = events.find((e) => e.type === 'cell_dropped') as (CodeModeEvent & { code?: string }) | undefined
+    expect(dropped?.code).toBe('snapshot_limit_exceeded')
+    const failed = expectStatus(await run.wait({ runId: waiting.runId }), 'failed')
+    expect(failed.code).toBe('snapshot_limit_exceeded')
+    expect(failed.error).toMatch(/maxSnapshotBytes/)
+  })
+
+  it('keeps a queue waiting while parked and starts it on wait', async () => {
+    const calls: NestedToolCall[] = []
+    const { run, events } = makeRun({
+      config: { enabled: true, timeoutMs: 100, maxPendingToolCalls: 1 },
+      executor: async (call) => {
+        calls.push(call)
+        await sleep(150)
+        return (call.input as { i: number }).i
+      },
+    })
+    const waiting = expectStatus(
+      await run.exec({ code: 'const r = await Promise.all([1, 2, 3].map((i) => tools.slow({ i }))); r' }),
+      'waiting',
+    )
+    await sleep(400)
+    expect(calls.length).toBe(1)
+    let result = await run.wait({ runId: waiting.runId })
+    while (result.status === 'waiting') result = await run.wait({ runId: result.runId })
+    expect(expectStatus(result, 'completed').value).toEqual([1, 2, 3])
+    expect(events.some((e) => e.type === 'cell_dropped')).toBe(false)
+  })
+})
+
+describe("Tool Search's tool_call", () => {
+  it('passes the arguments exactly as the model made them: __proto__ keys included, past 1 MiB', async () => {
+    const inputs: unknown[] = []
+    const run = ToolSearchRun.create({
+      config: { enabled: true, mode: 'tools' },
+      runId: 'ts-proto',
+      tools: [{ name: 'shell', description: 'Run a command' }],
+      executor: (call) => {
+        inputs.push(call.input)
+        return 'ok'
+      },
+    })
+    const args = JSON.parse('{"__proto__": {"command": "rm -rf /"}, "command": "ls", "nested": {"__proto__": {"x": 1}}}')
+    const result = await run.call('tool_call', { id: 'openclaw:core:shell', args })
+    expect(result.status).toBe('completed')
+    expect(JSON.stringify(inputs[0])).toBe(JSON.stringify(args))
+    expect(Object.keys(inputs[0] as object)).toEqual(['__proto__', 'command', 'nested'])
+    const big = await run.call('tool_call', { id: 'openclaw:core:shell', args: { pad: 'x'.repeat(2 << 20) } })
+    expect(big.status).toBe('completed')
+    expect((inputs[1] as { pad: string }).pad.length).toBe(2 << 20)
+  })
+})
+
+describe('a panic on a worker', () => {
+  it('outside a slice still settles its leg: runtime failure, phase host, and the next cell runs', async () => {
+    const { run } = makeRun({ runId: 'job-panic' })
+    __testPanic('job', 'job-panic')
+    const failed = expectStatus(await run.exec({ code: '1' }), 'failed')
+    expect(failed).toMatchObject({ code: 'internal_error', failurePhase: 'host' })
+    expect(failed.error).toMatch(/panic injected in a worker job/)
+    expect(expectStatus(await run.exec({ code: '2' }), 'completed').value).toBe(2)
+  })
+})
+
+/** Runs a script under Node 24 (openclaw's runtime needs it); resolves its stdout. */
+function runNode24(args: string[]): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(node24, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`exited ${code}:\n${err.slice(-4000)}`))))
+  })
+}
+
+describe.runIf(linuxX64)('OpenClaw executor cells', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let f: any
+  beforeAll(async () => {
+    expect(existsSync(node24), 'tools/node24 provides Node 24').toBe(true)
+    f = JSON.parse(await runNode24(['--expose-gc', join(root, '__test__', 'openclaw', 'host-limits.mjs')]))
+  }, 120_000)
+
+  it("a parked continuation's retainedBytes counts the arguments of the requests it waits on", () => {
+    expect(f.retained.status).toBe('waiting')
+    expect(f.retained.retainedBytes).toBeGreaterThan(2_000_000)
+    expect(f.retained.over).toEqual({ status: 'failed', code: 'snapshot_limit_exceeded' })
+  })
+
+  it('a 20-million-character error is cut where it is made: the result and the memory stay small', () => {
+    expect(f.hugeError).toMatchObject({ status: 'failed', code: 'internal_error' })
+    expect(f.hugeError.length).toBeLessThan(70_000)
+    expect(f.hugeError.rssGrowth).toBeLessThan(150 << 20)
+  })
+
+  it('lone surrogates in errors and thrown strings become U+FFFD, never an empty text', () => {
+    expect(f.surrogates.error).toContain('bad \ufffd surrogate')
+    expect(f.surrogates.thrown).toContain('thrown \ufffd text')
+  })
+
+  it("time queued behind another tenant's spinning cells never counts against a cell", () => {
+    expect(f.fairness.small).toEqual({ status: 'completed', value: { kind: 'complete', json: '2' } })
+    expect(f.fairness.spun).toEqual(['timeout', 'timeout', 'timeout', 'timeout'])
+  })
+
+  it('maxActiveCells and maxSuspendedCells hold for executor cells', () => {
+    expect(f.caps.admission).toEqual([1, 1])
+    expect(f.caps.both).toEqual(['completed', 'completed'])
+    expect(f.caps.first).toBe('waiting')
+    expect(f.caps.second).toMatchObject({ status: 'failed', code: 'runtime_unavailable' })
+    expect(f.caps.second.error).toMatch(/maxSuspendedCells/)
+    expect(f.caps.third).toBe('waiting')
+  })
+})

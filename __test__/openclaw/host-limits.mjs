@@ -1,0 +1,103 @@
+// What an executor cell makes the gateway hold, and how cells of different tenants share the
+// runtime, driven through upstream's executor contract (needs Node >= 24.16: the real openclaw
+// runtime module is imported). Prints one JSON object of findings; run by
+// __test__/host-limits.spec.ts.
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const { createCodeModeExecutor, loadOpenClawRuntime } = require('../../lib/openclaw-executor.js')
+const { configureCodeModeRuntime } = require('../../index.js')
+const native = require('../../lib/native.js')
+await loadOpenClawRuntime()
+
+const base = {
+  enabled: true,
+  executor: 'quickjs',
+  mode: 'only',
+  timeoutMs: 5000,
+  memoryLimitBytes: 64 << 20,
+  maxOutputBytes: 65536,
+  maxSnapshotBytes: 10 << 20,
+  maxPendingToolCalls: 16,
+  snapshotTtlSeconds: 900,
+  searchDefaultLimit: 8,
+  maxSearchLimit: 50,
+}
+const catalog = [{ source: 'openclaw', name: 'add_one', label: 'Add', description: 'Adds one.', input: '{ x?: number }', callableName: 'add_one' }]
+const execInput = (source, config = {}) => ({ kind: 'exec', retainFinalValue: true, source, config: { ...base, ...config }, catalog, apiFiles: [], namespaces: [], swarmEnabled: false })
+const checkpoint = { onBoundary: async () => ({ kind: 'checkpoint', onConsumed() {} }) }
+const answer = {
+  onBoundary: async (boundary) => ({
+    kind: 'continue',
+    timeoutMs: 4000,
+    settledRequests: boundary.pendingRequests.map((r) => ({ id: r.id, ok: true, json: '1' })),
+    pendingRequests: [],
+    onConsumed() {},
+  }),
+}
+const executor = createCodeModeExecutor()
+const run = (input, inlineHost = answer, timeoutMs = input.config.timeoutMs) =>
+  executor.execute(input, { timeoutMs: timeoutMs + 2000, signal: new AbortController().signal, inlineHost })
+const gc = () => globalThis.gc?.()
+const findings = {}
+
+// A parked continuation retains the arguments of the requests it waits on.
+{
+  const big = "await add_one({ x: 1, pad: 'x'.repeat(2_000_000) })"
+  const parked = await run(execInput(big), checkpoint)
+  const over = await run(execInput(big, { maxSnapshotBytes: 1 << 20 }), checkpoint)
+  findings.retained = { status: parked.status, retainedBytes: parked.continuation?.retainedBytes, over: { status: over.status, code: over.code } }
+  await parked.continuation?.dispose()
+}
+
+// A huge error message is cut where it is made: what crosses is bounded, and so is the memory.
+{
+  gc()
+  const before = process.memoryUsage().rss
+  const failed = await run(execInput("throw new Error('\\x01'.repeat(20e6))"))
+  gc()
+  findings.hugeError = { status: failed.status, code: failed.code, length: failed.error?.length, rssGrowth: process.memoryUsage().rss - before }
+}
+
+// Lone surrogates survive as U+FFFD, in errors and thrown strings.
+{
+  const error = await run(execInput("throw new Error('bad \\ud800 surrogate')"))
+  const thrown = await run(execInput("throw 'thrown \\udc00 text'"))
+  findings.surrogates = { error: error.error, thrown: thrown.error }
+}
+
+// Time queued never counts against a cell: tenant B's small cell waits behind tenant A's four
+// spinning cells, then runs and completes.
+{
+  const spinning = Array.from({ length: 4 }, () => run(execInput('for (;;) {}', { timeoutMs: 3000 })))
+  await new Promise((r) => setTimeout(r, 100))
+  const small = await run(execInput('return 1 + 1', { timeoutMs: 1000 }))
+  const spun = await Promise.all(spinning)
+  findings.fairness = { small: { status: small.status, code: small.code, value: small.value }, spun: spun.map((r) => r.code) }
+}
+
+// maxActiveCells and maxSuspendedCells hold for executor cells too.
+{
+  configureCodeModeRuntime({ maxActiveCells: 1, maxSuspendedCells: 1 })
+  const slow = run(execInput('const t = Date.now(); while (Date.now() - t < 600) {} return 1'))
+  const quick = run(execInput('return 2'))
+  await new Promise((r) => setTimeout(r, 200))
+  const admission = native.__testAdmission()
+  const both = await Promise.all([slow, quick])
+  const first = await run(execInput('await yield_control(); return 3'), checkpoint)
+  const second = await run(execInput('await yield_control(); return 4'), checkpoint)
+  await first.continuation?.dispose()
+  const third = await run(execInput('await yield_control(); return 5'), checkpoint)
+  await third.continuation?.dispose()
+  configureCodeModeRuntime({ maxActiveCells: 1024, maxSuspendedCells: 64 })
+  findings.caps = {
+    admission,
+    both: both.map((r) => r.status),
+    first: first.status,
+    second: { status: second.status, code: second.code, error: second.error },
+    third: third.status,
+  }
+}
+
+process.stdout.write(JSON.stringify(findings))
+process.exit(0)

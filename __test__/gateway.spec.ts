@@ -113,7 +113,7 @@ return [refused, (await Promise.all(started)).length]`,
     expect(calls[0].signal.aborted).toBe(true)
   })
 
-  it('queued calls of a parked cell start as soon as a slot frees, before the next wait', async () => {
+  it('queued calls of a parked cell wait for its next leg: a parked cell starts nothing', async () => {
     const first = deferred()
     const calls: NestedToolCall[] = []
     const { run } = makeRun({
@@ -127,9 +127,11 @@ return [refused, (await Promise.all(started)).length]`,
     expect(calls).toHaveLength(1)
     first.resolve(0)
     await sleep(50)
-    // Both started while the cell was parked: each settled in turn and freed the slot.
-    expect(calls.map((c) => c.input)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }])
+    // The slot freed while the cell was parked: nothing more starts until it runs again (what a
+    // parked cell holds must not grow while nobody waits on it; SECURITY.md, maxSnapshotBytes).
+    expect(calls.map((c) => c.input)).toEqual([{ i: 0 }])
     expect(expectStatus(await run.wait({ runId: waiting.runId }), 'completed').value).toEqual([0, 1, 2])
+    expect(calls.map((c) => c.input)).toEqual([{ i: 0 }, { i: 1 }, { i: 2 }])
   })
 
   it('queued calls of a waiting cell start as it resumes, and its pending list names them', async () => {

@@ -617,6 +617,10 @@ impl Run {
     }
     let cells: Vec<u64> = self.cells.lock().iter().copied().collect();
     for cell in cells {
+      // Its token is void now, though the sandbox drops the VM a moment later.
+      if let Some(token) = LIVE.get(&cell).and_then(|live| live.token.clone()) {
+        TOKENS.remove(&token);
+      }
       abort_cell(cell);
     }
   }

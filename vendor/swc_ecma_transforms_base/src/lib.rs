@@ -10,6 +10,8 @@ pub mod fixer;
 #[macro_use]
 pub mod hygiene;
 pub mod assumptions;
+// code-mode patch: the deadline of the walks that cost more than linear time.
+pub mod deadline;
 pub mod helpers;
 #[doc(hidden)]
 pub mod native;

@@ -301,3 +301,49 @@ fn preparation_work_grows_with_the_cell_not_its_square() {
     );
   }
 }
+
+// swc's resolver looks every reference up through its enclosing scopes and its renamer unites
+// each scope's bindings with its descendants': both cost a program's size times its nesting
+// depth (seconds for a hostile cell well under 1 MiB). Past the preparation deadline they give
+// up (a patch of the vendored swc_ecma_transforms_base) and `in_time` throws the tree away.
+// Counted in bytes allocated, with a deadline that has already passed when they start.
+#[test]
+fn swc_walks_that_outgrow_the_cell_give_up_at_the_deadline() {
+  use swc_core::ecma::ast::Script;
+  use swc_core::ecma::transforms::base::deadline;
+  let code = "(a: number) => ".repeat(100)
+    + "["
+    + &(0..3_000)
+      .map(|i| format!("x{i}"))
+      .collect::<Vec<_>>()
+      .join(",")
+    + "]";
+  let passes = |script: Script| {
+    let bytes = crate::tests::allocated();
+    GLOBALS.set(&Globals::new(), || {
+      let (unresolved, top_level) = (Mark::new(), Mark::new());
+      let mut program = Ast::Script(script);
+      program.visit_mut_with(&mut resolver(unresolved, top_level, true));
+      program.mutate(&mut hygiene());
+    });
+    crate::tests::allocated() - bytes
+  };
+  let (whole, cut) = std::thread::Builder::new()
+    .stack_size(crate::PREPARE_STACK)
+    .spawn(move || {
+      let wrapped = wrap(&code);
+      let script = parse_wrapped(&code, &wrapped, Language::TypeScript, failure).unwrap();
+      let whole = passes(script.clone());
+      let outer = deadline::set(Some(std::time::Instant::now()));
+      let cut = passes(script);
+      deadline::set(outer);
+      (whole, cut)
+    })
+    .unwrap()
+    .join()
+    .unwrap();
+  assert!(
+    cut * 3 < whole,
+    "{cut} bytes past the deadline, {whole} without one"
+  );
+}

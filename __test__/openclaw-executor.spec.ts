@@ -247,6 +247,7 @@ describe.runIf(linuxX64)('what the executor does to the gateway process', () => 
   it('an onBoundary that cannot answer is a runtime_unavailable result', () => {
     expect(f.callbacks.boundaryGetterThrows).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', error: 'the onBoundary getter exploded' })
     expect(f.callbacks.boundaryThenThrows).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', error: 'then exploded' })
+    expect(f.callbacks.boundaryRejectsUnprintable).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', error: 'a host error that cannot be printed' })
   })
 
   it('results cut from large values and errors keep only their cut', () => {

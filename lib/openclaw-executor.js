@@ -180,9 +180,14 @@ function taskController() {
   return controller
 }
 
+/** The text of a thrown value; never throws (a host may throw anything, even what cannot print). */
 function errorText(error) {
-  if (error instanceof Error) return error.message || String(error)
-  return String(error)
+  try {
+    if (error instanceof Error) return error.message || String(error)
+    return String(error)
+  } catch {
+    return 'a host error that cannot be printed'
+  }
 }
 
 /**

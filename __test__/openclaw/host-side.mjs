@@ -111,6 +111,8 @@ cb.taskListenersThrow = summary(
   Object.defineProperty(getter, 'onBoundary', { get: () => boom('the onBoundary getter') })
   cb.boundaryGetterThrows = summary(await run(executor, execInput('return (await add_one({ x: 1 })).x'), getter))
   cb.boundaryThenThrows = summary(await run(executor, execInput('return (await add_one({ x: 1 })).x'), { ...host(), onBoundary: () => ({ then: () => boom('then') }) }))
+  const unprintable = { toString: () => boom('toString') }
+  cb.boundaryRejectsUnprintable = summary(await run(executor, execInput('return (await add_one({ x: 1 })).x'), { ...host(), onBoundary: async () => Promise.reject(unprintable) }))
 }
 
 // Results keep only their bounded bytes: 16 values, outputs and errors cut from 4 MiB texts.

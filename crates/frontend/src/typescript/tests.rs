@@ -271,7 +271,8 @@ fn work(code: &str) -> (u64, u64) {
 // cost about four times the work, not sixteen.
 #[test]
 fn preparation_work_grows_with_the_cell_not_its_square() {
-  let shapes: [(&str, fn(usize) -> String); 5] = [
+  type Shape = (&'static str, fn(usize) -> String);
+  let shapes: [Shape; 5] = [
     ("merged enums", |i| format!("enum E {{ A{i} = {i} }}\n")),
     ("merged enums in a namespace", |i| {
       format!("namespace N {{ export enum E {{ A{i} = {i} }} }}\n")

@@ -215,6 +215,51 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
   })
 })
 
+describe.runIf(linuxX64)('what the executor does to the gateway process', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  let f: any
+
+  // The script installs no handler: a callback's throw or rejection that escaped would end it
+  // with status 1 (Node's default), and this beforeAll would fail naming it.
+  beforeAll(async () => {
+    f = JSON.parse(await runNode24(['--expose-gc', join(root, '__test__', 'openclaw', 'host-side.mjs')]))
+  }, 120_000)
+
+  it('notifications that throw or reject are ignored: the cell completes, the process lives, one warning per callback', () => {
+    const cb = f.callbacks
+    for (const name of ['inputConsumedThrows', 'inputConsumedRejects', 'inputConsumedThenThrows', 'inputConsumedGetterThrows']) {
+      expect({ name, ...cb[name] }).toMatchObject({ name, status: 'completed', value: { kind: 'complete', json: '"resumed"' } })
+    }
+    for (const name of ['consumedThrows', 'consumedRejects', 'taskListenersThrow']) {
+      expect({ name, ...cb[name] }).toMatchObject({ name, status: 'completed', value: { kind: 'complete', json: '2' } })
+    }
+    expect(cb.checkpointConsumedThrows).toEqual({ status: 'waiting' })
+    for (const name of ['networkThrows', 'networkRejects']) {
+      expect({ name, ...cb[name] }).toMatchObject({ name, status: 'completed', value: { kind: 'complete', json: '2' }, networkContentObserved: true })
+    }
+    expect(f.warnings).toEqual([
+      "code mode quickjs executor: the host's onInputConsumed threw (later throws are ignored silently): onInputConsumed exploded",
+      "code mode quickjs executor: the host's onConsumed threw (later throws are ignored silently): onConsumed exploded",
+      "code mode quickjs executor: the host's onNetworkContent threw (later throws are ignored silently): onNetworkContent exploded",
+    ])
+  })
+
+  it('an onBoundary that cannot answer is a runtime_unavailable result', () => {
+    expect(f.callbacks.boundaryGetterThrows).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', error: 'the onBoundary getter exploded' })
+    expect(f.callbacks.boundaryThenThrows).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', error: 'then exploded' })
+    expect(f.callbacks.boundaryRejectsUnprintable).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', error: 'a host error that cannot be printed' })
+  })
+
+  it('results cut from large values and errors keep only their cut', () => {
+    const { bytes, kinds, valueBytes, errorEnd } = f.retained
+    expect(kinds).toEqual(Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? 'prefix' : 'internal_error')))
+    expect(valueBytes).toBe(65536)
+    expect(errorEnd).toBe(' [error truncated]')
+    // 16 cuts of 64 KiB, plus what the runs leave; views would keep 16 × 4 MiB.
+    expect(bytes).toBeLessThan(16 << 20)
+  })
+})
+
 describe('the openclaw peer, as the loader finds it (Node 20 is enough)', () => {
   const input = { kind: 'exec', source: 'return 1', config: { timeoutMs: 1000 }, catalog: [] }
 

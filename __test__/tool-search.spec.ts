@@ -2,6 +2,7 @@
 // `tool_search_code` sandbox, failing closed, telemetry and events, and large catalogs (the
 // content-keyed catalog cache and search work, counted by the addon's test-only exports; the
 // timings are `npm run bench` rows).
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 
 import {
@@ -461,12 +462,29 @@ describe('large catalogs', () => {
   // The cache compares a new array with a record of the old one instead of serialising it: it
   // must reuse a catalog exactly when the JSON text is the same.
   it('reuses a catalog exactly when the tools serialise to the same JSON', async () => {
-    const executor = () => null
-    const base = (i: number): Record<string, unknown> => ({ name: `json_case_${i}`, description: 'does things', parameters: schema() })
     class Box {
       value = 1
     }
     class List extends Array {}
+    // An object JSON writes as something else, whose Symbol.toStringTag claims it is plain.
+    const tagged = <T extends object>(value: T) => Object.defineProperty(value, Symbol.toStringTag, { value: 'Object' })
+    // A proxy whose key list leaves `b` out after a getPrototypeOf, until `a` is read (JSON
+    // never asks for a prototype).
+    const hiding = () => {
+      let hide = false
+      return new Proxy<Record<string, number>>(
+        { a: 1, b: 2 },
+        {
+          getPrototypeOf: (t) => ((hide = true), Reflect.getPrototypeOf(t)),
+          ownKeys: (t) => (hide ? ['a'] : Reflect.ownKeys(t)),
+          get: (t, k, r) => ((hide = hide && k !== 'a'), Reflect.get(t, k, r)),
+        },
+      )
+    }
+    // Lends every object an enumerable key (for…in would list it) until `unlend`.
+    const proto = Object.prototype as Record<string, unknown>
+    const lend = () => void (proto.lent = 1)
+    const unlend = () => void delete proto.lent
     const cyclic: Record<string, unknown> = { type: 'object' }
     cyclic.self = cyclic
     const sparse: unknown[] = ['a']
@@ -506,7 +524,33 @@ describe('large catalogs', () => {
       ['an empty object is still an object', () => ({ s: {} }), () => ({ s: {} })],
       ['an array read to its length once', () => ({ tags: ['a', null] }), () => ({ tags: new Proxy(['a', null], { get: (t, k) => (k === 'length' ? 1.5 : Reflect.get(t, k)) }) })],
       ['a raw JSON look-alike is an object', () => ({ n: { rawJSON: '5' } }), () => ({ n: Object.assign(Object.create(null), { rawJSON: '5' }) })],
+      // Boxed primitives are told by their internal slot, as JSON tells them, whatever their
+      // prototype, keys or Symbol.toStringTag say.
+      ['a boxed string whose toStringTag says Object', () => ({ s: { 0: 'a', 1: 'b' } }), () => ({ s: tagged(Reflect.construct(String, ['ab'], Object)) })],
+      ['a boxed string of another realm', () => ({ s: { 0: 'a', 1: 'b' } }), () => ({ s: tagged(Object.setPrototypeOf(runInNewContext('new String("ab")'), Object.prototype)) })],
+      ['a boxed number with keys of its own', () => ({ n: { a: 1 } }), () => ({ n: Object.assign(Reflect.construct(Number, [5], Object), { a: 1 }) })],
+      ['a boxed boolean with keys of its own', () => ({ n: { a: 1 } }), () => ({ n: Object.assign(Reflect.construct(Boolean, [true], Object), { a: 1 }) })],
+      ['a boxed bigint with keys of its own (the tool goes as null)', () => ({ n: { a: 1 } }), () => ({ n: Object.assign(Object.setPrototypeOf(Object(1n), Object.prototype), { a: 1 }) })],
+      ['a boxed number whose toStringTag says Object', () => ({ n: {} }), () => ({ n: tagged(Reflect.construct(Number, [5], Object)) })],
+      // A proxy's traps need not answer JSON what they answered the walk.
+      ['a proxy that hides a key from whoever asks for its prototype', () => ({ a: 1 }), hiding],
+      ['a proxy of a plain object', () => ({ a: 1, b: [2] }), () => new Proxy({ a: 1, b: [2] }, {})],
+      // What JSON reads, the walk reads, in JSON's order: own keys only, each value once.
+      ['getters that lend every object a key while b is read', () => ({ a: 1, b: { lent: 1 }, c: 3 }), () => ({ get a() { lend(); return 1 }, b: {}, get c() { unlend(); return 3 } })],
+      ['a getter is read as JSON reads it', () => ({ a: 1, b: 'x' }), () => ({ get a() { return 1 }, b: 'x' })],
+      ['an array of another realm is an array', () => ({ n: [1, { a: 2 }] }), () => ({ n: runInNewContext('[1, { a: 2 }]') })],
+      ['an arguments object is an object', () => ({ n: { 0: 1, 1: 'b' } }), () => ({ n: (function (..._: unknown[]) { return arguments })(1, 'b') })],
     ]
+    try {
+      await everyCase(cases)
+    } finally {
+      delete proto.lent
+    }
+  })
+
+  async function everyCase(cases: [string, () => unknown, () => unknown][]) {
+    const executor = () => null
+    const base = (i: number): Record<string, unknown> => ({ name: `json_case_${i}`, description: 'does things', parameters: schema() })
     const serialised = (parameters: unknown) => {
       try {
         return JSON.stringify(parameters)
@@ -535,7 +579,7 @@ describe('large catalogs', () => {
         expect({ label, parameters: JSON.stringify(three.parameters ?? null) }).toEqual({ label, parameters: expected })
       }
     }
-  })
+  }
 
   it('keys Object.prototype lends every object do not make a match', () => {
     const executor = () => null

@@ -5,15 +5,28 @@
 /** Characters of JSON (or error text) one event field carries before it is truncated. */
 const EVENT_PAYLOAD_CHARS = 8192
 
-/** `text` within the bound, else its head and the marker `…[truncated N characters]`. */
+/**
+ * A copy of `text` that shares no memory with any other string. V8 makes a part of a long
+ * string (`slice`, `substring`, a template or `+` that holds one) a view that keeps the whole
+ * alive, so a bounded field a gateway keeps in its transcript would hold the unbounded original.
+ * The copy goes through a buffer as UTF-16 code units, which keeps lone surrogates; V8 has no
+ * other way to ask for a flat string of its own.
+ */
+function ownedText(text) {
+  return typeof text === 'string' && text.length > 0 ? Buffer.from(text, 'utf16le').toString('utf16le') : text
+}
+
+/** An owned copy (see {@link ownedText}) of `text` within the bound, else of its head and the marker `…[truncated N characters]`. */
 function boundedText(text) {
-  if (typeof text !== 'string' || text.length <= EVENT_PAYLOAD_CHARS) return text
-  return `${text.slice(0, EVENT_PAYLOAD_CHARS)}…[truncated ${text.length - EVENT_PAYLOAD_CHARS} characters]`
+  if (typeof text !== 'string') return text
+  if (text.length <= EVENT_PAYLOAD_CHARS) return ownedText(text)
+  return ownedText(`${text.slice(0, EVENT_PAYLOAD_CHARS)}…[truncated ${text.length - EVENT_PAYLOAD_CHARS} characters]`)
 }
 
 /**
- * A value whose JSON text is `json`: the value itself when its JSON is within the bound, else
- * that JSON's bounded text (a string ending in the truncation marker) and `truncated: true`.
+ * A value whose JSON text is `json`: `value` (or, without one, `json` parsed, which copies every
+ * string) when its JSON is within the bound, else that JSON's bounded text (an owned string
+ * ending in the truncation marker) and `truncated: true`.
  */
 function boundedJson(json, value) {
   if (typeof json !== 'string') return { value: null, truncated: false }
@@ -30,4 +43,4 @@ function jsonOf(value) {
   }
 }
 
-module.exports = { EVENT_PAYLOAD_CHARS, boundedText, boundedJson, jsonOf }
+module.exports = { EVENT_PAYLOAD_CHARS, ownedText, boundedText, boundedJson, jsonOf }

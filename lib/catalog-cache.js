@@ -5,16 +5,20 @@
 // catalog of 10,000 tools takes tens of milliseconds, and even serialising the array to find a
 // cached one took ten: too much for every turn. So each entry keeps a flat record of the tools
 // as JSON data (every key and primitive value in order, with markers for objects and arrays),
-// and a later array is walked once against it, stopping at the first difference. A walk that
-// meets anything JSON would treat specially (`toJSON`, class instances, bigints, cycles) gives
-// up, and the array is compared as JSON text instead. Either way, equal JSON text, equal
-// catalog; nothing is held by reference, so tools changed in place are a new catalog.
+// and a later array is walked once against it, stopping at the first difference. The walk reads
+// each value as `JSON.stringify` would (the same property reads in the same order) and vouches
+// only for what it can prove JSON writes as it reads: plain objects and arrays, strings,
+// numbers, booleans and null. Anything else (a proxy, a boxed primitive, `toJSON`, a class
+// instance, a bigint, a cycle) makes it give up, and the array is compared as JSON text
+// instead. Either way, equal JSON text, equal catalog; nothing is held by reference, so tools
+// changed in place are a new catalog.
 //
 // The record is made from the JSON text, not from the live objects (a getter could answer twice
 // differently), while the native side builds the catalog on a thread of its own
 // (crates/catalog/src/building.rs). Bounded in entries and bytes; the least recently used goes first.
 
 const native = require('./native.js')
+const { isBoxedPrimitive, isProxy } = require('node:util').types
 
 /** Catalogs kept at most. */
 const MAX_ENTRIES = 16
@@ -29,8 +33,7 @@ const OBJECT = Object.freeze({ marker: 'object' })
 const ARRAY = Object.freeze({ marker: 'array' })
 const END = Object.freeze({ marker: 'end' })
 const OBJECT_PROTOTYPE = Object.prototype
-const { getPrototypeOf } = Object
-const objectToString = Object.prototype.toString
+const { getPrototypeOf, keys: ownKeys } = Object
 const { isArray } = Array
 
 /** @type {{ count: number, json: string, record: unknown[] | null, catalog: object, weight: number, used: number }[]} */
@@ -73,7 +76,7 @@ function record(value, out) {
     out.push(END)
   } else {
     out.push(OBJECT)
-    for (const key of Object.keys(value)) {
+    for (const key of ownKeys(value)) {
       out.push(key)
       record(value[key], out)
     }
@@ -95,17 +98,25 @@ function unwritable(value) {
 
 /**
  * Whether `value` serialises as the record does from `at` on (`false` also means: not sure).
- * Written with `typeof x === '…'` tests, which the JIT turns into type checks. Only plain
- * objects (prototype `Object.prototype`) and arrays are walked: JSON writes others (boxed
- * primitives, `JSON.rawJSON` values, anything with `toJSON`) its own way.
+ * Written with `typeof x === '…'` tests, which the JIT turns into type checks.
+ *
+ * What JSON writes of an object depends on more than its properties, and all of that is refused
+ * before a property is read: a proxy (JSON runs its traps, which need not answer as they did for
+ * the walk) and a boxed primitive (JSON writes the primitive in its internal slot, whatever its
+ * prototype, keys or `Symbol.toStringTag` say), both asked of V8 itself; then anything with
+ * `toJSON`; then any object but a plain one (prototype `Object.prototype`) or an array, which
+ * also refuses `JSON.rawJSON` values (frozen, null prototype). What is left is read as
+ * `JSON.stringify` reads it: `toJSON`, then an array's length once and its indices, or an
+ * object's own enumerable string keys (`Object.keys`, the list JSON takes) and each value in
+ * that order, so a getter answers the walk what it would answer JSON.
  */
 function walk(value, depth) {
   if (typeof value === 'string' || typeof value === 'boolean') return flat[at++] === value
   if (typeof value === 'number') return flat[at++] === (Number.isFinite(value) ? value : null)
   if (typeof value !== 'object') return false
   if (value === null) return flat[at++] === null
-  if (depth > MAX_DEPTH || typeof value.toJSON === 'function') return false
-  // An array (of any class) is written by its indices, up to its length read once.
+  if (depth > MAX_DEPTH || isProxy(value) || isBoxedPrimitive(value) || typeof value.toJSON === 'function') return false
+  // An array (of any class or realm) is written by its indices, up to its length read once.
   if (isArray(value)) {
     const length = value.length
     if (!Number.isSafeInteger(length) || length < 0 || flat[at++] !== ARRAY) return false
@@ -115,29 +126,18 @@ function walk(value, depth) {
     }
     return flat[at++] === END
   }
-  // Own enumerable keys in JSON's order (`catalogFor` made sure `Object.prototype` adds none).
   if (getPrototypeOf(value) !== OBJECT_PROTOTYPE || flat[at++] !== OBJECT) return false
-  let keys = 0
-  for (const key in value) {
-    // A boxed string made with `Object.prototype` lists its characters as keys "0", "1"…
-    if (keys++ === 0 && key === '0' && !plain(value)) return false
+  const keys = ownKeys(value)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
     const item = value[key]
     if (unwritable(item)) continue
     if (flat[at++] !== key || !walk(item, depth + 1)) return false
   }
-  // …and a boxed number, boolean or bigint none.
-  return flat[at++] === END && (keys > 0 || plain(value))
+  return flat[at++] === END
 }
 
-/** Whether an object that looks plain is no boxed primitive (rare shapes only: it costs a call). */
-function plain(value) {
-  return objectToString.call(value) === '[object Object]'
-}
-
-/**
- * Whether `tools` serialises to the JSON text `entry` was recorded from (the caller has made sure
- * `Object.prototype` has no enumerable keys, which `for…in` would add to every object's own).
- */
+/** Whether `tools` serialises to the JSON text `entry` was recorded from. */
 function matches(entry, tools) {
   flat = entry.record
   at = 0
@@ -148,11 +148,6 @@ function matches(entry, tools) {
   } finally {
     flat = null
   }
-}
-
-function enumerableKeys(object) {
-  for (const _ in object) return true
-  return false
 }
 
 function touch(entry) {
@@ -178,10 +173,8 @@ function insert(entry) {
  */
 function catalogFor(tools) {
   const count = tools.length
-  if (!enumerableKeys(OBJECT_PROTOTYPE)) {
-    for (const entry of entries) {
-      if (entry.count === count && entry.record !== null && matches(entry, tools)) return touch(entry)
-    }
+  for (const entry of entries) {
+    if (entry.count === count && entry.record !== null && matches(entry, tools)) return touch(entry)
   }
   const json = toolsJson(tools)
   for (const entry of entries) {

@@ -7,6 +7,7 @@
 // the native VM itself (src/executor/).
 
 const native = require('./native.js')
+const { boundedText, ownedText } = require('./bounded.js')
 
 /** The oldest openclaw whose executor contract this file speaks. */
 const MIN_OPENCLAW = '2026.9.6'
@@ -76,13 +77,117 @@ async function loadOpenClawRuntime(options = {}) {
   return import(pathToFileURL(resolved).href)
 }
 
+// What a result carries is kept by the gateway (its transcript), so every text cut to a bound
+// is an owned copy (lib/bounded.js): a cut made with `slice` would keep the whole text alive.
+// Host failures (a throw of the gateway's own callbacks) are cut like event payloads.
 function failedResult(error, code, phase = 'host', output = EMPTY_OUTPUT) {
-  return { status: 'failed', error: String(error), code, failurePhase: phase, bridgeDispatchStarted: false, output }
+  return { status: 'failed', error: boundedText(String(error)), code, failurePhase: phase, bridgeDispatchStarted: false, output }
 }
 
+/** A captured source (`{ kind, json, originalBytes? }`) whose cut `json` owns its bytes. */
+function ownedSource(source) {
+  return source?.kind === 'prefix' && typeof source.json === 'string' ? { ...source, json: ownedText(source.json) } : source
+}
+
+/** A captured output (`{ count, source }`) whose cut source owns its bytes. */
+function ownedOutput(output) {
+  return output?.source?.kind === 'prefix' ? { ...output, source: ownedSource(output.source) } : output
+}
+
+/** Each callback of the host's that threw or rejected, once warned about in this process. */
+const warnedCallbacks = new Set()
+
+/**
+ * Calls the host's notification `name` (`onInputConsumed`, `onConsumed`, `onNetworkContent`)
+ * through `call`: the cell's work is done whatever it does, so a throw or a rejection of it is
+ * ignored, and the first of each callback in a process is a warning
+ * (`OPENCLAW_CODE_MODE_HOST_CALLBACK`). Never throws, and leaves no rejection unhandled: an
+ * unhandled rejection ends a default Node process.
+ */
+function notifyHost(name, call) {
+  const report = (error) => {
+    if (warnedCallbacks.has(name)) return
+    warnedCallbacks.add(name)
+    try {
+      process.emitWarning(`code mode quickjs executor: the host's ${name} threw (later throws are ignored silently): ${errorText(error)}`, {
+        code: 'OPENCLAW_CODE_MODE_HOST_CALLBACK',
+      })
+    } catch {}
+  }
+  try {
+    const returned = call()
+    // A thenable: its rejection (or a throwing `then`) is handled here.
+    if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
+      Promise.resolve(returned).then(undefined, report)
+    }
+  } catch (error) {
+    report(error)
+  }
+}
+
+/** A function that calls `callback` (if it is one) through `notifyHost` the first time, and nothing after. */
+function notifyOnce(name, callback) {
+  let done = false
+  return () => {
+    if (done) return
+    done = true
+    if (typeof callback === 'function') notifyHost(name, () => callback())
+  }
+}
+
+/**
+ * The pool-task signal handed to `onBoundary`. Node reports a throw of an abort listener as an
+ * uncaught exception, which ends the process, so listeners the host adds to this signal (through
+ * `addEventListener` or `onabort`) run inside a `try`.
+ */
+function taskController() {
+  const controller = new AbortController()
+  const signal = controller.signal
+  const guarded = new WeakMap()
+  let onabort = null
+  const guard = (listener) => {
+    if (typeof listener !== 'function' && (listener === null || typeof listener !== 'object')) return listener
+    let wrapped = guarded.get(listener)
+    if (!wrapped) {
+      wrapped = function (event) {
+        try {
+          const handler = typeof listener === 'function' ? listener : listener.handleEvent
+          if (typeof handler === 'function') {
+            const returned = handler.call(typeof listener === 'function' ? this : listener, event)
+            if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
+              Promise.resolve(returned).then(undefined, () => {})
+            }
+          }
+        } catch {}
+      }
+      guarded.set(listener, wrapped)
+    }
+    return wrapped
+  }
+  const { addEventListener, removeEventListener } = signal
+  Object.defineProperties(signal, {
+    addEventListener: { value: (type, listener, options) => addEventListener.call(signal, type, guard(listener), options) },
+    removeEventListener: { value: (type, listener, options) => removeEventListener.call(signal, type, guarded.get(listener) ?? listener, options) },
+    onabort: {
+      get: () => onabort,
+      set: (listener) => {
+        if (onabort) removeEventListener.call(signal, 'abort', guard(onabort))
+        onabort = typeof listener === 'function' ? listener : null
+        if (onabort) addEventListener.call(signal, 'abort', guard(onabort))
+      },
+    },
+  })
+  return controller
+}
+
+/** The text of a thrown value; never throws (a host may throw anything, even what cannot print). */
 function errorText(error) {
-  if (error instanceof Error) return error.message || String(error)
-  return String(error)
+  try {
+    if (error instanceof Error) return error.message || String(error)
+    return String(error)
+  } catch {
+    return 'a host error that cannot be printed'
+  }
 }
 
 /**
@@ -154,10 +259,10 @@ function workerFailure(sdk, config, code, error, output) {
   return {
     status: 'failed',
     code,
-    error: sdk.boundCodeModeError(String(error), config.maxOutputBytes),
+    error: ownedText(sdk.boundCodeModeError(String(error), config.maxOutputBytes)),
     failurePhase: phase,
     bridgeDispatchStarted: false,
-    output: output === undefined ? EMPTY_OUTPUT : sdk.captureCodeModeOutput(output, config.maxOutputBytes),
+    output: output === undefined ? EMPTY_OUTPUT : ownedOutput(sdk.captureCodeModeOutput(output, config.maxOutputBytes)),
   }
 }
 
@@ -240,7 +345,10 @@ function race(promise, signal, remaining) {
     const onAbort = () => finish({ aborted: true })
     const cleanup = () => {
       clearTimeout(timer)
-      signal?.removeEventListener('abort', onAbort)
+      // Runs in timer, listener and promise callbacks, where a throw would end the process.
+      try {
+        signal?.removeEventListener('abort', onAbort)
+      } catch {}
     }
     const finish = (outcome) => {
       cleanup()
@@ -249,7 +357,10 @@ function race(promise, signal, remaining) {
     if (signal?.aborted) return finish({ aborted: true })
     signal?.addEventListener('abort', onAbort, { once: true })
     const arm = () => {
-      const left = remaining()
+      let left = 0
+      try {
+        left = remaining()
+      } catch {}
       if (!(left > 0)) return finish({ expired: true })
       if (Number.isFinite(left)) timer = setTimeout(arm, Math.max(1, left))
     }
@@ -324,12 +435,14 @@ async function driveLegs(sdk, cell, first, context) {
         }
         const result = {
           status: 'completed',
-          value: sdk.captureCodeModeValue(
-            value,
-            config.maxOutputBytes,
-            retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
+          value: ownedSource(
+            sdk.captureCodeModeValue(
+              value,
+              config.maxOutputBytes,
+              retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
+            ),
           ),
-          output: sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes),
+          output: ownedOutput(sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes)),
         }
         return withNetwork(result, networkObserved, inlineHost)
       }
@@ -337,7 +450,7 @@ async function driveLegs(sdk, cell, first, context) {
         return withNetwork(workerFailure(sdk, config, outcome.code, outcome.error, outcome.output), networkObserved, inlineHost)
       }
       const settlementMode = outcome.settlementMode
-      const output = sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes)
+      const output = ownedOutput(sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes))
       if (!inlineHost) {
         parked = true
         return waiting(sdk, cell, config, outcome, settlementMode, output, networkObserved)
@@ -354,14 +467,14 @@ async function driveLegs(sdk, cell, first, context) {
         output,
         memoryUsedBytes: outcome.memoryUsedBytes,
       }
-      if (networkObserved) inlineHost.onNetworkContent?.()
+      if (networkObserved) notifyHost('onNetworkContent', () => inlineHost.onNetworkContent?.())
       // Native VMs park without holding a thread, so there is no pressure to relieve: the
       // yield signal is provided, and never fires.
       const yieldSignal = new AbortController().signal
       let reply
       try {
         const answered = await race(
-          Promise.resolve(inlineHost.onBoundary(boundary, { signal: (task ??= new AbortController()).signal, yieldSignal, maxTimeoutMs })),
+          Promise.resolve(inlineHost.onBoundary(boundary, { signal: (task ??= taskController()).signal, yieldSignal, maxTimeoutMs })),
           signal,
         )
         if (answered.aborted) return abortedResult(sdk, signal)
@@ -373,7 +486,7 @@ async function driveLegs(sdk, cell, first, context) {
         return failedResult('invalid code mode continuation: the host reply is not an object', 'invalid_input', 'input')
       }
       const { onConsumed, ...command } = reply
-      const release = typeof onConsumed === 'function' ? () => onConsumed() : () => {}
+      const release = notifyOnce('onConsumed', onConsumed)
       if (command.kind === 'checkpoint') {
         release()
         parked = true
@@ -407,7 +520,7 @@ async function driveLegs(sdk, cell, first, context) {
 
 function withNetwork(result, observed, inlineHost) {
   if (!observed) return result
-  inlineHost?.onNetworkContent?.()
+  if (inlineHost) notifyHost('onNetworkContent', () => inlineHost.onNetworkContent?.())
   return { ...result, networkContentObserved: true }
 }
 
@@ -458,7 +571,13 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   const startedAt = performance.now()
   // The resume input is released once it is in the VM (the leg resolving, at the latest), or
   // at once when the resume ends before that: upstream's pool releases it when the task ends.
-  const release = typeof inlineHost?.onInputConsumed === 'function' ? inlineHost.onInputConsumed : () => {}
+  // Never throws: it runs in the leg's promise callbacks, where a throw would be an unhandled
+  // rejection.
+  let onInputConsumed
+  try {
+    onInputConsumed = inlineHost?.onInputConsumed
+  } catch {}
+  const release = notifyOnce('onInputConsumed', onInputConsumed)
   const refuse = (result) => {
     cell.dispose()
     release()

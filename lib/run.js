@@ -324,7 +324,9 @@ class CodeModeRun {
     const started = described || debug ? performance.now() : 0
     const inputJson = described || debug ? jsonOf(input) : undefined
     if (described) {
-      const bounded = boundedJson(inputJson, input)
+      // A mapper's input is the plugin's object, whose strings may be views into larger ones
+      // (a guest argument cut with `slice`): the event gets it parsed anew, owning its bytes.
+      const bounded = boundedJson(inputJson, namespace ? undefined : input)
       emit(this, onEvent, {
         type: 'tool_call_start',
         ...described,

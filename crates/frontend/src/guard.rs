@@ -26,6 +26,7 @@ use swc_core::ecma::parser::input::Tokens;
 use swc_core::ecma::parser::lexer::TokenFlags;
 use swc_core::ecma::parser::unstable::{Token, TokenAndSpan, TokenValue};
 use swc_core::ecma::parser::{Context, Lexer, Parser, SyntaxFlags};
+use swc_core::ecma::transforms::base::deadline as swc_deadline;
 
 /// Tokens between two looks at the clock.
 const CLOCK_EVERY: u32 = 512;
@@ -35,17 +36,23 @@ thread_local! {
   static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-/// Runs `f` with every guarded parse on this thread due by `deadline` (`None`: no limit).
+/// Runs `f` with every guarded parse on this thread due by `deadline` (`None`: no limit), and
+/// swc's walks that cost more than linear time (the resolver's scope lookups, the renamer's
+/// scope unions: a program's size times its nesting depth) giving up at it, a patch of the
+/// vendored swc_ecma_transforms_base. A pass cut short leaves a broken tree, which `in_time`
+/// after it throws away.
 pub(crate) fn until<T>(deadline: Option<Instant>, f: impl FnOnce() -> T) -> T {
   let outer = DEADLINE.with(|d| d.replace(deadline));
+  let outer_swc = swc_deadline::set(deadline);
   let out = f();
+  swc_deadline::set(outer_swc);
   DEADLINE.with(|d| d.set(outer));
   out
 }
 
 /// True once the deadline `until` set on this thread has passed. What runs after the parse (the
-/// TypeScript transform and the emitter) cannot be cut short inside, so it looks between steps:
-/// each step is linear in the program, at most 1 MiB.
+/// TypeScript transform and the emitter) looks between steps: each step is linear in the
+/// program (at most 1 MiB), or gives up at the deadline itself (see `until`).
 pub(crate) fn past_deadline() -> bool {
   DEADLINE
     .with(Cell::get)

@@ -425,3 +425,35 @@ fn explicit_resource_management_parses_in_javascript() {
     );
   }
 }
+
+thread_local! {
+  static ALLOCATED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+struct Counting;
+
+// SAFETY: forwards to the system allocator unchanged; only counts the bytes asked for.
+unsafe impl std::alloc::GlobalAlloc for Counting {
+  unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+    ALLOCATED.with(|a| a.set(a.get() + layout.size() as u64));
+    // SAFETY: the caller's layout, passed on.
+    unsafe { std::alloc::System.alloc(layout) }
+  }
+  unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+    // SAFETY: `ptr` came from `System.alloc` with this layout.
+    unsafe { std::alloc::System.dealloc(ptr, layout) }
+  }
+  unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+    ALLOCATED.with(|a| a.set(a.get() + new as u64));
+    // SAFETY: as `dealloc`, and `new` is the caller's.
+    unsafe { std::alloc::System.realloc(ptr, layout, new) }
+  }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// Bytes this thread has asked the allocator for so far.
+pub(crate) fn allocated() -> u64 {
+  ALLOCATED.with(std::cell::Cell::get)
+}

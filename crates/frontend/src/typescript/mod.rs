@@ -73,8 +73,8 @@ pub fn prepare_typescript(user: &str) -> Result<Program, Failure> {
   // Completion value, in the AST: its span (and so the position map) stays.
   return_last(&mut script);
 
-  // Every pass is linear but not cheap (a debug build transforms 20,000 enum members in about a
-  // second): the deadline is checked between them.
+  // Every pass is linear in the cell but not cheap, or gives up at the deadline itself (swc's
+  // scope walks, see `guard::until`; tests.rs counts both): the deadline is checked between them.
   in_time()?;
   let cm: Lrc<SourceMap> = Default::default();
   let (code, pairs) = GLOBALS.set(&Globals::new(), || {

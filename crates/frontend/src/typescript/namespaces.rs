@@ -1,7 +1,7 @@
 //! Namespaces as `tsc` lowers them where swc's transform differs: declarations of one
 //! namespace that merge, and a namespace with a member of its own name.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use swc_core::ecma::ast::{
   AssignPat, CallExpr, Callee, ClassDecl, ClassExpr, Decl, Expr, Id, Ident, IdentName,
   KeyValuePatProp, KeyValueProp, MemberExpr, MemberProp, ModuleDecl, ModuleItem, ObjectPatProp,
@@ -42,21 +42,23 @@ impl VisitMut for MergeNamespaces {
 type Space<'a> = (Ident, &'a mut TsNamespaceBody);
 
 fn merge_groups<'a>(decls: impl Iterator<Item = &'a mut swc_core::ecma::ast::TsModuleDecl>) {
-  let mut groups: Vec<(Id, Vec<Space<'a>>)> = Vec::new();
+  // In order of first declaration; found by name through `at` (a cell may declare thousands).
+  let mut groups: Vec<Vec<Space<'a>>> = Vec::new();
+  let mut at: HashMap<Id, usize> = HashMap::new();
   for decl in decls {
     let (TsModuleName::Ident(name), Some(body), false, false) =
       (&decl.id, decl.body.as_mut(), decl.declare, decl.global)
     else {
       continue;
     };
-    let id = name.to_id();
     let space = (name.clone(), body);
-    match groups.iter_mut().find(|(group, _)| *group == id) {
-      Some((_, spaces)) => spaces.push(space),
-      None => groups.push((id, vec![space])),
-    }
+    let group = *at.entry(name.to_id()).or_insert_with(|| {
+      groups.push(Vec::new());
+      groups.len() - 1
+    });
+    groups[group].push(space);
   }
-  for (_, mut spaces) in groups {
+  for mut spaces in groups {
     merge(&mut spaces);
   }
 }
@@ -69,16 +71,18 @@ fn merge(spaces: &mut [Space<'_>]) {
     exports(body, &mut exported);
   }
   {
-    let mut children: Vec<(Atom, Vec<Space<'_>>)> = Vec::new();
+    let mut children: Vec<Vec<Space<'_>>> = Vec::new();
+    let mut at: HashMap<Atom, usize> = HashMap::new();
     for (_, body) in spaces.iter_mut() {
       for (name, body) in exported_namespaces(body) {
-        match children.iter_mut().find(|(sym, _)| *sym == name.sym) {
-          Some((_, group)) => group.push((name, body)),
-          None => children.push((name.sym.clone(), vec![(name, body)])),
-        }
+        let group = *at.entry(name.sym.clone()).or_insert_with(|| {
+          children.push(Vec::new());
+          children.len() - 1
+        });
+        children[group].push((name, body));
       }
     }
-    for (_, mut group) in children {
+    for mut group in children {
       merge(&mut group);
     }
   }

@@ -1,6 +1,7 @@
 //! TypeScript preparation: the transform, the gaps to `tsc` it closes, and positions.
 
 use super::*;
+use swc_core::ecma::transforms::base::rename::rename_checks;
 
 fn ts(code: &str) -> Program {
   prepare_typescript(code).unwrap_or_else(|e| panic!("{code}: {e}"))
@@ -252,5 +253,98 @@ fn unsupported_syntax_is_named() {
     err.message,
     "typescript transform failed: `accessor` fields with computed names are not supported \
      (line 2, column 3)"
+  );
+}
+
+/// Work a TypeScript preparation does, counted rather than timed: bytes allocated on this
+/// thread, and ids the renamer (swc's hygiene) examined for conflicts.
+fn work(code: &str) -> (u64, u64) {
+  let (bytes, checks) = (crate::tests::allocated(), rename_checks());
+  ts(code);
+  (crate::tests::allocated() - bytes, rename_checks() - checks)
+}
+
+// A cell of many declarations costs in proportion to its size. swc once scanned every enum
+// member at each enum declaration (20,000 merged `enum E { … }` took seconds), and its renamer
+// compared each binding with every earlier binding of that name in sibling scopes (20,000
+// `(x) => x` took as long); vendor/patches/ has both fixes. Four times the declarations may
+// cost about four times the work, not sixteen.
+#[test]
+fn preparation_work_grows_with_the_cell_not_its_square() {
+  type Shape = (&'static str, fn(usize) -> String);
+  let shapes: [Shape; 5] = [
+    ("merged enums", |i| format!("enum E {{ A{i} = {i} }}\n")),
+    ("merged enums in a namespace", |i| {
+      format!("namespace N {{ export enum E {{ A{i} = {i} }} }}\n")
+    }),
+    ("one parameter name", |i| {
+      format!("const f{i} = (x: number) => x;\n")
+    }),
+    ("one block-scoped name", |i| format!("{{ let x = {i}; }}\n")),
+    ("namespaces", |i| {
+      format!("namespace N{i} {{ export const a = {i} }}\n")
+    }),
+  ];
+  for (shape, declaration) in shapes {
+    let cell = |n: usize| (0..n).map(declaration).collect::<String>() + "1";
+    let (small, large) = (work(&cell(500)), work(&cell(2_000)));
+    assert!(
+      large.0 <= small.0 * 5,
+      "{shape}: {} bytes allocated for 500 declarations, {} for 2,000",
+      small.0,
+      large.0
+    );
+    assert!(
+      large.1 <= small.1 * 5 + 1_000,
+      "{shape}: the renamer examined {} ids for 500 declarations, {} for 2,000",
+      small.1,
+      large.1
+    );
+  }
+}
+
+// swc's resolver looks every reference up through its enclosing scopes and its renamer unites
+// each scope's bindings with its descendants': both cost a program's size times its nesting
+// depth (seconds for a hostile cell well under 1 MiB). Past the preparation deadline they give
+// up (a patch of the vendored swc_ecma_transforms_base) and `in_time` throws the tree away.
+// Counted in bytes allocated, with a deadline that has already passed when they start.
+#[test]
+fn swc_walks_that_outgrow_the_cell_give_up_at_the_deadline() {
+  use swc_core::ecma::ast::Script;
+  use swc_core::ecma::transforms::base::deadline;
+  let code = "(a: number) => ".repeat(100)
+    + "["
+    + &(0..3_000)
+      .map(|i| format!("x{i}"))
+      .collect::<Vec<_>>()
+      .join(",")
+    + "]";
+  let passes = |script: Script| {
+    let bytes = crate::tests::allocated();
+    GLOBALS.set(&Globals::new(), || {
+      let (unresolved, top_level) = (Mark::new(), Mark::new());
+      let mut program = Ast::Script(script);
+      program.visit_mut_with(&mut resolver(unresolved, top_level, true));
+      program.mutate(&mut hygiene());
+    });
+    crate::tests::allocated() - bytes
+  };
+  let (whole, cut) = std::thread::Builder::new()
+    .stack_size(crate::PREPARE_STACK)
+    .spawn(move || {
+      let wrapped = wrap(&code);
+      let script = parse_wrapped(&code, &wrapped, Language::TypeScript, failure).unwrap();
+      let whole = passes(script.clone());
+      let outer = deadline::set(Some(std::time::Instant::now()));
+      let cut = passes(script);
+      deadline::set(outer);
+      (whole, cut)
+    })
+    .unwrap()
+    .join()
+    .unwrap();
+  assert!(
+    cut * 3 < whole,
+    "{cut} bytes past the deadline, {whole} without one"
   );
 }

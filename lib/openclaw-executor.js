@@ -6,7 +6,14 @@
 // completed, failed, or waiting with a continuation that resumes once. A parked continuation is
 // the native VM itself (src/executor/).
 
-const native = require('../binding.js')
+const { loadAddon } = require('./addon.js')
+
+/**
+ * The addon, loaded by the first cell (ready()) rather than here: OpenClaw requires this file
+ * to find the executor, and a missing binary must fail cells with a short message
+ * (lib/addon.js), not throw napi-rs's loader error at the gateway.
+ */
+let native
 
 /** The oldest openclaw whose executor contract this file speaks. */
 const MIN_OPENCLAW = '2026.9.6'
@@ -97,6 +104,9 @@ function createCodeModeExecutor(options = {}) {
   function ready() {
     if (runtime) return runtime
     runtime = (async () => {
+      const addon = loadAddon()
+      if (addon.error) throw new Error(addon.error)
+      native = addon.native
       const sdk = await loadRuntime()
       const missing = SDK_EXPORTS.filter((name) => sdk?.[name] === undefined)
       if (missing.length > 0) {

@@ -157,14 +157,15 @@ function main() {
   const targets = pkg.napi.targets.map((triple) => ({ triple, platform: parseTriple(triple).platformArchABI }))
 
   // Every target's platform package exists under npm/ with the name and version publishing gives
-  // it, and packs the addon and the sandbox executable.
+  // it, and packs the addon (and the sandbox executable, once every build has one: napi
+  // pre-publish refuses a package without a file its "files" names).
   for (const { platform } of targets) {
     const manifest = join(root, 'npm', platform, 'package.json')
     if (!existsSync(manifest)) throw new Error(`${relative(root, manifest)} is missing (npx napi create-npm-dirs creates it)`)
     const { name, version, files = [] } = readJson(manifest)
     if (name !== `${pkg.name}-${platform}`) throw new Error(`${relative(root, manifest)}: name ${name}, expected ${pkg.name}-${platform}`)
     if (version !== pkg.version) throw new Error(`${relative(root, manifest)}: version ${version}, package.json has ${pkg.version} (npx napi version syncs them)`)
-    for (const file of [`${binaryName}.${platform}.node`, sandboxFileName(platform)]) {
+    for (const file of [`${binaryName}.${platform}.node`, ...(SANDBOX_REQUIRED ? [sandboxFileName(platform)] : [])]) {
       if (!files.includes(file)) throw new Error(`${relative(root, manifest)}: "files" lacks ${file}`)
     }
   }
@@ -206,8 +207,15 @@ function main() {
     writeJson(config, { targets: built.map(({ triple }) => triple) })
 
     napi('artifacts', '--cwd', stage, '--config-path', config, '--output-dir', artifacts, '--npm-dir', 'npm')
-    // napi artifacts moves only the .node files; the sandbox executable goes beside each.
-    for (const b of built) if (b.sandbox) copyFileSync(b.sandbox, join(stage, 'npm', b.platform, sandboxFileName(b.platform)))
+    // napi artifacts moves only the .node files; the sandbox executable goes beside each, and
+    // into the package's "files" until npm/<platform>/package.json names it (SANDBOX_REQUIRED).
+    for (const b of built.filter((b) => b.sandbox)) {
+      const name = sandboxFileName(b.platform)
+      copyFileSync(b.sandbox, join(stage, 'npm', b.platform, name))
+      const manifest = join(stage, 'npm', b.platform, 'package.json')
+      const platformPackage = readJson(manifest)
+      if (!platformPackage.files.includes(name)) writeJson(manifest, { ...platformPackage, files: [...platformPackage.files, name] })
+    }
     napi('pre-publish', '--cwd', stage, '--config-path', config, '--npm-dir', 'npm', '--tagstyle', 'npm', '--skip-optional-publish', '--no-gh-release')
 
     const manifest = readJson(join(stage, 'package.json'))

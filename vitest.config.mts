@@ -31,5 +31,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     env: addon ? { NAPI_RS_NATIVE_LIBRARY_PATH: addon } : {},
+    // One temporary folder per run, removed at its end (__test__/support/temp-root.ts).
+    globalSetup: ['__test__/support/temp-root.ts'],
   },
 })

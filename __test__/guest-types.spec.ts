@@ -1,7 +1,7 @@
 // guest.d.ts types cells the way the runtime runs them; with the runtime's own MCP declaration
 // files it types MCP calls too.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -61,6 +61,8 @@ function typecheck(cells: string[], extra: [string, string][]): string {
     return ''
   } catch (error) {
     return String((error as { stdout?: string }).stdout)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 

@@ -304,6 +304,9 @@ describe('a run says why', () => {
   it('an onEvent that throws is reported once as a warning and counted, and the run carries on', async () => {
     const warnings: Error[] = []
     const onWarning = (warning: Error) => warnings.push(warning)
+    // The warning is expected: captured here instead of Node's default listener printing it.
+    const printers = process.listeners('warning')
+    process.removeAllListeners('warning')
     process.on('warning', onWarning)
     try {
       const run = CodeModeRun.create({
@@ -323,6 +326,7 @@ describe('a run says why', () => {
       expect(warnings[0].message).toContain('listener bug')
     } finally {
       process.off('warning', onWarning)
+      for (const printer of printers) process.on('warning', printer)
     }
   })
 

@@ -12,7 +12,8 @@ export default function setup() {
   return () => {
     let left: string[] = []
     try {
-      left = readdirSync(dir)
+      // Node's compile cache, which openclaw turns on in its processes, lives there by design.
+      left = readdirSync(dir).filter((name) => name !== 'node-compile-cache')
     } catch {}
     if (left.length > 0) console.warn(`temporary files the suites left behind (now removed): ${left.sort().join(', ')}`)
     rmSync(dir, { recursive: true, force: true })

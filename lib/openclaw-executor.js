@@ -54,8 +54,8 @@ function openclawVersion(resolvedFile) {
 }
 
 /**
- * Imports the gateway's executor runtime: from this package's own resolution (a devDependency,
- * or a gateway that installed its peer), else from the running gateway's entry point (a plugin
+ * Imports the gateway's executor runtime: from this package's own resolution (this repository's
+ * node_modules/openclaw, or a gateway that installed its peer), else from the running gateway's entry point (a plugin
  * installed into OpenClaw's state directory has no node_modules of its own). `options.from`
  * replaces the files resolution starts from.
  * @param {{ from?: string[] }} [options]

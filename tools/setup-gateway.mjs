@@ -26,13 +26,16 @@ const quiet = ['--no-audit', '--no-fund']
 function npmCli() {
   const execPath = process.env.npm_execpath
   if (execPath && /\.[cm]?js$/.test(execPath)) return execPath
-  const npm = execFileSync(process.platform === 'win32' ? 'where' : 'which', ['npm'], { encoding: 'utf8' }).split(/\r?\n/)[0]
+  const npm = execFileSync('which', ['npm'], { encoding: 'utf8' }).trim()
   return join(dirname(realpathSync(npm)), 'npm-cli.js')
 }
 
-/** Runs npm under `node` (this process's Node unless given). */
-function npm(args, node = process.execPath) {
-  execFileSync(node, [npmCli(), ...args], { cwd: root, stdio: 'inherit' })
+/** Runs npm: under `node` when given (Linux x64 only, where node24 exists), else as this shell would. */
+function npm(args, node) {
+  if (node) return execFileSync(node, [npmCli(), ...args], { cwd: root, stdio: 'inherit' })
+  const execPath = process.env.npm_execpath
+  if (execPath && /\.[cm]?js$/.test(execPath)) return execFileSync(process.execPath, [execPath, ...args], { cwd: root, stdio: 'inherit' })
+  return execFileSync('npm', args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' })
 }
 
 const installedVersion = (dir) => {

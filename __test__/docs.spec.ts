@@ -84,9 +84,9 @@ describe('the README', () => {
     expect(readme).toContain(`\`${prefix}-<platform>-${pkg.version}.tgz\``)
     expect(readme).toContain(`openclaw plugins install npm-pack:dist/${selfContainedTarball(pkg.name, pkg.version, 'linux-x64-gnu')}`)
     expect(readme).toMatch(/is \*\*not on the npm registry yet\*\*/)
-    // One npm ci, then the two commands.
-    expect(readme.match(/^npm ci$/gm)).toHaveLength(2) // the install section and Development, each once
-    expect(readme).toMatch(/npm ci\nnpm run demo .*\nnpm test /)
+    // One npm ci per clone, then the two commands.
+    expect(readme.match(/^npm ci\b/gm)).toHaveLength(2) // the install section, and Development's reminder
+    expect(readme).toMatch(/\nnpm ci +# once per clone.*\nnpm run demo .*\nnpm test /)
   })
 
   it('puts its sections in the order a user needs them', () => {

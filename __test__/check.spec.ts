@@ -2,11 +2,11 @@
 // tools.<name> typed from their parameters and the MCP declarations the runtime renders for the
 // given tools, and reports errors at the cell's own lines and columns (TypeScript 5 and 7).
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { CodeModeRun, type CatalogTool } from '../index.js'
 
 const require = createRequire(import.meta.url)
@@ -15,6 +15,7 @@ const examples = resolve(__dirname, '../examples/cli')
 const memoryServer = require.resolve('@modelcontextprotocol/server-memory/dist/index.js')
 
 const dir = mkdtempSync(join(tmpdir(), 'code-mode-check-spec-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const toolsFile = join(dir, 'tools.json')
 const catalog = {
   tools: [

@@ -1,10 +1,11 @@
 // `code-mode run`: the command-line runner, end to end.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { userEnv } from './support/binaries'
 
 const require = createRequire(import.meta.url)
 const bin = resolve(__dirname, '../bin/code-mode.js')
@@ -16,8 +17,12 @@ function cli(...args: string[]) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
+const dirs: string[] = []
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })))
+
 function cell(code: string, name = 'cell.js') {
   const dir = mkdtempSync(join(tmpdir(), 'code-mode-cli-'))
+  dirs.push(dir)
   writeFileSync(join(dir, name), code)
   return join(dir, name)
 }
@@ -65,8 +70,10 @@ describe('code-mode CLI', () => {
 
   it('shows --help without the native addon, and names the missing binding when a cell needs it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'code-mode-cli-nobinary-'))
+    dirs.push(dir)
     for (const f of ['bin', 'lib', 'index.js', 'binding.js', 'package.json']) cpSync(resolve(__dirname, '..', f), join(dir, f), { recursive: true })
-    const run = (...args: string[]) => spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', timeout: 30_000 })
+    // As a user's process: not told where the suites' testing build is.
+    const run = (...args: string[]) => spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', env: userEnv(), timeout: 30_000 })
     expect(run('--help')).toMatchObject({ status: 0, stderr: '' })
     const failed = run('run', cell('1'), '--tools', join(examples, 'tools.json'))
     expect(failed.status).toBe(1)

@@ -1,13 +1,25 @@
 // `npm run demo` (examples/demo.mjs) shows what a model sees: each cell's code, the exact text
 // the model receives, and a header whose catalog counts agree with the run's.
-import { spawnSync } from 'node:child_process'
-import { resolve } from 'node:path'
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 describe('the demo', () => {
   it("prints each cell's code and the text the model receives; its header counts agree with the catalog", () => {
-    const demo = spawnSync(process.execPath, [resolve(__dirname, '../examples/demo.mjs')], { encoding: 'utf8', timeout: 60_000 })
+    // Its own temporary folder, to see that the demo leaves nothing there.
+    const scratch = mkdtempSync(join(tmpdir(), 'code-mode-demo-spec-'))
+    let demo: SpawnSyncReturns<string>
+    let left: string[]
+    try {
+      demo = spawnSync(process.execPath, [resolve(__dirname, '../examples/demo.mjs')], { encoding: 'utf8', env: { ...process.env, TMPDIR: scratch, TMP: scratch, TEMP: scratch }, timeout: 60_000 })
+      left = readdirSync(scratch)
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
+    }
     expect(demo.status).toBe(0)
+    expect(left).toEqual([])
     const out = demo.stdout
     const header = /hidden catalog: (\d+) tools \((\d+) local, (\d+) behind MCP\.memory; (\d+) in ALL_TOOLS\)/.exec(out)
     expect(header).not.toBeNull()

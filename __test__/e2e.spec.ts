@@ -1,6 +1,6 @@
 // The reference's E2E test plan, all 16 steps: a gateway-style harness, a scripted model that
 // drives the OpenClaw adapter, a real MCP server, and a trajectory exported from onEvent.
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -95,10 +95,14 @@ class Gateway {
 }
 
 let memory: ConnectedServer
+const memoryDir = mkdtempSync(join(tmpdir(), 'e2e-'))
 beforeAll(async () => {
-  memory = await connect({ name: 'memory', pkg: '@modelcontextprotocol/server-memory', env: { MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'e2e-')), 'm.jsonl') } })
+  memory = await connect({ name: 'memory', pkg: '@modelcontextprotocol/server-memory', env: { MEMORY_FILE_PATH: join(memoryDir, 'm.jsonl') } })
 })
-afterAll(() => closeAll([memory]))
+afterAll(async () => {
+  await closeAll([memory])
+  rmSync(memoryDir, { recursive: true, force: true })
+})
 
 describe('E2E plan', () => {
   it('steps 1–3: with code mode disabled the model-visible tools are unchanged', () => {

@@ -17,6 +17,7 @@ import {
   type NestedToolCall,
 } from '../index.js'
 import { TOOLS, deferred, expectStatus, makeRun, sleep } from './helpers.js'
+import { captureWarnings } from './support/warnings.js'
 
 const root = resolve(__dirname, '..')
 
@@ -304,10 +305,7 @@ describe('a run says why', () => {
   })
 
   it('an onEvent that throws is reported once as a warning and counted, and the run carries on', async () => {
-    const warnings: Error[] = []
-    const onWarning = (warning: Error) => warnings.push(warning)
-    process.on('warning', onWarning)
-    try {
+    const { value: run, warnings } = await captureWarnings(async () => {
       const run = CodeModeRun.create({
         runId: 'r',
         config: { enabled: true },
@@ -319,13 +317,12 @@ describe('a run says why', () => {
       })
       expect(expectStatus(await run.exec({ code: 'await tools.message({}) + await tools.message({})' }), 'completed').value).toBe(2)
       await sleep(10)
-      expect(run.eventListenerErrors).toBe(4)
-      expect(warnings).toHaveLength(1)
-      expect(warnings[0]).toMatchObject({ code: 'OPENCLAW_CODE_MODE_ON_EVENT' })
-      expect(warnings[0].message).toContain('listener bug')
-    } finally {
-      process.off('warning', onWarning)
-    }
+      return run
+    })
+    expect(run.eventListenerErrors).toBe(4)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatchObject({ code: 'OPENCLAW_CODE_MODE_ON_EVENT' })
+    expect(warnings[0].message).toContain('listener bug')
   })
 
   it('registration errors are TypeErrors', () => {

@@ -2,7 +2,7 @@
 // files it types MCP calls too. guest-openclaw.d.ts types the API OpenClaw's gateway gives cells,
 // as an editor sees it (no per-run declarations).
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -62,6 +62,8 @@ function typecheck(cells: string[], extra: [string, string][], types = guest): s
     return ''
   } catch (error) {
     return String((error as { stdout?: string }).stdout)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 

@@ -1,6 +1,6 @@
 // Real MCP servers from npm, end to end: server-memory, server-filesystem, server-everything.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -28,7 +28,10 @@ beforeAll(async () => {
   }).run
 })
 
-afterAll(() => closeAll(servers))
+afterAll(async () => {
+  await closeAll(servers)
+  rmSync(workspace, { recursive: true, force: true })
+})
 
 const text = (result: unknown) => ((result as { content: { text: string }[] }).content[0].text)
 
@@ -110,7 +113,12 @@ describe('declaration files from the real servers', () => {
     }
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { noEmit: true, strict: true, types: [] }, include: ['mcp/*.d.ts'] }))
     const tsc = require.resolve('typescript/bin/tsc')
-    const output = execFileSync(process.execPath, [tsc, '--noEmit', '-p', dir], { encoding: 'utf8' })
+    let output: string
+    try {
+      output = execFileSync(process.execPath, [tsc, '--noEmit', '-p', dir], { encoding: 'utf8' })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
     expect(output).toBe('')
     const memory = files.find(([p]) => p === 'mcp/memory.d.ts')![1]
     expect(memory).toContain('declare namespace MCP.memory {')

@@ -1,5 +1,5 @@
 // This package as OpenClaw's `quickjs` code-mode executor, inside the real gateway
-// (openclaw@2026.9.6, a devDependency). Every corpus cell (__test__/openclaw/corpus.mjs) runs
+// (openclaw@2026.9.6, installed by tools/setup-gateway.mjs). Every corpus cell (__test__/openclaw/corpus.mjs) runs
 // through the gateway's exec/wait tools twice in this test run, with upstream's bundled
 // QuickJS-WASI executor and with this plugin, and the outcomes must be equal; the contract's
 // edges (bad replies, dispose, abort, a broken install) are driven directly. openclaw needs

@@ -82,6 +82,9 @@ describe('release workflow', () => {
     expect(download.with).toMatchObject({ name: 'bindings-${{ matrix.settings.target }}', path: '.' })
     // The downloaded release binary is what the tests load: nothing in this job builds one.
     expect(runs(test)).toContain('npx vitest run')
+    // The OpenClaw suites need the gateway and its Node 24 (tools/setup-gateway.mjs), before them.
+    expect(runs(test).indexOf('node tools/setup-gateway.mjs')).toBeGreaterThanOrEqual(0)
+    expect(runs(test).indexOf('node tools/setup-gateway.mjs')).toBeLessThan(runs(test).indexOf('npx vitest run'))
     expect(runs(test)).not.toMatch(/napi build|npm run build|npm test|cargo/)
   })
 

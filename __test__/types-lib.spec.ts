@@ -2,7 +2,7 @@
 // has only `lib: ["es2023"]` and no type packages, and where DOM or Node types are present the
 // signals they hand out are those hosts' real AbortSignal.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -60,6 +60,8 @@ function typecheck(lib: string[], types: string[], sources: string[]): string {
     return ''
   } catch (error) {
     return String((error as { stdout?: string }).stdout)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 

@@ -286,9 +286,8 @@ await toolSearchRows({ catalog, executor, N, rows, results })
 // --- inside OpenClaw: the real gateway's exec/wait tools -----------------------------------------
 // bench/lib/openclaw-inside.mjs runs under Node 24 (openclaw's engines), one child process per
 // executor: this package as an external plugin, the bundled QuickJS-WASI plugin, upstream's node
-// executor. It needs the devDependency openclaw and the Node 24 of tools/node24 (installed by
-// `npm run bench`); without them the table is
-// skipped.
+// executor. It needs openclaw and the Node 24 of tools/node24 (tools/setup-gateway.mjs, which
+// `npm run bench` runs, installs both); without them the table is skipped.
 console.error('inside OpenClaw…')
 const openclawRows = []
 let openclawSkipped
@@ -297,8 +296,8 @@ let openclawSkipped
   const node24 = require('../tools/node24').binary
   const openclawPkg = fileURLToPath(new URL('node_modules/openclaw/package.json', repo))
   let version
-  if (!existsSync(node24)) openclawSkipped = 'no Node 24 binary (tools/node24: npm install --prefix tools/node24; Linux x64 only)'
-  else if (!existsSync(openclawPkg)) openclawSkipped = 'openclaw is not installed (devDependency openclaw)'
+  if (!existsSync(node24)) openclawSkipped = 'no Node 24 binary (node tools/setup-gateway.mjs; Linux x64 only)'
+  else if (!existsSync(openclawPkg)) openclawSkipped = 'openclaw is not installed (node tools/setup-gateway.mjs)'
   else {
     try {
       version = execFileSync(node24, ['--version'], { encoding: 'utf8' }).trim()

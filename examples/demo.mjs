@@ -3,7 +3,7 @@
 // hidden behind exec and wait; a scripted "model" runs a few cells through the OpenClaw
 // adapter, one of which outlives its leg and is resumed with wait. Each step prints the cell's
 // code and the exact text the model receives back.
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,11 +13,14 @@ const require = createRequire(import.meta.url)
 const { CodeModeRun, createCodeModeAgentTools, assertCodeModePayload } = require('../index.js')
 const { connectMcpServer, forwardMcpCall } = require('../lib/mcp.js')
 
+// The memory server's file, in a folder removed when the demo exits, however it exits.
+const scratch = mkdtempSync(join(tmpdir(), 'code-mode-demo-'))
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }))
 const memory = await connectMcpServer({
   name: 'memory',
   command: process.execPath,
   args: [require.resolve('@modelcontextprotocol/server-memory/dist/index.js')],
-  env: { MEMORY_FILE_PATH: join(mkdtempSync(join(tmpdir(), 'code-mode-demo-')), 'memory.jsonl') },
+  env: { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') },
 })
 const implementations = new Map(gatewayTools.map(([tool, impl]) => [tool.name, impl]))
 const catalogTools = [...gatewayTools.map(([tool]) => tool), ...memory.tools]

@@ -6,8 +6,15 @@
 // completed, failed, or waiting with a continuation that resumes once. A parked continuation is
 // the native VM itself (src/executor/).
 
-const native = require('./native.js')
 const { boundedText, ownedText } = require('./bounded.js')
+const { loadAddon } = require('./addon.js')
+
+/**
+ * The addon, loaded by the first cell (ready()) rather than here: OpenClaw requires this file
+ * to find the executor, and a missing binary must fail cells with a short message
+ * (lib/addon.js), not throw napi-rs's loader error at the gateway.
+ */
+let native
 
 /** The oldest openclaw whose executor contract this file speaks. */
 const MIN_OPENCLAW = '2026.9.6'
@@ -48,8 +55,8 @@ function openclawVersion(resolvedFile) {
 }
 
 /**
- * Imports the gateway's executor runtime: from this package's own resolution (a devDependency,
- * or a gateway that installed its peer), else from the running gateway's entry point (a plugin
+ * Imports the gateway's executor runtime: from this package's own resolution (this repository's
+ * node_modules/openclaw, or a gateway that installed its peer), else from the running gateway's entry point (a plugin
  * installed into OpenClaw's state directory has no node_modules of its own). `options.from`
  * replaces the files resolution starts from.
  * @param {{ from?: string[] }} [options]
@@ -202,6 +209,9 @@ function createCodeModeExecutor(options = {}) {
   function ready() {
     if (runtime) return runtime
     runtime = (async () => {
+      const addon = loadAddon()
+      if (addon.error) throw new Error(addon.error)
+      native = addon.native
       const sdk = await loadRuntime()
       const missing = SDK_EXPORTS.filter((name) => sdk?.[name] === undefined)
       if (missing.length > 0) {

@@ -58,8 +58,33 @@ mod faults {
       .unwrap_or_else(|poisoned| poisoned.into_inner())
   }
 
+  /// How every injected panic's message starts.
+  const INJECTED: &str = "test fault: ";
+
+  /// Injected panics are expected: the default hook would print each one's message and
+  /// backtrace into the test output (dozens per `npm test`). The hook installed with the first
+  /// armed fault stays quiet for them and passes every other panic to the hook it replaced, so
+  /// a real panic still prints.
+  fn quiet_injected_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+      let previous = std::panic::take_hook();
+      std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+          .downcast_ref::<&str>()
+          .copied()
+          .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+        if !message.is_some_and(|m| m.starts_with(INJECTED)) {
+          previous(info);
+        }
+      }));
+    });
+  }
+
   /// Arms `fault` once, for cells of `run_id` (or of any run).
   pub fn arm(fault: Fault, run_id: Option<String>) {
+    quiet_injected_panics();
     armed().push(Armed { fault, run_id });
     ANY.store(true, Ordering::Release);
   }
@@ -72,7 +97,10 @@ mod faults {
       "slice" => arm(Fault::PanicSlice, run_id),
       "job" => arm(Fault::PanicJob, run_id),
       "bridge" => arm(Fault::PanicBridge, run_id),
-      "sync" => panic!("test fault: panic injected in a synchronous entry point"),
+      "sync" => {
+        quiet_injected_panics();
+        panic!("test fault: panic injected in a synchronous entry point")
+      }
       "off" => disarm(),
       _ => return Err(format!("unknown fault {kind:?}")),
     }

@@ -23,8 +23,8 @@ export declare class NativeCatalog {
 }
 
 /**
- * The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it). Its VM lives
- * here between legs: a parked continuation costs what the VM holds, and no thread.
+ * The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it): a handle on
+ * the cell in its sandbox process, where its VM lives between legs.
  */
 export declare class NativeExecutorCell {
   constructor(limits: ExecutorCellLimits)
@@ -42,12 +42,18 @@ export declare class NativeExecutorCell {
   next(settledJson: string, pendingIds: string, timeoutMs: number): Promise<string>
   /**
    * Collects the parked VM's garbage and resolves with the bytes it still holds (a
-   * continuation's `retainedBytes`).
+   * continuation's `retainedBytes`: the VM and the requests it waits on), or -1 when the
+   * gateway already holds `maxSuspendedCells` parked cells (code mode's and the executor's).
    */
   park(): Promise<number>
+  /**
+   * Milliseconds the running leg has run on a worker, or -1 while it waits for a slot or a
+   * worker: its budget only counts from its start.
+   */
+  legRunningMs(): number
   /** Stops the running leg (it ends `aborted`). */
   abort(): void
-  /** Frees the VM (on a worker); later legs fail `runtime_unavailable`. Idempotent. */
+  /** Frees the VM; later legs fail `runtime_unavailable`. Idempotent. */
   dispose(): void
 }
 
@@ -86,6 +92,11 @@ export declare class NativeRun {
   exec(input: unknown | undefined | null, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
   /** Starts a wait leg keyed `leg` (same contract as `exec`). */
   wait(input: unknown | undefined | null, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
+  /**
+   * Tool Search's `tool_call`: starts a cell keyed `leg` that makes one call of catalog tool
+   * `id` with `inputJson` as its input, given as data (same contract as `exec`).
+   */
+  execCall(id: string, inputJson: string, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
   /** Delivers a nested call's outcome: `payload` is JSON text (ok) or an error message. */
   settle(cell: number, call: number, ok: boolean, payload: string): void
   /**
@@ -110,10 +121,11 @@ export declare class NativeToolSearch {
   get catalogSize(): number
   get sources(): CodeModeSources
   /**
-   * `tool_search`: compact hits as JSON text; throws on a bad limit (the JS layer makes it a
-   * failed result).
+   * `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
+   * resolves with the compact hits as JSON text; rejects on a bad limit (the JS layer makes
+   * it a failed result).
    */
-  search(query: string, limit?: number | undefined | null): string
+  search(query: string, limit?: number | undefined | null): Promise<string>
   /** `tool_describe`: the entry with `parameters` as JSON text, or null when unavailable. */
   describe(id: string): string | null
   /**
@@ -140,9 +152,10 @@ export declare function assertCodeModePayload(toolNames: Array<string>): void
 
 /**
  * Internal, for `npm run bench`: median microseconds to prepare a cell (parse, checks,
- * completion value, and for TypeScript the transform) over `iterations` runs.
+ * completion value, and for TypeScript the transform) over `iterations` runs, in a sandbox
+ * process.
  */
-export declare function benchPrepare(code: string, typescript: boolean, iterations: number): number
+export declare function benchPrepare(code: string, typescript: boolean, iterations: number): Promise<number>
 
 /** Removes every namespace (tests). */
 export declare function clearNamespaces(): void
@@ -157,6 +170,7 @@ export type CodeModeCellEvent =
   | { type: 'cell_resumed'; runId: string; cellRunId?: string | null; toolCallId?: string | null }
   | { type: 'cell_expired'; runId: string; cellRunId?: string | null; toolCallId?: string | null }
   | { type: 'cell_aborted'; runId: string; cellRunId?: string | null; toolCallId?: string | null }
+  | { type: 'cell_dropped'; runId: string; cellRunId?: string | null; toolCallId?: string | null; code: CodeModeErrorCode; error: string }
 
 /** Normalised `tools.codeMode` settings, as returned by `resolveCodeModeConfig`. */
 export interface CodeModeConfig {
@@ -302,10 +316,11 @@ export interface CodeModeTelemetry {
 }
 
 /**
- * Compiles an OpenClaw guest controller to bytecode, once per source: returns its key for
- * `NativeExecutorCell.start`. Throws (with QuickJS's message) when the source does not compile.
+ * Compiles an OpenClaw guest controller in a sandbox process, once per source; resolves with
+ * its key for `NativeExecutorCell.start`, and rejects with QuickJS's message when the source
+ * does not compile.
  */
-export declare function compileExecutorController(source: string): string
+export declare function compileExecutorController(source: string): Promise<string>
 
 /** Applies process-wide runtime settings. */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
@@ -314,6 +329,11 @@ export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 export interface ExecutorCellLimits {
   memoryLimitBytes: number
   maxPendingToolCalls: number
+  /**
+   * The cell's `maxOutputBytes`: an error text longer than this is cut in the sandbox, before
+   * it is copied or escaped.
+   */
+  maxOutputBytes?: number
 }
 
 /** A model-visible tool definition (`exec` and `wait`). */
@@ -375,16 +395,34 @@ export declare function resolveToolSearchConfig(input?: unknown | undefined | nu
 
 /** Process-wide runtime settings. Every field is optional; call it before or between runs. */
 export interface RuntimeOptions {
-  /** Suspended (waiting) cells the process keeps at once. Default 64. */
+  /**
+   * Suspended (waiting) cells the gateway keeps at once, across every host and sandbox
+   * process. Default 64.
+   */
   maxSuspendedCells?: number
   /**
-   * Cells in a leg (running, or idle awaiting tools) at once; later exec/wait calls queue,
-   * and fail `runtime_unavailable` after waiting `timeoutMs`. Default 1024.
+   * Legs in flight (a cell running, or idle awaiting tools) at once, across every host; later
+   * exec/wait calls queue, and fail `runtime_unavailable` after waiting their `timeoutMs`.
+   * Default 1024.
    */
   maxActiveCells?: number
-  /** Threads that run guest JavaScript. Default: the machine's available parallelism. */
+  /**
+   * Sandbox processes that run guest work. Default: one per eight cores (1 to 8). Each holds
+   * the cells routed to it; a process whose worker got stuck in native code is replaced.
+   */
+  sandboxProcesses?: number
+  /**
+   * Threads that run guest JavaScript in each sandbox process. Default: the machine's
+   * available parallelism divided among the processes, at least 4.
+   */
   workerThreads?: number
 }
+
+/**
+ * Internal: where the sandbox executable is (next to this addon); the JS layer sets it when it
+ * loads the addon. `OPENCLAW_CODE_MODE_SANDBOX` in the environment overrides it.
+ */
+export declare function setSandboxExecutable(path: string): void
 
 /** Compact guest-visible catalog entry (`ALL_TOOLS`). */
 export interface ToolCatalogEntry {

@@ -64,11 +64,16 @@ export declare function resolveCodeModeConfig(input?: unknown): CodeModeConfig
 
 /** Process-wide runtime settings; every field optional. */
 export declare function configureCodeModeRuntime(options: {
-  /** Suspended (waiting) cells kept at once. Default 64. */
+  /** Suspended (waiting) cells kept at once, across every host and sandbox process. Default 64. */
   maxSuspendedCells?: number
   /** Cells in a leg (running or idle) at once; past it new execs queue, then fail `runtime_unavailable`. Default 1024. */
   maxActiveCells?: number
-  /** Threads that run guest JavaScript. Default: available parallelism. */
+  /**
+   * Sandbox processes that run guest work (every cell runs in one, never in the gateway's process).
+   * Default: one per eight cores, 1 to 8. A process whose worker is stuck in native code is replaced.
+   */
+  sandboxProcesses?: number
+  /** Threads that run guest JavaScript in each sandbox process. Default: available parallelism divided among the processes, at least 4. */
   workerThreads?: number
 }): void
 

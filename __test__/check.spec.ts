@@ -159,7 +159,7 @@ return issue.content
   it('checks with TypeScript 7 (typescript/unstable/sync) as with 5, and names the supported versions for any other', () => {
     const code = 'const f = await tools.read_file({ path: 42 })\nconst s = "h\u00e9llo \u{1F600}"; await MCP.github.createIssue({ owner: "o", repo: "r", title: 1 })\nreturn [f, s]\n'
     const file = cell('ts7.js', code)
-    const project = mkdtempSync(join(tmpdir(), 'code-mode-check-ts7-'))
+    const project = mkdtempSync(join(dir, 'ts7-'))
     mkdirSync(join(project, 'node_modules'))
     symlinkSync(resolve(__dirname, '../node_modules/typescript-7'), join(project, 'node_modules', 'typescript'), 'dir')
     const inProject = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: project, encoding: 'utf8', timeout: 60_000 })
@@ -174,7 +174,7 @@ return issue.content
       [2, code.split('\n')[1].indexOf('title: 1') + 1, 2322],
     ])
 
-    const old = mkdtempSync(join(tmpdir(), 'code-mode-check-ts4-'))
+    const old = mkdtempSync(join(dir, 'ts4-'))
     mkdirSync(join(old, 'node_modules', 'typescript'), { recursive: true })
     writeFileSync(join(old, 'node_modules', 'typescript', 'package.json'), JSON.stringify({ name: 'typescript', version: '4.9.5', main: 'index.js' }))
     writeFileSync(join(old, 'node_modules', 'typescript', 'index.js'), 'exports.version = "4.9.5"')

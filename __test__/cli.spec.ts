@@ -166,9 +166,10 @@ describe('code-mode CLI', () => {
 
   it('says npm run build, not reinstall, in a source checkout without the built addon', () => {
     const dir = mkdtempSync(join(tmpdir(), 'code-mode-cli-checkout-'))
+    dirs.push(dir)
     for (const f of ['bin', 'lib', 'index.js', 'binding.js', 'package.json', 'guest.d.ts', 'Cargo.toml', 'src/lib.rs']) cpSync(resolve(__dirname, '..', f), join(dir, f), { recursive: true })
     for (const args of [['run', cell('1'), '--tools', join(examples, 'tools.json')], ['check', cell('1'), '--tools', join(examples, 'tools.json')]]) {
-      const r = spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', timeout: 30_000 })
+      const r = spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', env: userEnv(), timeout: 30_000 })
       expect(r.status).toBe(1)
       expect(r.stderr).toBe(`code-mode: the native addon is not built in this source checkout (${dir}): run \`npm run build\` there (or \`npm run build:debug\` for a debug build)\n`)
     }

@@ -56,8 +56,9 @@ describe('npm ci of the repository', () => {
 
 describe('npm test\'s build', () => {
   it('writes the testing build to target/testing, and only npm run build writes the package root\'s addon', () => {
-    expect(pkg.scripts['build:test']).toMatch(/--features testing --output-dir target\/testing --no-js /)
-    expect(pkg.scripts.build).not.toMatch(/--output-dir|--features/)
+    // tools/build.mjs builds the addon and its sandbox executable into one folder.
+    expect(pkg.scripts['build:test']).toBe('node tools/build.mjs --features testing --out target/testing --no-js')
+    expect(pkg.scripts.build).toBe('node tools/build.mjs --release')
     expect(pkg.scripts.test).toMatch(/^npm run build:test && /)
   })
 

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { packableAddon, userEnv } from './support/binaries'
 
 const require = createRequire(import.meta.url)
 const root = resolve(__dirname, '..')
@@ -277,14 +278,10 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
   }
 
   beforeAll(() => {
-    const binary = readdirSync(root).find((f) => /^code-mode\.[\w-]+\.node$/.test(f))
-    if (!binary) throw new Error('no code-mode.<platform>.node in the package root: npm run build:debug first')
-    // The debug build's ~100 MB of debug info would make packing slow: a stripped copy is packed.
-    const artifacts = join(work, 'artifacts')
+    // The addon and sandbox executable built here, stripped of their debug info (packableAddon).
+    const addon = packableAddon(join(work, 'artifacts'))
     const out = join(work, 'out')
-    mkdirSync(artifacts)
-    if (spawnSync('strip', ['--strip-debug', '-o', join(artifacts, binary), join(root, binary)]).status !== 0) copyFileSync(join(root, binary), join(artifacts, binary))
-    const packed = npm(['run', 'package', '--', '--out', out, '--artifacts', artifacts], root)
+    const packed = npm(['run', 'package', '--', '--out', out, ...addon.args], root)
     if (packed.status !== 0) throw new Error(`npm run package failed:\n${packed.stdout}\n${packed.stderr}`)
 
     mkdirSync(project)
@@ -299,7 +296,8 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
     copyFileSync(join(__dirname, 'fixtures', 'plugin-author', 'orders.test.mjs'), join(project, 'orders.test.mjs'))
 
     // OPENCLAW_STATE_DIR/OPENCLAW_HOME left unset: the helper isolates the gateway's state itself.
-    const env = { ...process.env }
+    // As the author's machine has it: the installed addon, not the suites' testing build.
+    const env = userEnv()
     delete env.OPENCLAW_STATE_DIR
     delete env.OPENCLAW_HOME
     const vitest = spawnSync(

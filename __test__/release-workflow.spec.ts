@@ -57,12 +57,15 @@ describe('release workflow', () => {
       expect(RUNNERS[s.host][0], s.target).toBe(parseTriple(s.target).platform)
       expect(s.build).toBe(`npm run build -- --target ${s.target}`)
     }
-    expect(pkg.scripts.build).toMatch(/^napi build --platform --release/)
+    // tools/build.mjs: `napi build --platform --release` and the sandbox executable beside it.
+    expect(pkg.scripts.build).toBe('node tools/build.mjs --release')
     const steps = build.steps
     expect(steps.find((s) => s.uses?.startsWith('dtolnay/rust-toolchain'))?.with?.targets).toBe('${{ matrix.settings.target }}')
     expect(steps.some((s) => s.run === 'npm ci')).toBe(true)
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact'))!
-    expect(upload.with).toMatchObject({ name: 'bindings-${{ matrix.settings.target }}', path: '${{ env.APP_NAME }}.*.node', 'if-no-files-found': 'error' })
+    expect(upload.with).toMatchObject({ name: 'bindings-${{ matrix.settings.target }}', 'if-no-files-found': 'error' })
+    // The addon runs every cell in its sandbox executable: both are uploaded, on every platform.
+    expect(String(upload.with!.path).trim().split('\n')).toEqual(['${{ env.APP_NAME }}.*.node', '${{ env.APP_NAME }}-sandbox', '${{ env.APP_NAME }}-sandbox.exe'])
     expect(workflow.env?.APP_NAME).toBe(pkg.napi.binaryName)
   })
 
@@ -86,6 +89,9 @@ describe('release workflow', () => {
     expect(runs(test).indexOf('node tools/setup-gateway.mjs')).toBeGreaterThanOrEqual(0)
     expect(runs(test).indexOf('node tools/setup-gateway.mjs')).toBeLessThan(runs(test).indexOf('npx vitest run'))
     expect(runs(test)).not.toMatch(/napi build|npm run build|npm test|cargo/)
+    // The downloaded sandbox executable gets its executable bit back before the suites run.
+    expect(runs(test)).toContain('chmod +x code-mode-sandbox')
+    expect(runs(test).indexOf('chmod +x code-mode-sandbox')).toBeLessThan(runs(test).indexOf('npx vitest run'))
   })
 
   it('publishes only on a version tag, after every test, through napi pre-publish and npm publish', () => {
@@ -95,7 +101,9 @@ describe('release workflow', () => {
     expect(publish.needs).toEqual(['test-source', 'test-binding'])
     const script = runs(publish)
     expect(script).toContain('GITHUB_REF_NAME')
-    const order = ['npm ci', 'npx napi artifacts --output-dir artifacts --npm-dir npm', 'npx napi pre-publish -t npm', 'npm publish --access public']
+    // Each sandbox executable goes into its platform package (with its executable bit) before
+    // napi artifacts moves the addons, and pre-publish checks every file the packages name.
+    const order = ['npm ci', 'cp "$exe" "npm/$platform/"', 'chmod +x', 'npx napi artifacts --output-dir artifacts --npm-dir npm', 'npx napi pre-publish -t npm', 'npm publish --access public']
     const positions = order.map((command) => script.indexOf(command))
     expect(positions.every((p) => p >= 0), JSON.stringify(positions)).toBe(true)
     expect([...positions].sort((a, b) => a - b)).toEqual(positions)

@@ -71,7 +71,7 @@ let loaded
 function loadAddon() {
   if (loaded) return loaded
   try {
-    loaded = { native: require('../binding.js') }
+    loaded = { native: require('./native.js') }
     return loaded
   } catch (error) {
     return { error: missingAddonMessage(error) }

@@ -17,7 +17,10 @@ use napi_derive::napi;
 #[napi(js_name = "__testPanic", catch_unwind)]
 pub fn test_panic(kind: String, run_id: Option<String>) -> Result<()> {
   match kind.as_str() {
-    "sync" => panic!("test fault: panic injected in a synchronous entry point"),
+    "sync" => {
+      code_mode_protocol::injected::quiet_injected_panics();
+      panic!("test fault: panic injected in a synchronous entry point")
+    }
     "slice" | "job" | "bridge" | "off" => {
       sandbox::arm_for_tests(Testing::Fault { kind, run: run_id });
       Ok(())

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the addon and its sandbox executable together, with the same profile, features and
 // target: `node tools/build.mjs [--release] [--features F] [--target T] [--js F --dts F]
-// [--out DIR]`. The addon is `napi build --platform --no-const-enum` (which writes
+// [--out DIR] [--no-js]`. The addon is `napi build --platform --no-const-enum` (which writes
 // `code-mode.<platform>.node` into the package root, or DIR); the executable is
 // `crates/sandbox`'s `code-mode-sandbox`, copied next to it. The release workflow passes
 // `--target` for cross builds.
@@ -16,7 +16,13 @@ const args = process.argv.slice(2)
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const release = args.includes('--release')
 const features = option('--features')
-const target = option('--target')
+// `napi build --platform` always passes a target triple, so its artifacts live under
+// target/<triple>/; the executable is built for the same triple so no crate compiles twice.
+const target = option('--target') ?? /^host: (\S+)$/m.exec(execFileSync('rustc', ['-vV'], { encoding: 'utf8' }))?.[1]
+if (!target) {
+  console.error('build: could not read the host triple from `rustc -vV`')
+  process.exit(2)
+}
 const out = resolve(root, option('--out') ?? '.')
 
 function run(command, commandArgs) {
@@ -27,23 +33,24 @@ function run(command, commandArgs) {
 const require = createRequire(join(root, 'package.json'))
 const cli = require.resolve('@napi-rs/cli/package.json')
 const napi = join(dirname(cli), require(cli).bin.napi)
-const napiArgs = ['build', '--platform', '--no-const-enum', '--js', option('--js') ?? 'binding.js', '--dts', option('--dts') ?? 'binding.d.ts']
+const js = args.includes('--no-js') ? ['--no-js'] : ['--js', option('--js') ?? 'binding.js']
+const napiArgs = ['build', '--platform', '--no-const-enum', ...js, '--dts', option('--dts') ?? 'binding.d.ts']
 if (release) napiArgs.push('--release')
 if (features) napiArgs.push('--features', features)
-if (target) napiArgs.push('--target', target)
+napiArgs.push('--target', target)
 if (out !== root) napiArgs.push('--output-dir', out)
 run(process.execPath, [napi, ...napiArgs])
 
 const cargoArgs = ['build', '-p', 'code-mode-sandbox', '--bin', 'code-mode-sandbox']
 if (release) cargoArgs.push('--release')
 if (features) cargoArgs.push('--features', features)
-if (target) cargoArgs.push('--target', target)
+cargoArgs.push('--target', target)
 run('cargo', cargoArgs)
 
 const metadata = JSON.parse(execFileSync('cargo', ['metadata', '--format-version', '1', '--no-deps'], { cwd: root, encoding: 'utf8' }))
-const windows = target ? target.includes('windows') : process.platform === 'win32'
+const windows = target.includes('windows')
 const name = windows ? 'code-mode-sandbox.exe' : 'code-mode-sandbox'
-const from = join(metadata.target_directory, ...(target ? [target] : []), release ? 'release' : 'debug', name)
+const from = join(metadata.target_directory, target, release ? 'release' : 'debug', name)
 mkdirSync(out, { recursive: true })
 copyFileSync(from, join(out, name))
 chmodSync(join(out, name), 0o755)

@@ -38,10 +38,10 @@ import { fileURLToPath } from 'node:url'
 import { packingProblems, sandboxFileName } from './binaries.mjs'
 
 /**
- * Whether every platform's sandbox executable must be there beside its addon. False until the
- * addon starts one (then a platform tarball without it could not run a cell): flip it then.
+ * Whether every platform's sandbox executable must be there beside its addon: the addon runs
+ * every cell in it, so a platform tarball without it could not run one.
  */
-export const SANDBOX_REQUIRED = false
+export const SANDBOX_REQUIRED = true
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(join(root, 'package.json'))

@@ -112,7 +112,8 @@ export function packableAddon(dir: string): { platform: string; file: string; sa
   const platform = name.split('.')[1]
   mkdirSync(dir, { recursive: true })
   const copy = (file: string) => {
-    const stripArgs = process.platform === 'darwin' ? ['-S', '-o', join(dir, file), join(from, file)] : ['--strip-debug', '-o', join(dir, file), join(from, file)]
+    // An executable's `.debug_gdb_scripts` is allocated, so --strip-debug keeps it; it goes too.
+    const stripArgs = process.platform === 'darwin' ? ['-S', '-o', join(dir, file), join(from, file)] : ['--strip-debug', '--remove-section=.debug_gdb_scripts', '-o', join(dir, file), join(from, file)]
     if (!testing || process.platform === 'win32' || spawnSync('strip', stripArgs).status !== 0) copyFileSync(join(from, file), join(dir, file))
   }
   copy(name)

@@ -58,29 +58,7 @@ mod faults {
       .unwrap_or_else(|poisoned| poisoned.into_inner())
   }
 
-  /// How every injected panic's message starts.
-  const INJECTED: &str = "test fault: ";
-
-  /// Injected panics are expected: the default hook would print each one's message and
-  /// backtrace into the test output (dozens per `npm test`). The hook installed with the first
-  /// armed fault stays quiet for them and passes every other panic to the hook it replaced, so
-  /// a real panic still prints.
-  fn quiet_injected_panics() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-      let previous = std::panic::take_hook();
-      std::panic::set_hook(Box::new(move |info| {
-        let payload = info.payload();
-        let message = payload
-          .downcast_ref::<&str>()
-          .copied()
-          .or_else(|| payload.downcast_ref::<String>().map(String::as_str));
-        if !message.is_some_and(|m| m.starts_with(INJECTED)) {
-          previous(info);
-        }
-      }));
-    });
-  }
+  use code_mode_protocol::injected::quiet_injected_panics;
 
   /// Arms `fault` once, for cells of `run_id` (or of any run).
   pub fn arm(fault: Fault, run_id: Option<String>) {

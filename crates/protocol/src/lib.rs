@@ -3,5 +3,6 @@
 //! processes.
 
 pub mod error;
+pub mod injected;
 pub mod leg;
 pub mod wire;

@@ -26,6 +26,12 @@ use std::time::Duration;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Marks a testing build: `npm run package` refuses an executable that holds this string
+/// (`TESTING_SANDBOX_MARKER` in tools/binaries.mjs), as it refuses the testing addon.
+#[cfg(feature = "testing")]
+#[used]
+static TESTING_MARKER: [u8; 33] = *b"code-mode-sandbox: testing build\0";
+
 /// How often the process says it is alive (the addon kills one that stops).
 const HEARTBEAT: Duration = Duration::from_secs(1);
 

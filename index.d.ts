@@ -354,7 +354,11 @@ export declare class ToolSearchRun {
   readonly config: ToolSearchConfig
   /** `[tool_search_code]` (code) or `[tool_search, tool_describe, tool_call]`; `[]` when inactive. */
   readonly modelTools: ToolSearchModelTool[]
-  /** The bounded capability directory for the system prompt (`directory` mode; else `''`). */
+  /**
+   * The bounded capability directory for the system prompt, in every mode (`''` when inactive):
+   * trusted tool names and descriptions sorted by name, at most 18,000 characters, the same text
+   * for the same catalog and mode (cache-stable).
+   */
   readonly prompt: string
   readonly telemetry: ToolSearchTelemetry
   /** Runs one of `modelTools` by name. Never rejects: bad input is a `failed` result. */

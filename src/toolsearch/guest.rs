@@ -12,7 +12,6 @@ use crate::run::Run;
 use crate::telemetry::Counters;
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Function, Object, Value};
-use serde_json::Value as Json;
 use std::sync::Arc;
 
 /// Tool Search's guest: its prelude, its functions, and only console's log, warn and error.
@@ -38,16 +37,16 @@ pub fn unavailable(id: &str) -> String {
   )
 }
 
-/// Compact search hits as JSON text (no schemas), counted.
-pub fn search_json(run: &Run, query: &str, limit: usize) -> String {
+/// A search of the whole catalog (MCP included), counted.
+pub fn search<'r>(run: &'r Run, query: &str, limit: usize) -> catalog::SearchResult<'r> {
   Counters::bump(&run.telemetry.searches);
-  let hits: Vec<Json> = run
-    .catalog
-    .search_all(query, limit)
-    .into_iter()
-    .map(|e| catalog::compact_json(e, false))
-    .collect();
-  Json::Array(hits).to_string()
+  run.catalog.search_all_result(query, limit)
+}
+
+/// Compact search hits as a JSON array (no schemas), counted: the structured `tool_search`.
+/// (A query past the caps is cut to its first part; `search(..).truncated` says so.)
+pub fn search_json(run: &Run, query: &str, limit: usize) -> String {
+  search(run, query, limit).hits_json()
 }
 
 /// One entry with its `parameters` as JSON text, counted; `None` when it is not in the catalog.
@@ -75,7 +74,8 @@ fn install<'js>(
           let limit = run
             .search_limit(bridge::limit_arg(&limit))
             .map_err(|m| throw_type(&ctx, m))?;
-          Ok(search_json(&run, &query, limit))
+          // The hits, with `queryTruncated` when only the query's first part was searched.
+          Ok(search(&run, &query, limit).guest_json())
         })
       },
     )?,

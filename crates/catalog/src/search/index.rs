@@ -64,6 +64,9 @@ pub(super) struct Table {
   pub(super) postings: Vec<Vec<Posting>>,
   /// Each list's blocks, in the order of `postings`.
   pub(super) blocks: Vec<Vec<Block>>,
+  /// Each list's bounds over all its blocks (`block` and `start` unused): what a search needs to
+  /// tell the lists that can still lift a tool into the top from those that cannot.
+  pub(super) whole: Vec<Block>,
   pub(super) idf: Vec<f32>,
 }
 
@@ -124,12 +127,14 @@ pub struct SearchIndex {
   /// postings and idf: a query that repeats a tool's own phrasing ("search file contents") is a
   /// better match than one that scatters the same words.
   pub(super) pairs: Vec<((u32, u32), Vec<Posting>, f32)>,
-  /// Each pair's blocks, in the order of `pairs`.
+  /// Each pair's blocks, in the order of `pairs`, and its bounds over all of them.
   pub(super) pair_blocks: Vec<Vec<Block>>,
+  pub(super) pair_whole: Vec<Block>,
   /// Distinct words in each document's name, for name coverage.
   pub(super) name_words: Vec<u8>,
-  /// The fewest name words of a document in each block (at least 1).
+  /// The fewest name words of a document in each block, and in the index (at least 1).
   pub(super) block_name_words: Vec<u8>,
+  pub(super) fewest_name_words: u8,
   /// Normalised full names (`web_search` → `websearch`) with their document, sorted, for
   /// exact-name and name-prefix matches.
   pub(super) names: Vec<(Box<str>, u32)>,
@@ -247,7 +252,9 @@ impl SearchIndex {
       let list = std::mem::take(&mut lists[id as usize]);
       words.idf.push(idf(count, list.len()));
       words.terms.push(texts[id as usize].into());
-      words.blocks.push(blocks(&list));
+      let list_blocks = blocks(&list);
+      words.whole.push(whole(&list_blocks));
+      words.blocks.push(list_blocks);
       words.postings.push(list);
     }
     let mut pairs: Vec<((u32, u32), Vec<Posting>, f32)> = pair_lists
@@ -258,23 +265,46 @@ impl SearchIndex {
       })
       .collect();
     pairs.sort_unstable_by_key(|p| p.0);
-    let pair_blocks = pairs.iter().map(|p| blocks(&p.1)).collect();
-    let block_name_words = name_words
+    let pair_blocks: Vec<Vec<Block>> = pairs.iter().map(|p| blocks(&p.1)).collect();
+    let pair_whole = pair_blocks.iter().map(|b| whole(b)).collect();
+    let block_name_words: Vec<u8> = name_words
       .chunks(BLOCK)
       .map(|chunk| chunk.iter().copied().min().unwrap_or(1).max(1))
       .collect();
+    let fewest_name_words = block_name_words.iter().copied().min().unwrap_or(1);
     SearchIndex {
       words,
       pairs,
       pair_blocks,
+      pair_whole,
       name_words,
       block_name_words,
+      fewest_name_words,
       names,
       external,
       docs: count,
       unions: Mutex::new(FnvMap::default()),
     }
   }
+}
+
+/// The bounds of a whole list, from its blocks.
+fn whole(blocks: &[Block]) -> Block {
+  blocks.iter().fold(
+    Block {
+      block: 0,
+      start: 0,
+      max: 0.0,
+      titled: 0.0,
+      named: false,
+    },
+    |all, b| Block {
+      max: all.max.max(b.max),
+      titled: all.titled.max(b.titled),
+      named: all.named || b.named,
+      ..all
+    },
+  )
 }
 
 /// A posting list's blocks (postings are in document order).

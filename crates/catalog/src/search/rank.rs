@@ -2,23 +2,32 @@
 //! coverage, phrases, name matches) and keeps the top `limit`, best first, ties by id.
 //!
 //! Documents are numbered in id order (`index.rs`), and a search walks them in that order one
-//! block of [`BLOCK`] at a time. For each block it first computes, with the very operations a
-//! score takes, a bound from the block's largest weight in every list: every step of a score
-//! (max, sums, products of non-negative numbers) only grows with its inputs, in floating point
-//! too, so no tool of the block can score above it. Once the top is full, a block whose bound
-//! is not above the worst kept score is skipped: its tools come later in id order, so even a
-//! tie loses. In a block that is not skipped, each tool is scored exactly as the exhaustive
-//! ranking (`reference.rs`) scores it, concept by concept, so results are the same to the bit
-//! (`tests.rs` compares them). A word every tool says no longer costs a pass over every tool:
-//! when its weights are alike, the first blocks fill the top and the rest are skipped.
+//! block of [`BLOCK`] at a time, so a tool met later loses every tie to the tools already kept.
+//! Two bounds let it pass over tools that cannot reach the top, each computed with the very
+//! operations a score takes: every step of a score (max, sums in query order, products of
+//! non-negative numbers) only grows with its inputs, in floating point too, so a bound fed
+//! weights at least a tool's own is at least its score.
+//!
+//! - Lists (MaxScore): once the top is full, the query's lists are split in two. The *passive*
+//!   ones are the most lists (weakest first) whose bound together, from each list's largest
+//!   weight anywhere, is not above the worst kept score: a tool found only in them cannot enter.
+//!   The walk then visits only the blocks an *active* list (or an exact name) has postings in;
+//!   passive lists are looked up there and skipped past everywhere else. When every tool says
+//!   the query's common words alike, the first block fills the top, every list turns passive,
+//!   and the walk ends: no pass over the catalog.
+//! - Blocks (block-max): a visited block whose bound, from each list's largest weight in the
+//!   block, is not above the worst kept score is not scored.
+//!
+//! A block that is scored has each of its tools scored exactly as the exhaustive ranking
+//! (`reference.rs`) scores it, concept by concept, so results are the same to the bit
+//! (`tests.rs` and `differential.rs` compare them).
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::index::{BLOCK, BLOCK_BITS, Block, Field, Posting, SearchIndex};
-use super::query::concepts;
-use super::text::compact;
+use super::query::{QueryTruncation, read};
 use super::weights::{
   EXTRA, KEEP, LEAD, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
 };
@@ -63,6 +72,13 @@ impl<'i> Cursor<'i> {
     self.blocks.get(self.at).map_or(u32::MAX, |b| b.block)
   }
 
+  /// Moves past the blocks before `block` (a binary search: skipped blocks cost nothing).
+  fn seek(&mut self, block: u32) {
+    if self.next_block() < block {
+      self.at += self.blocks[self.at..].partition_point(|b| b.block < block);
+    }
+  }
+
   /// This list's part of block `block`, if it has one.
   fn block(&self, block: u32) -> Option<&'i Block> {
     self.blocks.get(self.at).filter(|b| b.block == block)
@@ -83,12 +99,14 @@ impl<'i> Cursor<'i> {
   }
 }
 
-/// One term a query reaches: its concept, its alternative (numbered across the query), its list
-/// and its scale. A query's terms are kept in query order: concepts, then alternatives.
+/// One term a query reaches: its concept, its alternative (numbered across the query), its list,
+/// the list's bounds and its scale. A query's terms are kept in query order: concepts, then
+/// alternatives.
 struct Term<'i> {
   concept: u32,
   alternative: u32,
   cursor: Cursor<'i>,
+  whole: Block,
   scale: f32,
 }
 
@@ -96,6 +114,15 @@ struct Term<'i> {
 struct Concept {
   minor: bool,
   weight: f32,
+}
+
+/// A phrase list: its cursor, bounds and idf, and the terms (the two words' own) a tool must be
+/// in to be in it.
+struct Phrase<'i> {
+  cursor: Cursor<'i>,
+  whole: Block,
+  idf: f32,
+  words: (usize, usize),
 }
 
 /// A tool whose name is or starts with the whole query.
@@ -132,6 +159,84 @@ fn each(mut mask: u64, mut f: impl FnMut(usize)) {
   }
 }
 
+/// A search's result: positions in the list the index was built from, best first, and whether
+/// only the first part of the query was searched.
+pub struct Ranked {
+  pub hits: Vec<usize>,
+  pub truncated: Option<QueryTruncation>,
+}
+
+/// The most a tool can score from the terms `chosen` (query order, each with the bounds of its
+/// postings: in a block, or in the whole list), the phrase bonuses `phrases` and a name boost:
+/// the scoring's own steps, as if every chosen list hit the tool at its largest weight.
+/// `fewest` is the fewest name words a tool it bounds can have.
+fn bound<'t>(
+  terms: &[Term],
+  plan: &[Concept],
+  chosen: impl Iterator<Item = (usize, &'t Block)>,
+  phrases: impl Iterator<Item = f32>,
+  boost: Option<f32>,
+  fewest: u8,
+  coverage: &impl Fn(u16) -> f32,
+) -> f32 {
+  let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
+  // The open concept and alternative: (concept, best, sum, seen, in_name), (alternative, hit).
+  let mut concept: Option<(u32, f32, f32, bool, bool)> = None;
+  let mut alternative: Option<(u32, f32)> = None;
+  let close_alternative =
+    |alternative: &mut Option<(u32, f32)>, concept: &mut Option<(u32, f32, f32, bool, bool)>| {
+      if let (Some((_, hit)), Some((_, best, sum, seen, _))) = (alternative.take(), concept) {
+        *seen = true;
+        *sum += hit;
+        *best = best.max(hit);
+      }
+    };
+  let mut close_concept = |concept: &mut Option<(u32, f32, f32, bool, bool)>| {
+    if let Some((c, best, sum, seen, in_name)) = concept.take()
+      && seen
+    {
+      let c = &plan[c as usize];
+      let score = (KEEP * best + EXTRA * sum) * c.weight;
+      if c.minor {
+        total += score * MINOR;
+      } else {
+        total += score;
+        matched += 1;
+        named += in_name as u16;
+      }
+    }
+  };
+  for (t, b) in chosen {
+    let term = &terms[t];
+    let minor = plan[term.concept as usize].minor;
+    let weight = if minor { b.titled } else { b.max };
+    if weight == 0.0 {
+      // No posting here, or a minor word's in descriptions only: none of them count.
+      continue;
+    }
+    if alternative.is_some_and(|(a, _)| a != term.alternative) {
+      close_alternative(&mut alternative, &mut concept);
+    }
+    if concept.is_some_and(|(c, ..)| c != term.concept) {
+      close_concept(&mut concept);
+    }
+    let open = concept.get_or_insert((term.concept, 0.0, 0.0, false, false));
+    open.4 |= b.named;
+    let hit = &mut alternative.get_or_insert((term.alternative, 0.0)).1;
+    *hit = hit.max(weight * term.scale);
+  }
+  close_alternative(&mut alternative, &mut concept);
+  close_concept(&mut concept);
+  for phrase in phrases {
+    total += phrase;
+  }
+  if let Some(boost) = boost {
+    total += boost;
+  }
+  let share = (named as f32 / fewest as f32).min(1.0);
+  total * coverage(matched) * (1.0 + NAME_COVER * share)
+}
+
 impl SearchIndex {
   /// Number of tools that contain at least one of `terms`, counted once per term set and index.
   fn union_size(&self, terms: &[usize], read: &mut usize) -> usize {
@@ -161,7 +266,12 @@ impl SearchIndex {
           marks[word] |= bit;
         }
       }
-      marks[..words].fill(0);
+      // Clear what was set, not the whole map: the count costs the postings, not the catalog.
+      for &t in &key {
+        for p in &self.words.postings[t as usize] {
+          marks[(p.doc >> 6) as usize] = 0;
+        }
+      }
       size
     });
     if kept {
@@ -177,32 +287,45 @@ impl SearchIndex {
   /// Positions (in the list the index was built from) ranked for `query`, best first, ties by
   /// id, at most `limit`. An empty query lists the first `limit` in the given order.
   pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
+    self.ranked(query, limit).hits
+  }
+
+  /// [`Self::search`], saying whether the query was cut to its first part (over
+  /// [`super::MAX_QUERY_CHARS`] characters or [`super::MAX_QUERY_WORDS`] distinct words).
+  pub fn ranked(&self, query: &str, limit: usize) -> Ranked {
     self.search_with(query, limit, true)
   }
 
   /// [`Self::search`] without skipping: every block a concept reaches is scored (tests).
   #[cfg(test)]
   pub fn search_exhaustive(&self, query: &str, limit: usize) -> Vec<usize> {
-    self.search_with(query, limit, false)
+    self.search_with(query, limit, false).hits
   }
 
-  fn search_with(&self, query: &str, limit: usize, skip: bool) -> Vec<usize> {
-    let whole = compact(query);
-    if whole.is_empty() || limit == 0 {
+  fn search_with(&self, query: &str, limit: usize, skip: bool) -> Ranked {
+    let query = read(query);
+    if query.whole.is_empty() || limit == 0 {
       WORK.with(|w| w.set((0, 0)));
-      return (0..self.docs.min(limit)).collect();
+      return Ranked {
+        hits: (0..self.docs.min(limit)).collect(),
+        truncated: query.truncated,
+      };
     }
-    self
-      .rank(query, &whole, limit, skip)
+    let hits = self
+      .rank(&query, limit, skip)
       .into_iter()
       .map(|d| self.external[d as usize] as usize)
-      .collect()
+      .collect();
+    Ranked {
+      hits,
+      truncated: query.truncated,
+    }
   }
 
-  fn rank(&self, query: &str, whole: &str, limit: usize, skip: bool) -> Vec<u32> {
+  fn rank(&self, query: &super::query::Query, limit: usize, skip: bool) -> Vec<u32> {
     let mut read = 0usize;
     let mut scored = 0usize;
-    let parsed = concepts(query);
+    let (parsed, whole) = (&query.concepts, query.whole.as_str());
     let major = parsed.iter().filter(|c| !c.minor).count();
     let coverage = |matched: u16| {
       if major == 0 {
@@ -216,6 +339,8 @@ impl SearchIndex {
     let mut plan: Vec<Concept> = Vec::with_capacity(parsed.len());
     let mut terms: Vec<Term> = Vec::new();
     let mut term_ids: Vec<usize> = Vec::new();
+    // Each concept's own word, as a position in `terms` (phrases need both words').
+    let mut own: Vec<Option<usize>> = Vec::with_capacity(parsed.len());
     let mut alternatives = 0u32;
     for (c, concept) in parsed.iter().enumerate() {
       let mut raw: Vec<(u32, usize, f32, bool)> = Vec::new();
@@ -235,10 +360,19 @@ impl SearchIndex {
       term_ids.clear();
       term_ids.extend(raw.iter().map(|&(_, t, _, _)| t));
       let ceiling = idf(self.docs, self.union_size(&term_ids, &mut read));
+      let own_alternative = alternatives - concept.alternatives().count() as u32;
+      let first = terms.len();
+      own.push(
+        raw
+          .iter()
+          .position(|&(a, _, _, exact)| a == own_alternative && exact)
+          .map(|i| first + i),
+      );
       terms.extend(raw.iter().map(|&(alternative, t, factor, exact)| Term {
         concept: c as u32,
         alternative,
         cursor: Cursor::new(&self.words.postings[t], &self.words.blocks[t]),
+        whole: self.words.whole[t],
         scale: factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX },
       }));
       plan.push(Concept {
@@ -248,14 +382,16 @@ impl SearchIndex {
     }
 
     // Phrases: consecutive main query words that are consecutive in a tool's text.
-    let mains: Vec<&str> = parsed
-      .iter()
-      .filter(|c| !c.minor)
-      .map(|c| c.word.as_str())
-      .collect();
-    let mut phrases: Vec<(Cursor, f32)> = Vec::new();
+    let mains: Vec<usize> = (0..parsed.len()).filter(|&c| !parsed[c].minor).collect();
+    let mut phrases: Vec<Phrase> = Vec::new();
     for pair in mains.windows(2) {
-      let (Some(first), Some(second)) = (self.words.get(pair[0]), self.words.get(pair[1])) else {
+      let (Some(a), Some(b)) = (own[pair[0]], own[pair[1]]) else {
+        continue;
+      };
+      let (Some(first), Some(second)) = (
+        self.words.get(&parsed[pair[0]].word),
+        self.words.get(&parsed[pair[1]].word),
+      ) else {
         continue;
       };
       if let Ok(i) = self
@@ -263,12 +399,17 @@ impl SearchIndex {
         .binary_search_by_key(&(first as u32, second as u32), |p| p.0)
       {
         let (_, postings, idf) = &self.pairs[i];
-        phrases.push((Cursor::new(postings, &self.pair_blocks[i]), *idf));
+        phrases.push(Phrase {
+          cursor: Cursor::new(postings, &self.pair_blocks[i]),
+          whole: self.pair_whole[i],
+          idf: *idf,
+          words: (a, b),
+        });
       }
     }
 
-    // Names that are or start with the whole query: candidates whatever else they match (an
-    // exact name ranks first outright; the prefix boost is added last).
+    // Names that are or start with the whole query: an exact name ranks first outright; a
+    // prefix adds a boost, last. A name that does neither adds nothing and is left out.
     let from = self.names.partition_point(|(name, _)| **name < *whole);
     let mut named: Vec<Named> = self.names[from..]
       .iter()
@@ -282,9 +423,16 @@ impl SearchIndex {
             .then(|| NAME_PREFIX_BOOST * whole.len() as f32 / name.len() as f32),
         }
       })
+      .filter(|n| n.exact || n.boost.is_some())
       .collect();
     named.sort_unstable_by_key(|n| n.doc);
-    let mut next_named = 0;
+    let exact_blocks: Vec<u32> = named
+      .iter()
+      .filter(|n| n.exact)
+      .map(|n| n.doc >> BLOCK_BITS)
+      .collect();
+    let most_boost = named.iter().filter_map(|n| n.boost).reduce(f32::max);
+    let (mut next_named, mut next_exact) = (0, 0);
 
     // Top `limit` by (exact, score, id), kept sorted. Documents come in id order, so a new one
     // goes after every kept one it ties with.
@@ -296,45 +444,120 @@ impl SearchIndex {
     };
     let mut top: Vec<(u32, bool, f32)> = Vec::with_capacity(limit + 1);
     let mut acc = [Acc::default(); BLOCK];
-    // The terms by the next block they have postings in: a block costs the terms it holds, not
-    // every term a prefix reached.
-    let mut queue: BinaryHeap<Reverse<(u32, u32)>> = terms
+
+    // The lists, weakest first (by what each alone can add), and which of them are passive: a
+    // prefix of that order. The name boosts count as one more list (index `terms.len()`).
+    let names_list = terms.len();
+    let solo: Vec<f32> = (0..terms.len())
+      .map(|t| {
+        bound(
+          &terms,
+          &plan,
+          std::iter::once((t, &terms[t].whole)),
+          std::iter::empty(),
+          None,
+          self.fewest_name_words,
+          &coverage,
+        )
+      })
+      .chain(most_boost.map(|boost| {
+        bound(
+          &terms,
+          &plan,
+          std::iter::empty(),
+          std::iter::empty(),
+          Some(boost),
+          self.fewest_name_words,
+          &coverage,
+        )
+      }))
+      .collect();
+    let mut order: Vec<usize> = (0..solo.len()).collect();
+    order.sort_by(|&a, &b| solo[a].total_cmp(&solo[b]).then(a.cmp(&b)));
+    let mut passive = vec![false; solo.len()];
+    // The worst kept score the split was made for, and work done since (a split costs the lists;
+    // it is redone once the walk has done as much work).
+    let mut split_for: Option<(bool, f32)> = None;
+    let mut since_split = 0usize;
+
+    // Active lists by the next block they have postings in; passive ones apart, sought only
+    // where the walk goes.
+    let mut active: BinaryHeap<Reverse<(u32, u32)>> = terms
       .iter()
       .enumerate()
       .filter(|(_, t)| t.cursor.next_block() != u32::MAX)
       .map(|(i, t)| Reverse((t.cursor.next_block(), i as u32)))
       .collect();
-    let mut active: Vec<u32> = Vec::new();
+    let mut lazy: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
+    let mut here: Vec<u32> = Vec::new();
     loop {
-      let block = queue.peek().map_or(u32::MAX, |Reverse((b, _))| *b).min(
-        named
-          .get(next_named)
-          .map_or(u32::MAX, |n| n.doc >> BLOCK_BITS),
-      );
+      // Active lists that turned passive leave for the lazy heap as they surface.
+      while let Some(&Reverse((b, t))) = active.peek() {
+        if !passive[t as usize] {
+          break;
+        }
+        active.pop();
+        lazy.push(Reverse((b, t)));
+      }
+      let names_active = !passive.get(names_list).copied().unwrap_or(true);
+      let block = active
+        .peek()
+        .map_or(u32::MAX, |Reverse((b, _))| *b)
+        .min(exact_blocks.get(next_exact).copied().unwrap_or(u32::MAX))
+        .min(if names_active {
+          named
+            .get(next_named)
+            .map_or(u32::MAX, |n| n.doc >> BLOCK_BITS)
+        } else {
+          u32::MAX
+        });
       if block == u32::MAX {
         break;
       }
-      active.clear();
-      while let Some(&Reverse((b, t))) = queue.peek() {
+      here.clear();
+      while let Some(&Reverse((b, t))) = active.peek() {
         if b != block {
           break;
         }
-        queue.pop();
-        active.push(t);
+        active.pop();
+        here.push(t);
+      }
+      // Passive lists: past the blocks the walk skipped, and in this one if they have postings.
+      while let Some(&Reverse((b, t))) = lazy.peek() {
+        if b > block {
+          break;
+        }
+        lazy.pop();
+        if b == block {
+          here.push(t);
+          continue;
+        }
+        let cursor = &mut terms[t as usize].cursor;
+        cursor.seek(block);
+        if cursor.next_block() != u32::MAX {
+          lazy.push(Reverse((cursor.next_block(), t)));
+        }
       }
       // Query order: the scores' sums are taken in it.
-      active.sort_unstable();
+      here.sort_unstable();
+      while exact_blocks.get(next_exact).is_some_and(|&b| b <= block) {
+        next_exact += 1;
+      }
+      next_named += named[next_named..].partition_point(|n| n.doc >> BLOCK_BITS < block);
       let in_block = named[next_named..]
         .iter()
         .take_while(|n| n.doc >> BLOCK_BITS == block)
         .count();
       let names = &named[next_named..next_named + in_block];
       next_named += in_block;
+      for phrase in &mut phrases {
+        phrase.cursor.seek(block);
+      }
 
       let hits = Hits {
         block,
         terms: &terms,
-        active: &active,
+        active: &here,
         plan: &plan,
         phrases: &phrases,
         names,
@@ -343,10 +566,30 @@ impl SearchIndex {
       let passed = skip
         && full
         && !names.iter().any(|n| n.exact)
-        && (top[limit - 1].1 || self.bound(&hits, &coverage) <= top[limit - 1].2);
+        && (top[limit - 1].1 || {
+          let bound = bound(
+            &terms,
+            &plan,
+            here.iter().filter_map(|&t| {
+              terms[t as usize]
+                .cursor
+                .block(block)
+                .map(|b| (t as usize, b))
+            }),
+            phrases
+              .iter()
+              .filter_map(|p| p.cursor.block(block).map(|b| PHRASE * b.max * p.idf)),
+            names.iter().filter_map(|n| n.boost).reduce(f32::max),
+            self.block_name_words[block as usize],
+            &coverage,
+          );
+          bound <= top[limit - 1].2
+        });
+      since_split += here.len() + 1;
       if !passed {
         let (postings, candidates) = hits.score(&mut acc);
         read += postings;
+        since_split += postings;
         each(candidates, |i| {
           scored += 1;
           let doc = (block << BLOCK_BITS) + i as u32;
@@ -367,17 +610,36 @@ impl SearchIndex {
         });
         acc = [Acc::default(); BLOCK];
       }
-      for &t in &active {
+      for &t in &here {
         let cursor = &mut terms[t as usize].cursor;
         cursor.at += 1;
         if cursor.next_block() != u32::MAX {
-          queue.push(Reverse((cursor.next_block(), t)));
+          let entry = Reverse((cursor.next_block(), t));
+          if passive[t as usize] {
+            lazy.push(entry);
+          } else {
+            active.push(entry);
+          }
         }
       }
-      for (cursor, _) in &mut phrases {
-        // Phrase lists only add to tools the concepts reach: catch up past this block.
-        while cursor.next_block() <= block {
-          cursor.at += 1;
+
+      // A new worst kept score: more lists may have turned passive.
+      if skip && top.len() == limit {
+        let worst = (top[limit - 1].1, top[limit - 1].2);
+        let stale = split_for.is_none_or(|was| was != worst);
+        if stale && (split_for.is_none() || since_split >= solo.len()) {
+          split_for = Some(worst);
+          since_split = 0;
+          self.split(
+            &terms,
+            &plan,
+            &phrases,
+            most_boost,
+            &order,
+            worst,
+            &coverage,
+            &mut passive,
+          );
         }
       }
     }
@@ -385,55 +647,62 @@ impl SearchIndex {
     top.into_iter().map(|(d, _, _)| d).collect()
   }
 
-  /// The most any tool of the block can score: the scoring's own steps, on each list's largest
-  /// weight in the block, as if every list the block is in hit every tool of it.
-  fn bound(&self, hits: &Hits, coverage: &impl Fn(u16) -> f32) -> f32 {
-    let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
-    for (concept, alternatives) in hits.concepts() {
-      let (mut best, mut sum, mut seen, mut in_name) = (0f32, 0f32, false, false);
-      for alternative in alternatives {
-        let (mut hit, mut hit_seen) = (0f32, false);
-        for term in alternative.iter().map(|&t| hits.term(t)) {
-          let Some(b) = term.cursor.block(hits.block) else {
-            continue;
-          };
-          let weight = if concept.minor { b.titled } else { b.max };
-          if weight == 0.0 {
-            // A minor word hits no description: none of its postings here count.
-            continue;
-          }
-          hit_seen = true;
-          hit = hit.max(weight * term.scale);
-          in_name |= b.named;
-        }
-        if hit_seen {
-          seen = true;
-          sum += hit;
-          best = best.max(hit);
-        }
+  /// Marks passive the longest prefix of `order` (lists weakest first, `terms.len()` the name
+  /// boosts) whose lists together cannot lift a tool above the worst kept entry `worst`
+  /// (exact, score): a tool they alone reach would come later in id order, so a tie loses too.
+  /// Every list is passive behind an exact name (only exact names can still enter).
+  #[allow(clippy::too_many_arguments)]
+  fn split(
+    &self,
+    terms: &[Term],
+    plan: &[Concept],
+    phrases: &[Phrase],
+    most_boost: Option<f32>,
+    order: &[usize],
+    worst: (bool, f32),
+    coverage: &impl Fn(u16) -> f32,
+    passive: &mut [bool],
+  ) {
+    if worst.0 {
+      passive.fill(true);
+      return;
+    }
+    let mut chosen = vec![false; order.len()];
+    let fits = |k: usize, chosen: &mut Vec<bool>| {
+      chosen.fill(false);
+      for &i in &order[..k] {
+        chosen[i] = true;
       }
-      if seen {
-        let score = (KEEP * best + EXTRA * sum) * concept.weight;
-        if concept.minor {
-          total += score * MINOR;
-        } else {
-          total += score;
-          matched += 1;
-          named += in_name as u16;
-        }
+      let in_chosen = |t: usize| chosen[t];
+      let value = bound(
+        terms,
+        plan,
+        (0..terms.len())
+          .filter(|&t| in_chosen(t))
+          .map(|t| (t, &terms[t].whole)),
+        phrases
+          .iter()
+          .filter(|p| in_chosen(p.words.0) && in_chosen(p.words.1))
+          .map(|p| PHRASE * p.whole.max * p.idf),
+        most_boost.filter(|_| chosen.get(terms.len()).copied().unwrap_or(false)),
+        self.fewest_name_words,
+        coverage,
+      );
+      value <= worst.1
+    };
+    // The bound only grows with the prefix: the longest one that fits, by bisection.
+    let (mut lo, mut hi) = (0, order.len());
+    while lo < hi {
+      let mid = (lo + hi).div_ceil(2);
+      if fits(mid, &mut chosen) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
       }
     }
-    for (cursor, idf) in hits.phrases {
-      if let Some(b) = cursor.block(hits.block) {
-        total += PHRASE * b.max * idf;
-      }
+    for &i in &order[..lo] {
+      passive[i] = true;
     }
-    if let Some(boost) = hits.names.iter().filter_map(|n| n.boost).reduce(f32::max) {
-      total += boost;
-    }
-    let fewest = self.block_name_words[hits.block as usize];
-    let share = (named as f32 / fewest as f32).min(1.0);
-    total * coverage(matched) * (1.0 + NAME_COVER * share)
   }
 }
 
@@ -444,7 +713,7 @@ struct Hits<'h, 'i> {
   terms: &'h [Term<'i>],
   active: &'h [u32],
   plan: &'h [Concept],
-  phrases: &'h [(Cursor<'i>, f32)],
+  phrases: &'h [Phrase<'i>],
   names: &'h [Named],
 }
 
@@ -522,11 +791,11 @@ impl<'h, 'i> Hits<'h, 'i> {
       });
       candidates |= in_concept;
     }
-    for (cursor, idf) in self.phrases {
-      let postings = cursor.postings(self.block);
+    for phrase in self.phrases {
+      let postings = phrase.cursor.postings(self.block);
       read += postings.len();
       for p in postings {
-        acc[slot(p)].total += PHRASE * p.weight * idf;
+        acc[slot(p)].total += PHRASE * p.weight * phrase.idf;
       }
     }
     for n in self.names {

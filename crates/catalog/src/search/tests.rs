@@ -644,3 +644,4 @@ fn bench_search_synthetic() {
     }
   }
 }
+

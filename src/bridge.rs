@@ -136,7 +136,12 @@ fn install<'js>(
     Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
       guarded(&ctx, &s, || {
         let run = run_of(&s);
-        Ok(run.catalog.safe_name(&name).map_or(String::new(), |e| e.id.clone()))
+        Ok(
+          run
+            .catalog
+            .safe_name(&name)
+            .map_or(String::new(), |e| e.id.clone()),
+        )
       })
     })?,
   )?;

@@ -203,7 +203,8 @@ impl Catalog {
       }
     }
     let mut safe_name_order: Vec<u32> = (0..safe_names.len() as u32).collect();
-    safe_name_order.sort_unstable_by(|&a, &b| safe_names[a as usize].0.cmp(&safe_names[b as usize].0));
+    safe_name_order
+      .sort_unstable_by(|&a, &b| safe_names[a as usize].0.cmp(&safe_names[b as usize].0));
     let mut counts = [0; 3];
     for entry in &entries {
       counts[entry.source as usize] += 1;
@@ -384,11 +385,7 @@ pub struct SearchResult<'c> {
 impl SearchResult<'_> {
   /// The hits as a compact JSON array (no schemas), the shape `tools.search` resolves to.
   pub fn hits_json(&self) -> String {
-    let hits: Vec<Value> = self
-      .hits
-      .iter()
-      .map(|e| compact_json(e, false))
-      .collect();
+    let hits: Vec<Value> = self.hits.iter().map(|e| compact_json(e, false)).collect();
     Value::Array(hits).to_string()
   }
 

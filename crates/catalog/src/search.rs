@@ -22,9 +22,9 @@ mod thesaurus;
 mod weights;
 
 pub use index::{Doc, SearchIndex};
-pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryTruncation, TruncationReason};
 #[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
 pub use query::last_query_work;
+pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryTruncation, TruncationReason};
 pub use rank::Ranked;
 #[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
 pub use rank::last_search_work;
@@ -33,5 +33,7 @@ pub use rank::last_search_work;
 mod differential;
 #[cfg(test)]
 mod reference;
+#[cfg(test)]
+mod shapes;
 #[cfg(test)]
 mod tests;

@@ -54,6 +54,10 @@ pub(super) struct Block {
   pub(super) titled: f32,
   /// Whether one of them is in a name.
   pub(super) named: bool,
+  /// The documents of the block they are of, and those whose posting is in a name (bit `doc %
+  /// BLOCK`): which tool has which word, without reading the postings (0 in a list's `whole`).
+  pub(super) docs: u64,
+  pub(super) names: u64,
 }
 
 /// A sorted word list with postings: exact lookups and prefix ranges by binary search, without
@@ -190,7 +194,8 @@ impl SearchIndex {
     let mut seen: Vec<u32> = Vec::new();
     let mut seen_pairs: Vec<(u32, u32)> = Vec::new();
     for (i, (doc, fields)) in docs.iter().zip(&parsed).enumerate() {
-      let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * fields[2].len() as f32 / average));
+      let length = length_class(fields[2].len());
+      let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * length / average));
       let weights = [
         (Field::Name, NAME),
         (Field::Label, LABEL),
@@ -288,6 +293,26 @@ impl SearchIndex {
   }
 }
 
+/// Descriptions up to this many words weigh by their exact length; longer ones by classes.
+const EXACT_LENGTH: usize = 12;
+
+/// A description's length as its weights see it: the length itself up to [`EXACT_LENGTH`]
+/// words (a word more or less in a one-line description is a real difference), then the middle
+/// of its class of lengths (classes end at 15, 19, 24, 30, …, each a quarter longer than the
+/// last). Tools written from one template (descriptions of 16 to 19 words) then weigh a word
+/// alike, so they tie exactly, and a bound from the largest weight among them is the weight of
+/// each: the searches' bounds (`rank.rs`) stay tight on such catalogs.
+pub(super) fn length_class(words: usize) -> f32 {
+  if words <= EXACT_LENGTH {
+    return words as f32;
+  }
+  let (mut low, mut high) = (EXACT_LENGTH, EXACT_LENGTH + EXACT_LENGTH.div_ceil(4));
+  while high < words {
+    (low, high) = (high, high + high.div_ceil(4));
+  }
+  (low + 1 + high) as f32 / 2.0
+}
+
 /// The bounds of a whole list, from its blocks.
 fn whole(blocks: &[Block]) -> Block {
   blocks.iter().fold(
@@ -297,11 +322,16 @@ fn whole(blocks: &[Block]) -> Block {
       max: 0.0,
       titled: 0.0,
       named: false,
+      docs: 0,
+      names: 0,
     },
     |all, b| Block {
       max: all.max.max(b.max),
       titled: all.titled.max(b.titled),
       named: all.named || b.named,
+      // Any tool may be any block's: every bit.
+      docs: u64::MAX,
+      names: if all.named || b.named { u64::MAX } else { 0 },
       ..all
     },
   )
@@ -319,6 +349,8 @@ fn blocks(list: &[Posting]) -> Vec<Block> {
         max: 0.0,
         titled: 0.0,
         named: false,
+        docs: 0,
+        names: 0,
       });
     }
     let b = out
@@ -329,6 +361,11 @@ fn blocks(list: &[Posting]) -> Vec<Block> {
       b.titled = b.titled.max(p.weight);
     }
     b.named |= p.field == Field::Name;
+    let bit = 1u64 << (p.doc as usize % BLOCK);
+    b.docs |= bit;
+    if p.field == Field::Name {
+      b.names |= bit;
+    }
   }
   out
 }

@@ -176,7 +176,7 @@ pub(super) fn read(query: &str) -> Query {
     concepts: out,
     whole: compact(searched),
     truncated: truncated.map(|reason| QueryTruncation {
-      searched: searched.to_string(),
+      searched: searched.trim_end().to_string(),
       reason,
     }),
   }

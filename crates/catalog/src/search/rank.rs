@@ -33,8 +33,8 @@ use super::weights::{
 };
 
 thread_local! {
-  /// The last search's work on this thread: postings read and candidates scored.
-  static WORK: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+  /// The last search's work on this thread: postings read, candidates scored, blocks visited.
+  static WORK: Cell<(usize, usize, usize)> = const { Cell::new((0, 0, 0)) };
   /// One bit per document, all clear between uses (the union of a concept's lists).
   static MARKS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
@@ -43,7 +43,14 @@ thread_local! {
 /// work that does not depend on the machine's speed.
 #[cfg_attr(not(any(test, feature = "testing")), allow(dead_code))]
 pub fn last_search_work() -> (usize, usize) {
-  WORK.with(Cell::get)
+  let (read, scored, _) = WORK.with(Cell::get);
+  (read, scored)
+}
+
+/// Blocks (of [`BLOCK`] documents) this thread's last search visited: looked at, scored or not.
+#[cfg(test)]
+pub fn last_search_blocks() -> usize {
+  WORK.with(Cell::get).2
 }
 
 /// Term sets whose union sizes are kept per index, at most, and the most terms a kept set has
@@ -51,7 +58,30 @@ pub fn last_search_work() -> (usize, usize) {
 const MAX_UNIONS: usize = 4_096;
 const MAX_UNION_TERMS: usize = 256;
 
+/// The worst entry of a full top: whether it is an exact name, its score, its document.
+#[derive(Clone, Copy, PartialEq)]
+struct Worst {
+  exact: bool,
+  score: f32,
+  doc: u32,
+}
+
+impl Worst {
+  /// Whether a tool scoring at most `bound`, numbered `first` or later (in id order), may rank
+  /// above it (of the same exactness): a tie loses to an earlier id.
+  fn passed_by(self, bound: f32, first: u32) -> bool {
+    bound > self.score || (bound == self.score && first < self.doc)
+  }
+}
+
+/// Blocks scored before the walk, at most: those of exact names, then of the strongest name
+/// prefixes. The tools whose whole name the query says are the likeliest top, and their
+/// neighbours in id order are often their siblings; a top filled from them early lets the walk
+/// skip most of the rest.
+const SEEDS: usize = 4;
+
 /// One list a query reads, and where its walk is in the list's blocks.
+#[derive(Clone)]
 struct Cursor<'i> {
   postings: &'i [Posting],
   blocks: &'i [Block],
@@ -102,6 +132,7 @@ impl<'i> Cursor<'i> {
 /// One term a query reaches: its concept, its alternative (numbered across the query), its list,
 /// the list's bounds and its scale. A query's terms are kept in query order: concepts, then
 /// alternatives.
+#[derive(Clone)]
 struct Term<'i> {
   concept: u32,
   alternative: u32,
@@ -118,6 +149,7 @@ struct Concept {
 
 /// A phrase list: its cursor, bounds and idf, and the terms (the two words' own) a tool must be
 /// in to be in it.
+#[derive(Clone)]
 struct Phrase<'i> {
   cursor: Cursor<'i>,
   whole: Block,
@@ -166,44 +198,46 @@ pub struct Ranked {
   pub truncated: Option<QueryTruncation>,
 }
 
-/// The most a tool can score from the terms `chosen` (query order, each with the bounds of its
-/// postings: in a block, or in the whole list), the phrase bonuses `phrases` and a name boost:
-/// the scoring's own steps, as if every chosen list hit the tool at its largest weight.
-/// `fewest` is the fewest name words a tool it bounds can have.
-fn bound<'t>(
+/// What one concept can add to a tool in a block (or anywhere): its value as a score adds it
+/// (a minor concept's already scaled), the tools that have one of its words, and those that have
+/// one in their name.
+struct Reach {
+  value: f32,
+  docs: u64,
+  names: u64,
+  minor: bool,
+}
+
+/// The concepts of the terms `chosen` (query order, each with the bounds of its postings: in a
+/// block, or in the whole list) into `out`: each with the scoring's own steps on the largest
+/// weights, as if every chosen list hit a tool at its largest weight.
+fn reaches<'t>(
   terms: &[Term],
   plan: &[Concept],
   chosen: impl Iterator<Item = (usize, &'t Block)>,
-  phrases: impl Iterator<Item = f32>,
-  boost: Option<f32>,
-  fewest: u8,
-  coverage: &impl Fn(u16) -> f32,
-) -> f32 {
-  let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
-  // The open concept and alternative: (concept, best, sum, seen, in_name), (alternative, hit).
-  let mut concept: Option<(u32, f32, f32, bool, bool)> = None;
+  out: &mut Vec<Reach>,
+) {
+  out.clear();
+  // The open concept (its best alternative, sum, tools) and alternative (its best hit).
+  let mut concept: Option<(u32, f32, f32, u64, u64)> = None;
   let mut alternative: Option<(u32, f32)> = None;
   let close_alternative =
-    |alternative: &mut Option<(u32, f32)>, concept: &mut Option<(u32, f32, f32, bool, bool)>| {
-      if let (Some((_, hit)), Some((_, best, sum, seen, _))) = (alternative.take(), concept) {
-        *seen = true;
+    |alternative: &mut Option<(u32, f32)>, concept: &mut Option<(u32, f32, f32, u64, u64)>| {
+      if let (Some((_, hit)), Some((_, best, sum, _, _))) = (alternative.take(), concept) {
         *sum += hit;
         *best = best.max(hit);
       }
     };
-  let mut close_concept = |concept: &mut Option<(u32, f32, f32, bool, bool)>| {
-    if let Some((c, best, sum, seen, in_name)) = concept.take()
-      && seen
-    {
+  let close_concept = |concept: &mut Option<(u32, f32, f32, u64, u64)>, out: &mut Vec<Reach>| {
+    if let Some((c, best, sum, docs, names)) = concept.take() {
       let c = &plan[c as usize];
       let score = (KEEP * best + EXTRA * sum) * c.weight;
-      if c.minor {
-        total += score * MINOR;
-      } else {
-        total += score;
-        matched += 1;
-        named += in_name as u16;
-      }
+      out.push(Reach {
+        value: if c.minor { score * MINOR } else { score },
+        docs,
+        names,
+        minor: c.minor,
+      });
     }
   };
   for (t, b) in chosen {
@@ -218,15 +252,36 @@ fn bound<'t>(
       close_alternative(&mut alternative, &mut concept);
     }
     if concept.is_some_and(|(c, ..)| c != term.concept) {
-      close_concept(&mut concept);
+      close_concept(&mut concept, out);
     }
-    let open = concept.get_or_insert((term.concept, 0.0, 0.0, false, false));
-    open.4 |= b.named;
+    let open = concept.get_or_insert((term.concept, 0.0, 0.0, 0, 0));
+    open.3 |= b.docs;
+    open.4 |= b.names;
     let hit = &mut alternative.get_or_insert((term.alternative, 0.0)).1;
     *hit = hit.max(weight * term.scale);
   }
   close_alternative(&mut alternative, &mut concept);
-  close_concept(&mut concept);
+  close_concept(&mut concept, out);
+}
+
+/// The most a tool can score that has every concept of `reach`, the phrase bonuses `phrases`
+/// (largest weight times idf) and a name boost, with at least `fewest` name words: the
+/// scoring's own steps, in its order.
+fn bound(
+  reach: &[Reach],
+  phrases: impl Iterator<Item = f32>,
+  boost: Option<f32>,
+  fewest: u8,
+  coverage: &impl Fn(u16) -> f32,
+) -> f32 {
+  let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
+  for r in reach {
+    total += r.value;
+    if !r.minor {
+      matched += 1;
+      named += (r.names != 0) as u16;
+    }
+  }
   for phrase in phrases {
     total += phrase;
   }
@@ -305,7 +360,7 @@ impl SearchIndex {
   fn search_with(&self, query: &str, limit: usize, skip: bool) -> Ranked {
     let query = read(query);
     if query.whole.is_empty() || limit == 0 {
-      WORK.with(|w| w.set((0, 0)));
+      WORK.with(|w| w.set((0, 0, 0)));
       return Ranked {
         hits: (0..self.docs.min(limit)).collect(),
         truncated: query.truncated,
@@ -323,8 +378,7 @@ impl SearchIndex {
   }
 
   fn rank(&self, query: &super::query::Query, limit: usize, skip: bool) -> Vec<u32> {
-    let mut read = 0usize;
-    let mut scored = 0usize;
+    let (mut read, mut scored, mut visited) = (0usize, 0usize, 0usize);
     let (parsed, whole) = (&query.concepts, query.whole.as_str());
     let major = parsed.iter().filter(|c| !c.minor).count();
     let coverage = |matched: u16| {
@@ -354,13 +408,17 @@ impl SearchIndex {
           ));
         }
       }
+      let own_alternative = alternatives;
       alternatives += concept.alternatives().count() as u32;
       // A hit says no more than its concept does: "get" reaches every tool that says get, fetch,
       // load or retrieve, so a rare synonym (`web_fetch`) must not score like a rare word.
       term_ids.clear();
       term_ids.extend(raw.iter().map(|&(_, t, _, _)| t));
       let ceiling = idf(self.docs, self.union_size(&term_ids, &mut read));
-      let own_alternative = alternatives - concept.alternatives().count() as u32;
+      // A stopword counts only in names and labels: a list with none there adds nothing.
+      if concept.minor {
+        raw.retain(|&(_, t, _, _)| self.words.whole[t].titled > 0.0);
+      }
       let first = terms.len();
       own.push(
         raw
@@ -445,61 +503,135 @@ impl SearchIndex {
     let mut top: Vec<(u32, bool, f32)> = Vec::with_capacity(limit + 1);
     let mut acc = [Acc::default(); BLOCK];
 
-    // The lists, weakest first (by what each alone can add), and which of them are passive: a
-    // prefix of that order. The name boosts count as one more list (index `terms.len()`).
-    let names_list = terms.len();
-    let solo: Vec<f32> = (0..terms.len())
-      .map(|t| {
-        bound(
-          &terms,
-          &plan,
-          std::iter::once((t, &terms[t].whole)),
-          std::iter::empty(),
-          None,
-          self.fewest_name_words,
-          &coverage,
-        )
-      })
-      .chain(most_boost.map(|boost| {
-        bound(
-          &terms,
-          &plan,
-          std::iter::empty(),
-          std::iter::empty(),
-          Some(boost),
-          self.fewest_name_words,
-          &coverage,
-        )
-      }))
-      .collect();
-    let mut order: Vec<usize> = (0..solo.len()).collect();
-    order.sort_by(|&a, &b| solo[a].total_cmp(&solo[b]).then(a.cmp(&b)));
-    let mut passive = vec![false; solo.len()];
-    // The worst kept score the split was made for, and work done since (a split costs the lists;
-    // it is redone once the walk has done as much work).
-    let mut split_for: Option<(bool, f32)> = None;
+    // The lists a search can skip by: terms, then phrases, then the name boosts (one list).
+    // Which are passive is a prefix of `order`, longest lists first: the walk follows the
+    // shortest lists it must.
+    let sources = Sources {
+      terms: terms.len(),
+      phrases: phrases.len(),
+    };
+    let count = sources.names() + most_boost.is_some() as usize;
+    let length = |i: usize| match sources.kind(i) {
+      Source::Term(t) => terms[t].cursor.postings.len(),
+      Source::Phrase(p) => phrases[p].cursor.postings.len(),
+      Source::Names => named.len(),
+    };
+    let mut order: Vec<usize> = (0..count).collect();
+    order.sort_by_key(|&i| (Reverse(length(i)), i));
+    let mut passive = vec![false; count];
+    // The worst kept entry the split was made for, and work done since (a split costs the
+    // lists; it is redone once the walk has done as much work).
+    let mut split_for: Option<Worst> = None;
     let mut since_split = 0usize;
+    let mut reach: Vec<Reach> = Vec::new();
 
-    // Active lists by the next block they have postings in; passive ones apart, sought only
-    // where the walk goes.
+    // Lists that drive the walk (active terms and phrases) by the next block they have postings
+    // in; passive terms apart, sought only where the walk goes (passive phrases are sought at
+    // every visit).
     let mut active: BinaryHeap<Reverse<(u32, u32)>> = terms
       .iter()
+      .map(|t| t.cursor.next_block())
+      .chain(phrases.iter().map(|p| p.cursor.next_block()))
       .enumerate()
-      .filter(|(_, t)| t.cursor.next_block() != u32::MAX)
-      .map(|(i, t)| Reverse((t.cursor.next_block(), i as u32)))
+      .filter(|&(_, b)| b != u32::MAX)
+      .map(|(i, b)| Reverse((b, i as u32)))
       .collect();
     let mut lazy: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
     let mut here: Vec<u32> = Vec::new();
+    let mut here_phrases: Vec<u32> = Vec::new();
+    // Keeps a scored block's candidates that make the top.
+    let keep = |top: &mut Vec<(u32, bool, f32)>, block: u32, acc: &[Acc; BLOCK], candidates| {
+      let mut scored = 0;
+      each(candidates, |i| {
+        scored += 1;
+        let doc = (block << BLOCK_BITS) + i as u32;
+        let a = acc[i];
+        // Coverage squared: missing half the query costs three quarters of the score.
+        let share = (a.named as f32 / self.name_words[doc as usize].max(1) as f32).min(1.0);
+        let score = a.total * coverage(a.matched) * (1.0 + NAME_COVER * share);
+        if !a.exact && score <= 0.0 {
+          return;
+        }
+        let entry = (doc, a.exact, score);
+        if top.len() == limit && better(&entry, &top[limit - 1]).is_ge() {
+          return;
+        }
+        let at = top.partition_point(|x| better(x, &entry).is_lt());
+        top.insert(at, entry);
+        top.truncate(limit);
+      });
+      scored
+    };
+    let worst = |top: &[(u32, bool, f32)]| {
+      (top.len() == limit).then(|| {
+        let (doc, exact, score) = top[limit - 1];
+        Worst { exact, score, doc }
+      })
+    };
+
+    // Seeds (see `SEEDS`): scored first, out of id order (ties then compare ids, `Worst`), and
+    // passed over by the walk.
+    let mut seeds: Vec<u32> = Vec::new();
+    if skip {
+      let mut boosted: Vec<(f32, u32)> = named
+        .iter()
+        .filter_map(|n| n.boost.map(|boost| (boost, n.doc)))
+        .collect();
+      boosted.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+      let exact = named.iter().filter(|n| n.exact).map(|n| n.doc);
+      for doc in exact.chain(boosted.into_iter().map(|(_, doc)| doc)) {
+        let block = doc >> BLOCK_BITS;
+        if !seeds.contains(&block) {
+          if seeds.len() == SEEDS {
+            break;
+          }
+          seeds.push(block);
+        }
+      }
+      seeds.sort_unstable();
+      for &block in &seeds {
+        let mut terms = terms.clone();
+        let mut phrases = phrases.clone();
+        here.clear();
+        for (t, term) in terms.iter_mut().enumerate() {
+          term.cursor.seek(block);
+          if term.cursor.block(block).is_some() {
+            here.push(t as u32);
+          }
+        }
+        for phrase in &mut phrases {
+          phrase.cursor.seek(block);
+        }
+        let from = named.partition_point(|n| n.doc >> BLOCK_BITS < block);
+        let to = named.partition_point(|n| n.doc >> BLOCK_BITS <= block);
+        let hits = Hits {
+          block,
+          terms: &terms,
+          active: &here,
+          plan: &plan,
+          phrases: &phrases,
+          names: &named[from..to],
+        };
+        visited += 1;
+        let (postings, candidates) = hits.score(&mut acc);
+        read += postings;
+        scored += keep(&mut top, block, &acc, candidates);
+        acc = [Acc::default(); BLOCK];
+      }
+    }
     loop {
-      // Active lists that turned passive leave for the lazy heap as they surface.
-      while let Some(&Reverse((b, t))) = active.peek() {
-        if !passive[t as usize] {
+      // Lists that turned passive leave the active heap as they surface: terms for the lazy heap,
+      // phrases for good.
+      while let Some(&Reverse((b, i))) = active.peek() {
+        if !passive[i as usize] {
           break;
         }
         active.pop();
-        lazy.push(Reverse((b, t)));
+        if (i as usize) < terms.len() {
+          lazy.push(Reverse((b, i)));
+        }
       }
-      let names_active = !passive.get(names_list).copied().unwrap_or(true);
+      let names_active = !passive.get(sources.names()).copied().unwrap_or(true);
       let block = active
         .peek()
         .map_or(u32::MAX, |Reverse((b, _))| *b)
@@ -514,15 +646,21 @@ impl SearchIndex {
       if block == u32::MAX {
         break;
       }
+      visited += 1;
       here.clear();
-      while let Some(&Reverse((b, t))) = active.peek() {
+      here_phrases.clear();
+      while let Some(&Reverse((b, i))) = active.peek() {
         if b != block {
           break;
         }
         active.pop();
-        here.push(t);
+        if (i as usize) < terms.len() {
+          here.push(i);
+        } else {
+          here_phrases.push(i);
+        }
       }
-      // Passive lists: past the blocks the walk skipped, and in this one if they have postings.
+      // Passive terms: past the blocks the walk skipped, and in this one if they have postings.
       while let Some(&Reverse((b, t))) = lazy.peek() {
         if b > block {
           break;
@@ -562,52 +700,15 @@ impl SearchIndex {
         phrases: &phrases,
         names,
       };
-      let full = top.len() == limit;
-      let passed = skip
-        && full
-        && !names.iter().any(|n| n.exact)
-        && (top[limit - 1].1 || {
-          let bound = bound(
-            &terms,
-            &plan,
-            here.iter().filter_map(|&t| {
-              terms[t as usize]
-                .cursor
-                .block(block)
-                .map(|b| (t as usize, b))
-            }),
-            phrases
-              .iter()
-              .filter_map(|p| p.cursor.block(block).map(|b| PHRASE * b.max * p.idf)),
-            names.iter().filter_map(|n| n.boost).reduce(f32::max),
-            self.block_name_words[block as usize],
-            &coverage,
-          );
-          bound <= top[limit - 1].2
-        });
+      let passed = seeds.binary_search(&block).is_ok()
+        || (skip
+          && worst(&top).is_some_and(|worst| !self.may_enter(&hits, worst, &coverage, &mut reach)));
       since_split += here.len() + 1;
       if !passed {
         let (postings, candidates) = hits.score(&mut acc);
         read += postings;
         since_split += postings;
-        each(candidates, |i| {
-          scored += 1;
-          let doc = (block << BLOCK_BITS) + i as u32;
-          let a = acc[i];
-          // Coverage squared: missing half the query costs three quarters of the score.
-          let share = (a.named as f32 / self.name_words[doc as usize].max(1) as f32).min(1.0);
-          let score = a.total * coverage(a.matched) * (1.0 + NAME_COVER * share);
-          if !a.exact && score <= 0.0 {
-            return;
-          }
-          let entry = (doc, a.exact, score);
-          if top.len() == limit && better(&entry, &top[limit - 1]).is_ge() {
-            return;
-          }
-          let at = top.partition_point(|x| better(x, &entry).is_lt());
-          top.insert(at, entry);
-          top.truncate(limit);
-        });
+        scored += keep(&mut top, block, &acc, candidates);
         acc = [Acc::default(); BLOCK];
       }
       for &t in &here {
@@ -622,79 +723,224 @@ impl SearchIndex {
           }
         }
       }
+      for &i in &here_phrases {
+        let cursor = &mut phrases[i as usize - terms.len()].cursor;
+        cursor.at += 1;
+        if cursor.next_block() != u32::MAX && !passive[i as usize] {
+          active.push(Reverse((cursor.next_block(), i)));
+        }
+      }
 
-      // A new worst kept score: more lists may have turned passive.
-      if skip && top.len() == limit {
-        let worst = (top[limit - 1].1, top[limit - 1].2);
+      // A new worst kept entry: more lists may have turned passive.
+      if let Some(worst) = worst(&top).filter(|_| skip) {
         let stale = split_for.is_none_or(|was| was != worst);
-        if stale && (split_for.is_none() || since_split >= solo.len()) {
+        if stale && (split_for.is_none() || since_split >= count) {
           split_for = Some(worst);
           since_split = 0;
-          self.split(
-            &terms,
-            &plan,
-            &phrases,
+          let split = Split {
+            terms: &terms,
+            plan: &plan,
+            phrases: &phrases,
+            sources,
             most_boost,
+          };
+          let next = (block + 1) << BLOCK_BITS;
+          split.passive(
+            self,
             &order,
             worst,
+            next,
             &coverage,
+            &mut reach,
             &mut passive,
           );
         }
       }
     }
-    WORK.with(|w| w.set((read, scored)));
+    WORK.with(|w| w.set((read, scored, visited)));
     top.into_iter().map(|(d, _, _)| d).collect()
   }
 
-  /// Marks passive the longest prefix of `order` (lists weakest first, `terms.len()` the name
-  /// boosts) whose lists together cannot lift a tool above the worst kept entry `worst`
-  /// (exact, score): a tool they alone reach would come later in id order, so a tie loses too.
-  /// Every list is passive behind an exact name (only exact names can still enter).
-  #[allow(clippy::too_many_arguments)]
-  fn split(
+  /// Whether a tool of the block may still enter a full top whose worst entry is `worst`. First
+  /// from the block's largest weights alone; then tool by tool, from the words each has (the
+  /// lists' tool masks), each at the block's largest weight, with the tool's own name words and
+  /// boost.
+  fn may_enter(
     &self,
-    terms: &[Term],
-    plan: &[Concept],
-    phrases: &[Phrase],
-    most_boost: Option<f32>,
-    order: &[usize],
-    worst: (bool, f32),
+    hits: &Hits,
+    worst: Worst,
     coverage: &impl Fn(u16) -> f32,
+    reach: &mut Vec<Reach>,
+  ) -> bool {
+    let exact_here = hits.names.iter().any(|n| n.exact);
+    if exact_here && !worst.exact {
+      return true;
+    }
+    if worst.exact && !exact_here {
+      // Only an exact name can pass an exact name.
+      return false;
+    }
+    let block = hits.block;
+    reaches(
+      hits.terms,
+      hits.plan,
+      hits
+        .active
+        .iter()
+        .filter_map(|&t| hits.term(t).cursor.block(block).map(|b| (t as usize, b))),
+      reach,
+    );
+    let phrases = || {
+      hits.phrases.iter().filter_map(|p| {
+        p.cursor
+          .block(block)
+          .map(|b| (PHRASE * b.max * p.idf, b.docs))
+      })
+    };
+    let coarse = bound(
+      reach,
+      phrases().map(|(value, _)| value),
+      hits.names.iter().filter_map(|n| n.boost).reduce(f32::max),
+      self.block_name_words[block as usize],
+      coverage,
+    );
+    let base = block << BLOCK_BITS;
+    if !worst.passed_by(coarse, base) {
+      return false;
+    }
+    let mut tools = reach.iter().fold(0u64, |m, r| m | r.docs);
+    for n in hits.names {
+      tools |= 1 << (n.doc - base);
+    }
+    let mut found = false;
+    each(tools, |i| {
+      if found {
+        return;
+      }
+      let bit = 1u64 << i;
+      let own = hits.names.iter().find(|n| n.doc == base + i as u32);
+      if worst.exact && !own.is_some_and(|n| n.exact) {
+        return;
+      }
+      let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
+      for r in reach.iter().filter(|r| r.docs & bit != 0) {
+        total += r.value;
+        if !r.minor {
+          matched += 1;
+          named += (r.names & bit != 0) as u16;
+        }
+      }
+      for (value, docs) in phrases() {
+        if docs & bit != 0 {
+          total += value;
+        }
+      }
+      if let Some(boost) = own.and_then(|n| n.boost) {
+        total += boost;
+      }
+      let words = self.name_words[(base + i as u32) as usize].max(1);
+      let share = (named as f32 / words as f32).min(1.0);
+      let bound = total * coverage(matched) * (1.0 + NAME_COVER * share);
+      found = worst.passed_by(bound, base + i as u32);
+    });
+    found
+  }
+}
+
+/// Numbering of the lists a search can skip by: terms, phrases, the name boosts.
+#[derive(Clone, Copy)]
+struct Sources {
+  terms: usize,
+  phrases: usize,
+}
+
+enum Source {
+  Term(usize),
+  Phrase(usize),
+  Names,
+}
+
+impl Sources {
+  fn names(self) -> usize {
+    self.terms + self.phrases
+  }
+
+  fn kind(self, i: usize) -> Source {
+    if i < self.terms {
+      Source::Term(i)
+    } else if i < self.names() {
+      Source::Phrase(i - self.terms)
+    } else {
+      Source::Names
+    }
+  }
+}
+
+/// What the split of a query's lists into active and passive ones needs.
+struct Split<'s, 'i> {
+  terms: &'s [Term<'i>],
+  plan: &'s [Concept],
+  phrases: &'s [Phrase<'i>],
+  sources: Sources,
+  most_boost: Option<f32>,
+}
+
+impl Split<'_, '_> {
+  /// Marks passive the longest prefix of `order` whose lists together cannot lift a tool
+  /// numbered `next` or later above the worst kept entry `worst`, bounded from each list's
+  /// largest weight anywhere. (A phrase counts only with both its words' lists: a tool in it is
+  /// in theirs.) Behind an exact name every list is passive: only exact names, which the walk
+  /// always visits, can still enter.
+  #[allow(clippy::too_many_arguments)]
+  fn passive(
+    &self,
+    index: &SearchIndex,
+    order: &[usize],
+    worst: Worst,
+    next: u32,
+    coverage: &impl Fn(u16) -> f32,
+    reach: &mut Vec<Reach>,
     passive: &mut [bool],
   ) {
-    if worst.0 {
+    if worst.exact {
       passive.fill(true);
       return;
     }
     let mut chosen = vec![false; order.len()];
-    let fits = |k: usize, chosen: &mut Vec<bool>| {
+    let mut fits = |k: usize| {
       chosen.fill(false);
       for &i in &order[..k] {
         chosen[i] = true;
       }
-      let in_chosen = |t: usize| chosen[t];
-      let value = bound(
+      let terms = self.terms;
+      reaches(
         terms,
-        plan,
+        self.plan,
         (0..terms.len())
-          .filter(|&t| in_chosen(t))
+          .filter(|&t| chosen[t])
           .map(|t| (t, &terms[t].whole)),
-        phrases
-          .iter()
-          .filter(|p| in_chosen(p.words.0) && in_chosen(p.words.1))
-          .map(|p| PHRASE * p.whole.max * p.idf),
-        most_boost.filter(|_| chosen.get(terms.len()).copied().unwrap_or(false)),
-        self.fewest_name_words,
+        reach,
+      );
+      let phrases = self.phrases.iter().enumerate().filter(|(p, phrase)| {
+        chosen[self.sources.terms + p] && chosen[phrase.words.0] && chosen[phrase.words.1]
+      });
+      let boost = self
+        .most_boost
+        .filter(|_| chosen.get(self.sources.names()).copied().unwrap_or(false));
+      let value = bound(
+        reach,
+        phrases.map(|(_, p)| PHRASE * p.whole.max * p.idf),
+        boost,
+        index.fewest_name_words,
         coverage,
       );
-      value <= worst.1
+      !worst.passed_by(value, next)
     };
     // The bound only grows with the prefix: the longest one that fits, by bisection.
     let (mut lo, mut hi) = (0, order.len());
     while lo < hi {
       let mid = (lo + hi).div_ceil(2);
-      if fits(mid, &mut chosen) {
+      if fits(mid) {
         lo = mid;
       } else {
         hi = mid - 1;

@@ -2,25 +2,32 @@
 //! coverage, phrases, name matches) and keeps the top `limit`, best first, ties by id.
 //!
 //! Documents are numbered in id order (`index.rs`), and a search walks them in that order one
-//! block of [`BLOCK`] at a time, so a tool met later loses every tie to the tools already kept.
-//! Two bounds let it pass over tools that cannot reach the top, each computed with the very
-//! operations a score takes: every step of a score (max, sums in query order, products of
-//! non-negative numbers) only grows with its inputs, in floating point too, so a bound fed
-//! weights at least a tool's own is at least its score.
+//! block of [`BLOCK`] at a time, so a tool met later loses a tie to the tools already kept
+//! (`Worst` compares ids where that order does not say). Bounds let it pass over tools that
+//! cannot reach the top, each computed with the very operations a score takes: every step of a
+//! score (max, sums in query order, products of non-negative numbers) only grows with its
+//! inputs, in floating point too, so a bound fed weights at least a tool's own is at least its
+//! score.
 //!
-//! - Lists (MaxScore): once the top is full, the query's lists are split in two. The *passive*
-//!   ones are the most lists (weakest first) whose bound together, from each list's largest
-//!   weight anywhere, is not above the worst kept score: a tool found only in them cannot enter.
-//!   The walk then visits only the blocks an *active* list (or an exact name) has postings in;
-//!   passive lists are looked up there and skipped past everywhere else. When every tool says
-//!   the query's common words alike, the first block fills the top, every list turns passive,
-//!   and the walk ends: no pass over the catalog.
-//! - Blocks (block-max): a visited block whose bound, from each list's largest weight in the
-//!   block, is not above the worst kept score is not scored.
+//! - Seeds: the blocks of exact names and of the strongest name prefixes are scored first, so
+//!   the top is full of likely answers before the walk starts.
+//! - Lists (MaxScore): once the top is full, the query's lists (terms, phrases, the name
+//!   boosts) are split in two. The *passive* ones are the most lists, longest first, whose
+//!   bound together, from each list's largest weight anywhere, cannot pass the worst kept
+//!   entry: a tool found only in them cannot enter. The walk visits only the blocks an *active*
+//!   list (or an exact name) has postings in; passive lists are looked up there and skipped
+//!   past everywhere else. When every tool says the query's common words alike, the first block
+//!   fills the top, every list turns passive, and the walk ends: no pass over the catalog.
+//! - Blocks (block-max): a visited block is not scored when its bound, from each list's
+//!   largest weight in the block, cannot pass the worst kept entry; nor when no tool of it can,
+//!   each bounded from the words it has (the lists' tool masks per block) at the block's
+//!   largest weights, with its own name words and boost.
 //!
-//! A block that is scored has each of its tools scored exactly as the exhaustive ranking
-//! (`reference.rs`) scores it, concept by concept, so results are the same to the bit
-//! (`tests.rs` and `differential.rs` compare them).
+//! Descriptions weigh by length classes (`index::length_class`), so tools written from one
+//! template weigh a word alike and these bounds are tight on them. A block that is scored has
+//! each of its tools scored exactly as the exhaustive ranking (`reference.rs`) scores it,
+//! concept by concept, so results are the same to the bit (`tests.rs` and `differential.rs`
+//! compare them).
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
@@ -619,7 +626,33 @@ impl SearchIndex {
         acc = [Acc::default(); BLOCK];
       }
     }
+    // The first document the walk has not passed yet.
+    let mut next = 0u32;
     loop {
+      // A new worst kept entry: more lists may have turned passive.
+      if let Some(worst) = worst(&top).filter(|_| skip) {
+        let stale = split_for.is_none_or(|was| was != worst);
+        if stale && (split_for.is_none() || since_split >= count) {
+          split_for = Some(worst);
+          since_split = 0;
+          let split = Split {
+            terms: &terms,
+            plan: &plan,
+            phrases: &phrases,
+            sources,
+            most_boost,
+          };
+          split.passive(
+            self,
+            &order,
+            worst,
+            next,
+            &coverage,
+            &mut reach,
+            &mut passive,
+          );
+        }
+      }
       // Lists that turned passive leave the active heap as they surface: terms for the lazy heap,
       // phrases for good.
       while let Some(&Reverse((b, i))) = active.peek() {
@@ -731,31 +764,7 @@ impl SearchIndex {
         }
       }
 
-      // A new worst kept entry: more lists may have turned passive.
-      if let Some(worst) = worst(&top).filter(|_| skip) {
-        let stale = split_for.is_none_or(|was| was != worst);
-        if stale && (split_for.is_none() || since_split >= count) {
-          split_for = Some(worst);
-          since_split = 0;
-          let split = Split {
-            terms: &terms,
-            plan: &plan,
-            phrases: &phrases,
-            sources,
-            most_boost,
-          };
-          let next = (block + 1) << BLOCK_BITS;
-          split.passive(
-            self,
-            &order,
-            worst,
-            next,
-            &coverage,
-            &mut reach,
-            &mut passive,
-          );
-        }
-      }
+      next = (block + 1) << BLOCK_BITS;
     }
     WORK.with(|w| w.set((read, scored, visited)));
     top.into_iter().map(|(d, _, _)| d).collect()

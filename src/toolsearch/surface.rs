@@ -238,4 +238,58 @@ mod tests {
     let text = directory(&small, DIRECTORY_MAX_CHARS, "directory");
     assert!(text.find("- a: ay").unwrap() < text.find("- b: bee").unwrap());
   }
+
+  #[test]
+  fn directory_names_each_modes_tools_and_only_depends_on_catalog_and_mode() {
+    let tools = |n: usize| -> Value {
+      Value::Array(
+        (0..n)
+          .map(|i| json!({ "name": format!("tool_{i:04}"), "description": format!("Does thing {i} well. ").repeat(4) }))
+          .collect(),
+      )
+    };
+    let catalog = Catalog::build(&tools(3_000));
+    let code = directory(&catalog, DIRECTORY_MAX_CHARS, "code");
+    assert!(code.starts_with(
+      "Tool directory: 3000 tools are available through tool_search_code (openclaw.tools.search, describe and call).\n"
+    ));
+    assert!(code.ends_with(
+      " more OpenClaw tools not listed; use openclaw.tools.search in tool_search_code to find them.\n"
+    ));
+    assert!(code.chars().count() <= DIRECTORY_MAX_CHARS);
+    let tools_mode = directory(&catalog, DIRECTORY_MAX_CHARS, "tools");
+    assert!(tools_mode.contains("through tool_search, tool_describe and tool_call."));
+    assert!(tools_mode.ends_with("use tool_search to find them.\n"));
+    assert_eq!(
+      tools_mode,
+      directory(&catalog, DIRECTORY_MAX_CHARS, "directory")
+    );
+    // The same catalog, built again: the same text.
+    assert_eq!(
+      code,
+      directory(&Catalog::build(&tools(3_000)), DIRECTORY_MAX_CHARS, "code")
+    );
+    // Descriptions shorten (to 80 characters) before names go; with room, they stay whole.
+    let few = Catalog::build(&tools(20));
+    let text = directory(&few, DIRECTORY_MAX_CHARS, "code");
+    assert!(text.contains(&format!(
+      "- tool_0003: {}",
+      "Does thing 3 well. ".repeat(4).trim_end()
+    )));
+    let tight = directory(&catalog, 8_000, "code");
+    assert!(tight.contains("- tool_0000\n") && tight.chars().count() <= 8_000);
+    let long: Vec<Value> = (0..150)
+      .map(|i| json!({ "name": format!("tool_{i:04}"), "description": "A long description. ".repeat(8) }))
+      .collect();
+    let medium = directory(
+      &Catalog::build(&Value::Array(long)),
+      DIRECTORY_MAX_CHARS,
+      "code",
+    );
+    assert!(medium.contains("…\n") && !medium.contains("more OpenClaw tools"));
+    assert!(medium.contains(&format!(
+      "- tool_0149: {}…\n",
+      &"A long description. ".repeat(4)[..79]
+    )));
+  }
 }

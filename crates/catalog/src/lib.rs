@@ -600,6 +600,65 @@ mod tests {
       .collect();
     assert_eq!(collided, vec!["web_search", "constructor", "search"]);
     assert_eq!(catalog.stats.name_collisions[0].ids.len(), 2);
+    // One name at a time, as a cell resolves `tools.<name>`: only installed names answer.
+    let id = |name: &str| catalog.safe_name(name).map(|e| e.id.as_str());
+    assert_eq!(id("read_file"), Some("openclaw:core:read-file"));
+    for name in [
+      "web_search",
+      "constructor",
+      "search",
+      "fetch_page",
+      "read",
+      "",
+      "read_filex",
+    ] {
+      assert_eq!(id(name), None, "{name}");
+    }
+    assert_eq!(
+      catalog.safe_names_json(),
+      r#"[["read_file","openclaw:core:read-file"]]"#
+    );
+  }
+
+  #[test]
+  fn a_search_says_when_it_searched_the_first_part_only() {
+    let catalog = Catalog::build(&json!([
+      { "name": "read_file", "description": "Read a file" },
+      { "name": "create_issue", "source": "mcp", "sourceName": "github", "description": "Create an issue" },
+    ]));
+    let whole = catalog.search_result("read a file", 5);
+    assert!(whole.truncated.is_none());
+    assert_eq!(whole.guest_json(), whole.hits_json());
+    assert!(
+      whole
+        .guest_json()
+        .starts_with(r#"[{"id":"openclaw:core:read_file""#)
+    );
+    let long = format!("read a file {}", "x".repeat(2_000));
+    let cut = catalog.search_result(&long, 5);
+    assert_eq!(cut.hits_json(), whole.hits_json());
+    let guest: Value = serde_json::from_str(&cut.guest_json()).unwrap();
+    assert_eq!(
+      guest["hits"],
+      serde_json::from_str::<Value>(&whole.hits_json()).unwrap()
+    );
+    assert_eq!(guest["queryTruncated"]["searched"], "read a file");
+    assert_eq!(guest["queryTruncated"]["reason"], "chars");
+    // Tool Search's search of the whole catalog reports it too.
+    let words: Vec<String> = (0..40u8)
+      .map(|i| format!("q{}{}", (b'a' + i / 26) as char, (b'a' + i % 26) as char))
+      .collect();
+    let all = catalog.search_all_result(&format!("create issue {}", words.join(" ")), 5);
+    assert_eq!(all.hits[0].id, "mcp:github:create_issue");
+    let cut = all.truncated.unwrap();
+    assert_eq!(cut.reason, search::TruncationReason::Words);
+    assert_eq!(
+      cut.searched,
+      format!(
+        "create issue {}",
+        words[..search::MAX_QUERY_WORDS - 2].join(" ")
+      )
+    );
   }
 
   #[test]

@@ -874,9 +874,18 @@ fn a_long_query_is_cut_between_words() {
 #[ignore]
 fn ranking_holdouts() {
   for (name, set) in [
-    ("holdout", include_str!("../../../../__test__/fixtures/ranking-holdout.json")),
-    ("holdout-2", include_str!("../../../../__test__/fixtures/ranking-holdout-2.json")),
-    ("holdout-3", include_str!("../../../../__test__/fixtures/ranking-holdout-3.json")),
+    (
+      "holdout",
+      include_str!("../../../../__test__/fixtures/ranking-holdout.json"),
+    ),
+    (
+      "holdout-2",
+      include_str!("../../../../__test__/fixtures/ranking-holdout-2.json"),
+    ),
+    (
+      "holdout-3",
+      include_str!("../../../../__test__/fixtures/ranking-holdout-3.json"),
+    ),
   ] {
     let (first, top5, total) = ranking(set);
     println!("{name}: p@1 {first}/{total}, recall@5 {top5}/{total}");

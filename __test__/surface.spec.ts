@@ -185,7 +185,12 @@ const short = await tools.search('read a file', { limit: 3 });
 return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Object.keys(long).length === long.length,
   long.queryTruncated, short.queryTruncated === undefined, long.map((h) => h.id)[0]]`,
     })
-    const [isArray, same, onlyHits, truncated, shortWhole, first] = expectStatus(result, 'completed').value as unknown[]
+    const done = expectStatus(result, 'completed')
+    // The output says so too, for a cell that returns the hits without looking.
+    expect(done.output).toEqual([
+      { type: 'text', text: 'tools.search: The query was over 512 characters; only its first part was searched: "read a file". Search with a shorter query.' },
+    ])
+    const [isArray, same, onlyHits, truncated, shortWhole, first] = done.value as unknown[]
     expect([isArray, same, onlyHits, shortWhole, first]).toEqual([true, true, true, true, 'openclaw:core:read_file'])
     expect(truncated).toMatchObject({ searched: 'read a file', reason: 'chars' })
     expect((truncated as { message: string }).message).toMatch(/over 512 characters; only its first part was searched: "read a file"/)

@@ -289,14 +289,16 @@ return await openclaw.tools.call(tool.id, { title: "Crash" });`,
 
   it('searches the first part of an over-long query and says so on the hits (issue 27)', async () => {
     const { run } = makeSearch()
-    const value = completed(
-      await run.call('tool_search_code', {
+    const result = await run.call('tool_search_code', {
         code: `const long = await openclaw.tools.search('create issue' + ' '.repeat(700) + 'x'.repeat(1 << 20));
 const short = await openclaw.tools.search('create issue');
 return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Object.keys(long).length === long.length,
   long.queryTruncated, 'queryTruncated' in short, long[0].id]`,
-      }),
-    ) as unknown[]
+    })
+    const value = completed(result) as unknown[]
+    expect(result.output).toEqual([
+      { type: 'text', text: 'openclaw.tools.search: The query was over 512 characters; only its first part was searched: "create issue". Search with a shorter query.' },
+    ])
     expect(value.slice(0, 3)).toEqual([true, true, true])
     expect(value[3]).toMatchObject({ searched: 'create issue', reason: 'chars' })
     expect(value[4]).toBe(false)

@@ -57,11 +57,13 @@
   }
 
   // A search's hits: the array, with a non-enumerable `queryTruncated` ({ searched, reason,
-  // message }) when the query was over the caps and only its first part was searched.
+  // message }) when the query was over the caps and only its first part was searched; the cell's
+  // output says so too, for a cell that returns the hits without looking.
   function hitsOf(text) {
     const value = JSONparse(text);
     if (isArray(value)) return value;
     defineProperty(value.hits, 'queryTruncated', { value: value.queryTruncated, enumerable: false });
+    host.out(0, 'tools.search: ' + value.queryTruncated.message);
     return value.hits;
   }
 

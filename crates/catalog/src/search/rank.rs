@@ -499,8 +499,7 @@ impl SearchIndex {
     let most_boost = named.iter().filter_map(|n| n.boost).reduce(f32::max);
     let (mut next_named, mut next_exact) = (0, 0);
 
-    // Top `limit` by (exact, score, id), kept sorted. Documents come in id order, so a new one
-    // goes after every kept one it ties with.
+    // Top `limit` by (exact, score, id), kept sorted (documents are numbered in id order).
     let better = |x: &(u32, bool, f32), y: &(u32, bool, f32)| {
       y.1
         .cmp(&x.1)

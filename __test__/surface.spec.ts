@@ -175,6 +175,12 @@ return [before, read === tools.read_file, keys, Object.isFrozen(tools), typeof t
     // Looked at whole first: the same names, frozen, and each name one function.
     const whole = await run.exec({ code: `const keys = Object.keys(tools); return [keys.length, Object.isFrozen(tools), tools.exec === tools.exec, 'slow' in tools]` })
     expect(expectStatus(whole, 'completed').value).toEqual([10, true, true, true])
+    // A tool's name still comes before whatever the prototype chain has, as an own property did.
+    const shadowed = await run.exec({
+      code: `Object.prototype.message = () => 'not the tool'; Object.prototype.other = 1;
+return [await tools.message({ text: 'hi' }), tools.other, 'other' in tools, typeof tools.toString]`,
+    })
+    expect(expectStatus(shadowed, 'completed').value).toEqual([{ tool: 'message', input: { text: 'hi' } }, 1, true, 'function'])
   })
 
   it('searches the first part of an over-long query and says so on the hits, which stay an array', async () => {

@@ -7,6 +7,7 @@
   const { defineProperty, deepFreeze, freeze, isArray, JSONparse, JSONstringify } = core;
   const { reject, resolve, str, TypeErrorCtor, wellFormed, lazy } = core;
   const ProxyCtor = Proxy;
+  const hasOwn = Object.hasOwn;
   // Reflect's functions as they were before any cell ran (the `tools` proxy forwards to them).
   const reflect = freeze({
     defineProperty: Reflect.defineProperty,
@@ -90,16 +91,16 @@
     // at a time (host.safeName), so a cell that only searches builds no function per tool.
     // Whatever looks at the object whole (keys, descriptors, isFrozen, writes) first installs
     // them all, in catalog order, and freezes it: it behaves as the frozen object it always was.
+    // name -> its function, or null when the run has no such tool.
     const made = { __proto__: null };
     let complete = false;
     function convenience(name, id) {
       let fn = made[name];
       if (fn === undefined) {
         if (id === undefined) id = host.safeName(name);
-        if (id === '') return undefined;
-        fn = made[name] = (input) => bridge(0, id, input);
+        fn = made[name] = id === '' ? null : (input) => bridge(0, id, input);
       }
-      return fn;
+      return fn === null ? undefined : fn;
     }
     function whole() {
       if (!complete) {
@@ -112,17 +113,18 @@
       }
       return tools;
     }
-    const find = (target, name) =>
-      complete || typeof name !== 'string' || name in target ? target[name] : convenience(name);
+    // A tool's own name comes before anything the prototype chain has, as an own property did.
+    const named = (target, name) =>
+      !complete && typeof name === 'string' && !hasOwn(target, name) ? convenience(name) : undefined;
     return new ProxyCtor(tools, {
       get(target, name) {
-        const value = find(target, name);
+        const tool = named(target, name);
         if (typeof name === 'string') {
-          missingTool = value !== undefined || name in target || NOT_TOOL_NAMES.includes(name) ? undefined : name;
+          missingTool = tool !== undefined || name in target || NOT_TOOL_NAMES.includes(name) ? undefined : name;
         }
-        return value;
+        return tool !== undefined ? tool : target[name];
       },
-      has: (target, name) => name in target || (!complete && typeof name === 'string' && convenience(name) !== undefined),
+      has: (target, name) => named(target, name) !== undefined || name in target,
       ownKeys: () => reflect.ownKeys(whole()),
       getOwnPropertyDescriptor: (target, name) => reflect.getOwnPropertyDescriptor(whole(), name),
       defineProperty: (target, name, descriptor) => reflect.defineProperty(whole(), name, descriptor),

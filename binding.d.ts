@@ -116,7 +116,7 @@ export declare class NativeToolSearch {
   constructor(run: NativeRun, mode: string)
   /** The model tools of this run's mode. */
   modelTools(): Array<ToolSearchModelTool>
-  /** The capability directory (`directory` mode's prompt). */
+  /** The capability directory for the system prompt (every mode), naming this mode's tools. */
   directory(): string
   get catalogSize(): number
   get sources(): CodeModeSources
@@ -441,7 +441,8 @@ export interface ToolSearchConfig {
   /**
    * `"code"` (`tool_search_code`; the default for `true` and for an object without a mode),
    * `"tools"` (`tool_search`, `tool_describe`, `tool_call`; the mode when unset) or
-   * `"directory"` (the three tools plus a bounded capability directory in the prompt).
+   * `"directory"` (the same three tools). Every mode also gives the model the bounded
+   * capability directory (`ToolSearchRun.prompt`).
    */
   mode: 'code' | 'tools' | 'directory'
   /**

@@ -26,9 +26,24 @@ interface ToolCatalogEntryWithSchema extends ToolCatalogEntry {
   readonly parameters: unknown
 }
 
+/**
+ * On a search's hits when the query was over the caps (512 characters, 32 distinct words): only
+ * its first part was searched.
+ */
+interface QueryTruncation {
+  /** The part of the query that was searched (its beginning, ending between words). */
+  readonly searched: string
+  readonly reason: 'chars' | 'words'
+  /** One sentence saying so, for the model. */
+  readonly message: string
+}
+
+/** A search's hits, best first; `queryTruncated` (not enumerable) only when the query was cut. */
+type ToolSearchHits = ToolCatalogEntry[] & { readonly queryTruncated?: QueryTruncation }
+
 interface ToolCatalogHelpers {
   /** Ranked entries for a plain-language query (empty: the catalog in order). */
-  search(query: string, options?: { limit?: number }): Promise<ToolCatalogEntry[]>
+  search(query: string, options?: { limit?: number }): Promise<ToolSearchHits>
   /** The entry with its JSON Schema `parameters`. Rejects with "Unknown tool id: …". */
   describe(id: string): Promise<ToolCatalogEntryWithSchema>
   /** Runs a tool through the gateway (policy, approvals, hooks). Resolves to its result. */

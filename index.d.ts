@@ -339,8 +339,36 @@ export interface ToolSearchRunOptions {
 
 /** What a Tool Search call resolves to: shaped like `CodeModeResult`, never a rejection. */
 export type ToolSearchResult =
-  | { status: 'completed'; value: unknown; output?: CodeModeOutput[]; telemetry: ToolSearchTelemetry }
-  | { status: 'failed'; code: CodeModeErrorCode; error: string; output?: CodeModeOutput[]; telemetry: ToolSearchTelemetry }
+  | {
+      status: 'completed'
+      value: unknown
+      output?: CodeModeOutput[]
+      /**
+       * `tool_search` only, when the query was past its caps (512 characters, 32 distinct words):
+       * only `searched`, its first part, was searched; `message` says so to the model.
+       */
+      queryTruncated?: ToolSearchQueryTruncation
+      telemetry: ToolSearchTelemetry
+    }
+  | {
+      status: 'failed'
+      code: CodeModeErrorCode
+      error: string
+      /** Where it failed, when a cell failed (`tool_search_code`). */
+      failurePhase?: CodeModeFailurePhase
+      output?: CodeModeOutput[]
+      telemetry: ToolSearchTelemetry
+    }
+
+/** A search query cut to its first part. */
+export interface ToolSearchQueryTruncation {
+  /** The part of the query that was searched. */
+  searched: string
+  /** Which cap it was past: its length in characters, or its count of distinct words. */
+  reason: 'chars' | 'words'
+  /** One sentence for the model. */
+  message: string
+}
 
 export interface ToolSearchCallOptions {
   /** The model's call id; becomes `parentToolCallId` of the nested calls. */
@@ -359,7 +387,11 @@ export declare class ToolSearchRun {
   readonly config: ToolSearchConfig
   /** `[tool_search_code]` (code) or `[tool_search, tool_describe, tool_call]`; `[]` when inactive. */
   readonly modelTools: ToolSearchModelTool[]
-  /** The bounded capability directory for the system prompt (`directory` mode; else `''`). */
+  /**
+   * The bounded capability directory for the system prompt, in every mode (`''` when inactive):
+   * trusted tool names and descriptions sorted by name, at most 18,000 characters, the same text
+   * for the same catalog and mode (cache-stable).
+   */
   readonly prompt: string
   readonly telemetry: ToolSearchTelemetry
   /** Runs one of `modelTools` by name. Never rejects: bad input is a `failed` result. */

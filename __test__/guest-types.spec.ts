@@ -15,6 +15,7 @@ const guest = resolve(__dirname, '../guest.d.ts')
 
 const GOOD = [
   `const hits = await tools.search("read a file", { limit: 3 });
+   if (hits.queryTruncated) text(hits.queryTruncated.searched + hits.queryTruncated.reason);
    const tool = await tools.describe(hits[0].id);
    const out = await tools.call<{ content: string }>(tool.id, { path: "README.md" });
    text(out.content.length);

@@ -145,6 +145,64 @@ describe('catalog', () => {
   })
 })
 
+describe('tools.<name> on demand (issue 27)', () => {
+  // A cell that only searches no longer builds a function per tool (the bench's fresh-cell rows);
+  // whatever looks at `tools` whole still sees the frozen object, in catalog order.
+  it('resolves a name when used, and behaves as the frozen object with every name', async () => {
+    const { run, calls } = makeRun()
+    const result = await run.exec({
+      code: `const read = tools.read_file;
+const before = ['read_file' in tools, 'nope' in tools, typeof tools.nope, typeof tools.then];
+await read({ path: 'a' });
+const keys = Object.keys(tools);
+try { tools.read_file = 1 } catch {}
+try { delete tools.search } catch {}
+try { Object.defineProperty(tools, 'extra', { value: 1 }) } catch {}
+return [before, read === tools.read_file, keys, Object.isFrozen(tools), typeof tools.search, 'extra' in tools,
+  Object.getOwnPropertyDescriptor(tools, 'web_search').enumerable, JSON.stringify(tools)]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([
+      [true, false, 'undefined', 'undefined'],
+      true,
+      ['search', 'describe', 'call', 'read_file', 'write_file', 'exec', 'message', 'web_search', 'slow', 'select_file'],
+      true,
+      'function',
+      false,
+      true,
+      '{}',
+    ])
+    expect(calls.map((c) => c.id)).toEqual(['openclaw:core:read_file'])
+    // Looked at whole first: the same names, frozen, and each name one function.
+    const whole = await run.exec({ code: `const keys = Object.keys(tools); return [keys.length, Object.isFrozen(tools), tools.exec === tools.exec, 'slow' in tools]` })
+    expect(expectStatus(whole, 'completed').value).toEqual([10, true, true, true])
+    // A tool's name still comes before whatever the prototype chain has, as an own property did.
+    const shadowed = await run.exec({
+      code: `Object.prototype.message = () => 'not the tool'; Object.prototype.other = 1;
+return [await tools.message({ text: 'hi' }), tools.other, 'other' in tools, typeof tools.toString]`,
+    })
+    expect(expectStatus(shadowed, 'completed').value).toEqual([{ tool: 'message', input: { text: 'hi' } }, 1, true, 'function'])
+  })
+
+  it('searches the first part of an over-long query and says so on the hits, which stay an array', async () => {
+    const { run } = makeRun()
+    const result = await run.exec({
+      code: `const long = await tools.search('read a file' + ' '.repeat(600) + 'and much more', { limit: 3 });
+const short = await tools.search('read a file', { limit: 3 });
+return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Object.keys(long).length === long.length,
+  long.queryTruncated, short.queryTruncated === undefined, long.map((h) => h.id)[0]]`,
+    })
+    const done = expectStatus(result, 'completed')
+    // The output says so too, for a cell that returns the hits without looking.
+    expect(done.output).toEqual([
+      { type: 'text', text: 'tools.search: The query was over 512 characters; only its first part was searched: "read a file". Search with a shorter query.' },
+    ])
+    const [isArray, same, onlyHits, truncated, shortWhole, first] = done.value as unknown[]
+    expect([isArray, same, onlyHits, shortWhole, first]).toEqual([true, true, true, true, 'openclaw:core:read_file'])
+    expect(truncated).toMatchObject({ searched: 'read a file', reason: 'chars' })
+    expect((truncated as { message: string }).message).toMatch(/over 512 characters; only its first part was searched: "read a file"/)
+  })
+})
+
 describe('OpenClaw adapter', () => {
   it('wraps exec and wait as agent tools with hook metadata', async () => {
     const { run, calls } = makeRun()

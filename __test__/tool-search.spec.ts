@@ -100,20 +100,28 @@ describe('ToolSearchRun surface', () => {
     expect(makeSearch({ codeMode: { enabled: false } }).run.active).toBe(true)
   })
 
-  it('exposes tool_search_code, the three structured tools, or those plus a directory', () => {
+  it('exposes tool_search_code or the three structured tools, with the capability directory in every mode', () => {
     const code = makeSearch().run
     expect(code.mode).toBe('code')
     expect(code.modelTools.map((t) => t.name)).toEqual(['tool_search_code'])
-    expect(code.prompt).toBe('')
     const tools = makeSearch({ config: { mode: 'tools' } }).run
     expect(tools.modelTools.map((t) => t.name)).toEqual(['tool_search', 'tool_describe', 'tool_call'])
-    expect(tools.prompt).toBe('')
     const directory = makeSearch({ config: { mode: 'directory' } }).run
     expect(directory.modelTools.map((t) => t.name)).toEqual(['tool_search', 'tool_describe', 'tool_call'])
-    expect(directory.prompt).toContain('- read_file: Read a text file from the workspace')
-    // Untrusted (MCP, client) names and descriptions stay out of the prompt.
-    expect(directory.prompt).not.toContain('create_issue')
-    expect(directory.prompt).not.toContain('select_file')
+    // Upstream gives the bounded directory in all three modes, naming the mode's own tools.
+    for (const run of [code, tools, directory]) {
+      expect(run.prompt).toContain('- read_file: Read a text file from the workspace')
+      // Untrusted (MCP, client) names and descriptions stay out of the prompt.
+      expect(run.prompt).not.toContain('create_issue')
+      expect(run.prompt).not.toContain('select_file')
+      expect(run.prompt).toContain('2 MCP or client tools are not listed here')
+    }
+    expect(code.prompt).toMatch(/^Tool directory: 8 tools are available through tool_search_code \(openclaw\.tools\.search, describe and call\)\./)
+    expect(tools.prompt).toMatch(/^Tool directory: 8 tools are available through tool_search, tool_describe and tool_call\./)
+    expect(directory.prompt).toBe(tools.prompt)
+    // Cache-stable: the catalog and mode decide it, not the run, session or time.
+    expect(makeSearch({ runId: 'another-run' }).run.prompt).toBe(code.prompt)
+    expect(makeSearch({ config: false }).run.prompt).toBe('')
     for (const run of [code, tools, directory]) {
       const bytes = Buffer.byteLength(JSON.stringify(run.modelTools)) + Buffer.byteLength(run.prompt)
       expect(run.telemetry.promptBytes).toBe(bytes)
@@ -132,6 +140,9 @@ describe('ToolSearchRun surface', () => {
     expect(run.prompt.indexOf('aa_first')).toBeLessThan(run.prompt.indexOf('zz_tool_0000'))
     expect(run.prompt).toMatch(/more OpenClaw tools not listed; use tool_search/)
     expect(run.prompt).not.toContain('zz_tool_2999')
+    const code = makeSearch({ tools: many }).run.prompt
+    expect(code.length).toBeLessThanOrEqual(18_000)
+    expect(code).toMatch(/more OpenClaw tools not listed; use openclaw\.tools\.search in tool_search_code/)
     // Every entry stays searchable.
     const hits = completed(await run.call('tool_search', { query: 'zz_tool_2999' })) as { id: string }[]
     expect(hits[0].id).toBe('openclaw:core:zz_tool_2999')
@@ -275,6 +286,37 @@ return await openclaw.tools.call(tool.id, { title: "Crash" });`,
     expect(calls[0]).toMatchObject({ id: 'mcp:github:create_issue', parentToolCallId: 'model-7' })
     expect(events.filter((e) => e.type.startsWith('tool_call')).map((e) => e.type)).toEqual(['tool_call_start', 'tool_call_end'])
     expect(result.telemetry).toMatchObject({ searchCount: 1, describeCount: 1, callCount: 1 })
+  })
+
+  it('searches the first part of an over-long query and says so on the hits (issue 27)', async () => {
+    const { run } = makeSearch()
+    const result = await run.call('tool_search_code', {
+        code: `const long = await openclaw.tools.search('create issue' + ' '.repeat(700) + 'x'.repeat(1 << 20));
+const short = await openclaw.tools.search('create issue');
+return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Object.keys(long).length === long.length,
+  long.queryTruncated, 'queryTruncated' in short, long[0].id]`,
+    })
+    const value = completed(result) as unknown[]
+    expect(result.output).toEqual([
+      { type: 'text', text: 'openclaw.tools.search: The query was over 512 characters; only its first part was searched: "create issue". Search with a shorter query.' },
+    ])
+    expect(value.slice(0, 3)).toEqual([true, true, true])
+    expect(value[3]).toMatchObject({ searched: 'create issue', reason: 'chars' })
+    expect(value[4]).toBe(false)
+    expect(value[5]).toBe('mcp:github:create_issue')
+    // The structured tool_search answers a megabyte query with the same candidates.
+    const structured = makeSearch({ config: { mode: 'tools' } }).run
+    const longResult = await structured.call('tool_search', { query: `create issue ${'distinct words '.repeat(70_000)}` })
+    const shortResult = await structured.call('tool_search', { query: 'create issue distinct words' })
+    expect(completed(longResult)).toEqual(completed(shortResult))
+    // ... and tells the model, beside the hits, that only the first part was searched.
+    const truncation = (longResult as { queryTruncated?: { searched: string; reason: string; message: string } }).queryTruncated!
+    expect(truncation.reason).toBe('chars')
+    expect(truncation.searched.startsWith('create issue distinct words')).toBe(true)
+    expect(truncation.searched.length).toBeLessThanOrEqual(512)
+    expect(truncation.searched.endsWith('words')).toBe(true)
+    expect(truncation.message).toMatch(/^The query was over 512 characters; only its first part was searched: "create issue distinct words/)
+    expect('queryTruncated' in shortResult).toBe(false)
   })
 
   it('has console.log/warn/error and openclaw.tools as its only globals', async () => {

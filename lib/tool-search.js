@@ -100,7 +100,8 @@ class ToolSearchRun {
     // takes precedence).
     this.#active = config.enabled && codeMode.enabled !== true && this.#inner.active
     this.#modelTools = this.#active ? this.#search.modelTools() : []
-    this.#prompt = this.#active && config.mode === 'directory' ? this.#search.directory() : ''
+    // Every mode gives the model the bounded capability directory, as upstream does.
+    this.#prompt = this.#active ? this.#search.directory() : ''
     this.#promptBytes = Buffer.byteLength(JSON.stringify(this.#modelTools)) + Buffer.byteLength(this.#prompt)
   }
 
@@ -124,7 +125,7 @@ class ToolSearchRun {
     return this.#modelTools.map((tool) => ({ ...tool }))
   }
 
-  /** The bounded capability directory for the system prompt (`directory` mode; else empty). */
+  /** The bounded capability directory for the system prompt (every mode; empty when inactive). */
   get prompt() {
     return this.#prompt
   }
@@ -229,7 +230,10 @@ class ToolSearchRun {
     } catch (error) {
       return this.#failed('invalid_input', error?.message ?? String(error))
     }
-    return this.#completed(JSON.parse(text))
+    const found = JSON.parse(text)
+    // A query past the caps: its first part was searched, and the model is told so beside the hits.
+    if (Array.isArray(found)) return this.#completed(found)
+    return { ...this.#completed(found.hits), queryTruncated: found.queryTruncated }
   }
 
   #describe(input) {

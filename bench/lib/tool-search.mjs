@@ -138,6 +138,8 @@ return await openclaw.tools.call(tool.id, { n: 1 });`,
     rows.push([`structured ${name}`, formatUs(us), '—', '—', '—', '—', `${catalog.length} tools`])
   }
   await catalogRows({ executor, rows, results })
+  await shapeRows({ executor, rows, results })
+  await longQueryRows({ executor, rows, results })
 }
 
 /** Catalog creation (cold, then cached: same content, a new array) and 20 searches, at 100, 1,000 and 10,000 tools. */
@@ -199,4 +201,217 @@ samples.sort((a, b) => a - b); return samples[samples.length >> 1] * 1000`,
     results.toolSearch.catalogs[size] = { ...create.plain, schemas: create.schemas, twentySearchesUs: searchUs }
     rows.push([`catalog of ${size} tools: 20 searches`, formatUs(searchUs), '—', '—', '—', '—', 'median inside a tool_search_code cell'])
   }
+}
+
+// Catalog shapes (issue 27), the same formulas as crates/catalog/src/search/shapes.rs: the
+// bench's own catalog, templated connectors (one sentence pattern, a few numbers and team names),
+// near-duplicates (the same ten tools mirrored by many plugins) and one huge MCP server (half
+// the catalog) next to the bench's tools.
+const TEAMS = ['falcon', 'otter', 'heron', 'data platform', 'badger', 'billing ops', 'osprey', 'bison', 'crane', 'growth', 'ibis', 'koala']
+const RESOURCES = ['invoices', 'contacts', 'orders', 'tickets', 'deals', 'payments', 'shipments', 'leads', 'accounts']
+const MIRRORED = [
+  ['web_search', 'Search the web for pages about a topic'],
+  ['web_fetch', 'Fetch a web page and return its text'],
+  ['read_file', 'Read a text file from the workspace'],
+  ['write_file', 'Write text to a file in the workspace'],
+  ['send_email', 'Send an email to a recipient'],
+  ['create_issue', 'Create an issue in the tracker'],
+  ['list_events', 'List calendar events for a day'],
+  ['get_weather', 'Get the weather forecast for a city'],
+  ['run_query', 'Run a SQL query against the warehouse'],
+  ['post_message', 'Post a message to a chat channel'],
+]
+const WORDS = ['account', 'alert', 'archive', 'backup', 'channel', 'commit', 'deploy', 'export', 'graph', 'import', 'invoice', 'label', 'metric', 'order', 'payment', 'queue', 'report', 'review', 'schema', 'secret', 'stream', 'token', 'upload', 'webhook']
+
+const benchTool = (i) => ({ name: nameOf(i), description: `Tool number ${i}: ${VERBS[i % 5]}s ${NOUNS[i % 5]}s for team ${i % 97} bench 0.5` })
+
+export const SHAPES = {
+  bench: { tool: benchTool, common: 'tool number for team bench' },
+  templated: {
+    tool: (i) => {
+      const team = TEAMS[i % TEAMS.length]
+      const resource = RESOURCES[Math.floor(i / TEAMS.length) % RESOURCES.length]
+      return {
+        name: `${team.replace(' ', '_')}_${resource}_sync_${i}`,
+        sourceName: 'connectors',
+        description: `Synchronizes ${resource} for the ${team} team from region ${i % 9} every ${5 + (i % 55)} minutes using connector version ${i % 4}.${i % 10}`,
+      }
+    },
+    common: 'synchronizes team region minutes connector version',
+  },
+  'near-duplicate': {
+    tool: (i) => {
+      const [name, description] = MIRRORED[i % MIRRORED.length]
+      const mirror = Math.floor(i / MIRRORED.length)
+      return {
+        name,
+        sourceName: `mirror${mirror}`,
+        ...(i % 3 === 0 ? { label: name.replace('_', ' ') } : {}),
+        description: `${description}. Provided by mirror ${mirror} in region ${mirror % 7}.`,
+      }
+    },
+    specificSuffix: ' mirror 4',
+    common: 'provided by mirror in region',
+  },
+  'one huge server': {
+    tool: (i) => {
+      if (i % 2 === 1) return benchTool(Math.floor(i / 2))
+      const k = i / 2
+      const word = WORDS[Math.floor(k / 5) % WORDS.length]
+      return {
+        name: `${VERBS[k % 5]}_${word}_${k}`,
+        source: 'mcp',
+        sourceName: 'warehouse',
+        description: `Warehouse API: ${VERBS[k % 5]}s ${word} records for site ${k % 50} (batch ${k % 7}).`,
+      }
+    },
+    common: 'warehouse api records for site batch',
+  },
+}
+
+/** `size` tools of `shape`, and its three queries: specific (tool 42's name words), none, common. */
+export function shapeCatalog(shape, size) {
+  const { tool, common, specificSuffix = '' } = SHAPES[shape]
+  const tools = Array.from({ length: size }, (_, i) => tool(i))
+  const specific = tool(42).name.replaceAll('_', ' ') + specificSuffix
+  return { tools, queries: { specific, 'no match': 'xyzzy', common } }
+}
+
+const TWENTY = (query) => `const q = ${JSON.stringify(query)};
+const t = performance.now();
+for (let i = 0; i < 20; i++) await SEARCH(q, { limit: 10 });
+return (performance.now() - t) * 1000`
+
+/**
+ * 20 searches at 100 and 10,000 tools, for each shape and query kind: in a `tool_search_code`
+ * cell (warmed up, median of 15 rounds) and in a fresh code-mode cell through `tools.search`, as
+ * the issue measured it (no warm-up: the cell's first use of `tools` is in the sample; median of
+ * 7 cells; MCP tools are not in `tools.search`).
+ */
+export async function shapeRows({ executor, rows, results }) {
+  const exec = (call) => executor(call.input, call.name)
+  results.toolSearch ??= {}
+  results.toolSearch.shapes = {}
+  const sizes = [100, 10_000]
+  for (const shape of Object.keys(SHAPES)) {
+    const measured = {}
+    for (const size of sizes) {
+      const { tools, queries } = shapeCatalog(shape, size)
+      const toolSearch = ToolSearchRun.create({ config: { codeTimeoutMs: 60_000 }, runId: `shape-${shape}-${size}`, tools, executor: exec })
+      const codeMode = CodeModeRun.create({ config: { enabled: true, timeoutMs: 60_000 }, runId: `shape-cm-${shape}-${size}`, tools, executor: exec })
+      await toolSearch.call('tool_search_code', { code: "await openclaw.tools.search('warm up'); return 0" })
+      await codeMode.exec({ code: "await tools.search('warm up'); return 0" })
+      for (const [kind, query] of Object.entries(queries)) {
+        const inToolSearch = await toolSearch.call('tool_search_code', {
+          code: `await openclaw.tools.search(${JSON.stringify(query)});
+const samples = [];
+for (let r = 0; r < 15; r++) { const t = performance.now(); for (let i = 0; i < 20; i++) await openclaw.tools.search(${JSON.stringify(query)}, { limit: 10 }); samples.push(performance.now() - t) }
+samples.sort((a, b) => a - b); return samples[samples.length >> 1] * 1000`,
+        })
+        const cells = []
+        for (let c = 0; c < 7; c++) {
+          const cell = await codeMode.exec({ code: TWENTY(query).replace('SEARCH', 'tools.search') })
+          cells.push(cell.status === 'completed' ? cell.value : NaN)
+        }
+        measured[kind] ??= {}
+        measured[kind][size] = { toolSearchUs: inToolSearch.status === 'completed' ? inToolSearch.value : NaN, codeModeUs: median(cells), query }
+      }
+    }
+    results.toolSearch.shapes[shape] = measured
+    for (const [kind, bySize] of Object.entries(measured)) {
+      const [small, big] = sizes.map((s) => bySize[s])
+      const x = (a, b) => `${(b / a).toFixed(1)}×`
+      rows.push([
+        `20 searches, ${shape}, ${kind}: 100 → 10,000 tools`,
+        `${formatUs(small.toolSearchUs)} → ${formatUs(big.toolSearchUs)}`,
+        '—',
+        `${formatUs(small.codeModeUs)} → ${formatUs(big.codeModeUs)}`,
+        x(small.toolSearchUs, big.toolSearchUs),
+        x(small.codeModeUs, big.codeModeUs),
+        `${JSON.stringify(small.query)}; tool_search_code cell | fresh code-mode cell (tools.search)`,
+      ])
+    }
+  }
+}
+
+/** The longest gap between ticks of a 1 ms interval while `fn` runs: how long the loop stalled. */
+async function loopStall(fn) {
+  let last = performance.now()
+  let longest = 0
+  const tick = () => {
+    const now = performance.now()
+    longest = Math.max(longest, now - last)
+    last = now
+  }
+  const timer = setInterval(tick, 1)
+  try {
+    const value = await fn()
+    tick()
+    return { value, stallMs: longest }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+/**
+ * A 1 MB query (distinct words) through the structured `tool_search` (answered on the calling
+ * thread today: its synchronous part holds the event loop) and through `openclaw.tools.search`
+ * in a `tool_search_code` cell (answered in the sandbox). Medians of 9; the event loop's longest
+ * stall during each (the gap between ticks of a 1 ms interval), and the synchronous part of the
+ * structured call.
+ */
+export async function longQueryRows({ executor, rows, results }) {
+  const exec = (call) => executor(call.input, call.name)
+  const { tools } = shapeCatalog('templated', 10_000)
+  const words = []
+  let length = 0
+  for (let i = 0; length < 1 << 20; i++) {
+    const word = `w${i.toString(36)}`
+    words.push(word)
+    length += word.length + 1
+  }
+  const query = words.join(' ')
+  const structured = ToolSearchRun.create({ config: { mode: 'tools' }, runId: 'long-query', tools, executor: exec })
+  const code = ToolSearchRun.create({ config: { codeTimeoutMs: 60_000 }, runId: 'long-query-code', tools, executor: exec })
+  await structured.call('tool_search', { query: 'warm up' })
+  const answer = []
+  const held = []
+  const stalls = []
+  for (let i = 0; i < 9; i++) {
+    const { stallMs } = await loopStall(async () => {
+      const started = performance.now()
+      const pending = structured.call('tool_search', { query })
+      held.push(performance.now() - started)
+      const result = await pending
+      answer.push(performance.now() - started)
+      if (result.status !== 'completed') throw new Error(`bench long query failed: ${JSON.stringify(result)}`)
+    })
+    stalls.push(stallMs)
+  }
+  const guestAnswer = []
+  const guestStalls = []
+  let truncated
+  for (let i = 0; i < 9; i++) {
+    const { value: result, stallMs } = await loopStall(() =>
+      code.call('tool_search_code', {
+        code: `let q = ''; for (let i = 0; q.length < ${1 << 20}; i++) q += 'w' + i.toString(36) + ' ';
+const t = performance.now(); const hits = await openclaw.tools.search(q); const ms = performance.now() - t;
+return { ms, truncated: hits.queryTruncated?.reason ?? null }`,
+      }),
+    )
+    guestStalls.push(stallMs)
+    if (result.status !== 'completed') throw new Error(`bench long guest query failed: ${JSON.stringify(result)}`)
+    guestAnswer.push(result.value.ms)
+    truncated = result.value.truncated
+  }
+  const out = {
+    bytes: Buffer.byteLength(query),
+    structured: { answerMs: median(answer), syncMs: median(held), maxSyncMs: Math.max(...held), loopStallMaxMs: Math.max(...stalls) },
+    guest: { answerMs: median(guestAnswer), loopStallMaxMs: Math.max(...guestStalls), truncated },
+  }
+  results.toolSearch ??= {}
+  results.toolSearch.longQuery = out
+  const ms = (v) => `${v.toFixed(2)} ms`
+  rows.push([`1 MB query, structured tool_search (10,000 tools)`, ms(out.structured.answerMs), '—', '—', '—', '—', `synchronous part ${ms(out.structured.syncMs)} (max ${ms(out.structured.maxSyncMs)}); longest event-loop stall ${ms(out.structured.loopStallMaxMs)}`])
+  rows.push([`1 MB query, openclaw.tools.search in a cell`, ms(out.guest.answerMs), '—', '—', '—', '—', `inside the cell; longest event-loop stall ${ms(out.guest.loopStallMaxMs)}; hits.queryTruncated.reason = ${out.guest.truncated}`])
 }

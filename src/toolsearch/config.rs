@@ -22,7 +22,8 @@ pub struct ToolSearchConfig {
   pub enabled: bool,
   /// `"code"` (`tool_search_code`; the default for `true` and for an object without a mode),
   /// `"tools"` (`tool_search`, `tool_describe`, `tool_call`; the mode when unset) or
-  /// `"directory"` (the three tools plus a bounded capability directory in the prompt).
+  /// `"directory"` (the same three tools). Every mode also gives the model the bounded
+  /// capability directory (`ToolSearchRun.prompt`).
   #[napi(ts_type = "'code' | 'tools' | 'directory'")]
   pub mode: String,
   /// Wall clock of one whole `tool_search_code` call, nested calls included. Default 10000,

@@ -103,10 +103,10 @@ impl NativeToolSearch {
     )
   }
 
-  /// The capability directory (`directory` mode's prompt).
+  /// The capability directory for the system prompt (every mode), naming this mode's tools.
   #[napi(catch_unwind)]
   pub fn directory(&self) -> String {
-    surface::directory(&self.run.catalog, surface::DIRECTORY_MAX_CHARS)
+    surface::directory(&self.run.catalog, surface::DIRECTORY_MAX_CHARS, &self.mode)
   }
 
   #[napi(getter)]

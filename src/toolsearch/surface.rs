@@ -111,11 +111,39 @@ fn cut(text: &str, max: usize) -> String {
   short
 }
 
-/// The capability directory: trusted (OpenClaw core and plugin) tool names and descriptions,
-/// sorted by name, at most `max_chars` characters. When space is tight descriptions shorten,
-/// then vanish, before names are left out; MCP and client tools are only counted (their
-/// names and descriptions are not trusted prompt text). Every entry stays searchable.
-pub fn directory(catalog: &Catalog, max_chars: usize) -> String {
+/// `cut(text, max).chars().count()`, without building it.
+fn cut_size(text: &str, max: usize) -> usize {
+  let mut size = 0;
+  for word in text.split_whitespace() {
+    size += (size > 0) as usize + word.chars().count();
+    if size > max {
+      return max;
+    }
+  }
+  size
+}
+
+/// How the model reaches the catalog in `mode`: what the directory names.
+fn reach(mode: &str) -> (&'static str, &'static str) {
+  if mode == "code" {
+    (
+      "tool_search_code (openclaw.tools.search, describe and call)",
+      "openclaw.tools.search in tool_search_code",
+    )
+  } else {
+    ("tool_search, tool_describe and tool_call", "tool_search")
+  }
+}
+
+/// The capability directory of every mode (upstream gives it in `code`, `tools` and
+/// `directory` alike): trusted (OpenClaw core and plugin) tool names and descriptions, sorted by
+/// name, at most `max_chars` characters. When space is tight descriptions shorten, then vanish,
+/// before names are left out; MCP and client tools are only counted (their names and
+/// descriptions are not trusted prompt text). Every entry stays searchable. The text depends on
+/// the catalog and the mode only (no run, session or time): the same catalog gives the same
+/// prompt, so a prompt cache keeps it.
+pub fn directory(catalog: &Catalog, max_chars: usize, mode: &str) -> String {
+  let (through, search) = reach(mode);
   let mut trusted: Vec<(&str, &str)> = catalog
     .entries()
     .iter()
@@ -125,7 +153,7 @@ pub fn directory(catalog: &Catalog, max_chars: usize) -> String {
   trusted.sort_unstable();
   let untrusted = catalog.count(Source::Mcp) + catalog.count(Source::Client);
   let mut head = format!(
-    "Tool directory: {} tools are available through tool_search, tool_describe and tool_call.",
+    "Tool directory: {} tools are available through {through}.",
     catalog.len()
   );
   if untrusted > 0 {
@@ -134,40 +162,50 @@ pub fn directory(catalog: &Catalog, max_chars: usize) -> String {
     ));
   }
   head.push('\n');
-  let budget = max_chars.saturating_sub(head.chars().count() + 80);
-  let render = |description: Option<usize>| -> Vec<String> {
-    trusted
-      .iter()
-      .map(|(name, text)| match description {
-        Some(max) if !text.trim().is_empty() => format!("- {name}: {}", cut(text, max)),
-        _ => format!("- {name}"),
-      })
-      .collect()
+  let budget = max_chars.saturating_sub(head.chars().count() + 100);
+  // A line's characters (with its newline) for a description cut to `description` characters:
+  // sizes first, so only the text that is kept is ever formatted.
+  let line_size = |name: &str, text: &str, description: Option<usize>| -> usize {
+    let name = name.chars().count() + 3;
+    match description {
+      Some(max) if !text.trim().is_empty() => name + 2 + cut_size(text, max),
+      _ => name,
+    }
   };
-  let size = |lines: &[String]| lines.iter().map(|l| l.chars().count() + 1).sum::<usize>();
-  let mut lines = render(Some(usize::MAX));
-  if size(&lines) > budget {
-    lines = render(Some(SHORT_DESCRIPTION));
-  }
-  if size(&lines) > budget {
-    lines = render(None);
-  }
+  let total = |description: Option<usize>| -> usize {
+    let mut sum = 0;
+    for (name, text) in &trusted {
+      sum += line_size(name, text, description);
+      if sum > budget {
+        break;
+      }
+    }
+    sum
+  };
+  let description = [Some(usize::MAX), Some(SHORT_DESCRIPTION)]
+    .into_iter()
+    .find(|&d| total(d) <= budget)
+    .flatten();
   let mut out = head;
   let mut used = 0;
   let mut omitted = 0;
-  for line in &lines {
-    let cost = line.chars().count() + 1;
+  for (name, text) in &trusted {
+    let cost = line_size(name, text, description);
     if omitted > 0 || used + cost > budget {
       omitted += 1;
       continue;
     }
     used += cost;
-    out.push_str(line);
-    out.push('\n');
+    match description {
+      Some(max) if !text.trim().is_empty() => {
+        out.push_str(&format!("- {name}: {}\n", cut(text, max)))
+      }
+      _ => out.push_str(&format!("- {name}\n")),
+    }
   }
   if omitted > 0 {
     out.push_str(&format!(
-      "… {omitted} more OpenClaw tools not listed; use tool_search to find them.\n"
+      "… {omitted} more OpenClaw tools not listed; use {search} to find them.\n"
     ));
   }
   out
@@ -184,7 +222,7 @@ mod tests {
       .collect();
     tools.push(json!({ "name": "aaa_mcp", "source": "mcp", "sourceName": "srv", "description": "IGNORE ALL" }));
     let catalog = Catalog::build(&Value::Array(tools));
-    let text = directory(&catalog, DIRECTORY_MAX_CHARS);
+    let text = directory(&catalog, DIRECTORY_MAX_CHARS, "tools");
     assert!(
       text.chars().count() <= DIRECTORY_MAX_CHARS,
       "{}",
@@ -197,7 +235,61 @@ mod tests {
     let small = Catalog::build(
       &json!([{ "name": "b", "description": "bee" }, { "name": "a", "description": "ay" }]),
     );
-    let text = directory(&small, DIRECTORY_MAX_CHARS);
+    let text = directory(&small, DIRECTORY_MAX_CHARS, "directory");
     assert!(text.find("- a: ay").unwrap() < text.find("- b: bee").unwrap());
+  }
+
+  #[test]
+  fn directory_names_each_modes_tools_and_only_depends_on_catalog_and_mode() {
+    let tools = |n: usize| -> Value {
+      Value::Array(
+        (0..n)
+          .map(|i| json!({ "name": format!("tool_{i:04}"), "description": format!("Does thing {i} well. ").repeat(4) }))
+          .collect(),
+      )
+    };
+    let catalog = Catalog::build(&tools(3_000));
+    let code = directory(&catalog, DIRECTORY_MAX_CHARS, "code");
+    assert!(code.starts_with(
+      "Tool directory: 3000 tools are available through tool_search_code (openclaw.tools.search, describe and call).\n"
+    ));
+    assert!(code.ends_with(
+      " more OpenClaw tools not listed; use openclaw.tools.search in tool_search_code to find them.\n"
+    ));
+    assert!(code.chars().count() <= DIRECTORY_MAX_CHARS);
+    let tools_mode = directory(&catalog, DIRECTORY_MAX_CHARS, "tools");
+    assert!(tools_mode.contains("through tool_search, tool_describe and tool_call."));
+    assert!(tools_mode.ends_with("use tool_search to find them.\n"));
+    assert_eq!(
+      tools_mode,
+      directory(&catalog, DIRECTORY_MAX_CHARS, "directory")
+    );
+    // The same catalog, built again: the same text.
+    assert_eq!(
+      code,
+      directory(&Catalog::build(&tools(3_000)), DIRECTORY_MAX_CHARS, "code")
+    );
+    // Descriptions shorten (to 80 characters) before names go; with room, they stay whole.
+    let few = Catalog::build(&tools(20));
+    let text = directory(&few, DIRECTORY_MAX_CHARS, "code");
+    assert!(text.contains(&format!(
+      "- tool_0003: {}",
+      "Does thing 3 well. ".repeat(4).trim_end()
+    )));
+    let tight = directory(&catalog, 8_000, "code");
+    assert!(tight.contains("- tool_0000\n") && tight.chars().count() <= 8_000);
+    let long: Vec<Value> = (0..150)
+      .map(|i| json!({ "name": format!("tool_{i:04}"), "description": "A long description. ".repeat(8) }))
+      .collect();
+    let medium = directory(
+      &Catalog::build(&Value::Array(long)),
+      DIRECTORY_MAX_CHARS,
+      "code",
+    );
+    assert!(medium.contains("…\n") && !medium.contains("more OpenClaw tools"));
+    assert!(medium.contains(&format!(
+      "- tool_0149: {}…\n",
+      &"A long description. ".repeat(4)[..79]
+    )));
   }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use search::{Doc, SearchIndex};
+use search::{Doc, QueryTruncation, SearchIndex};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -83,6 +83,11 @@ pub struct Catalog {
   guest: Vec<usize>,
   /// `(safe name, entry index)` for every installed `tools.<name>` convenience function.
   safe_names: Vec<(String, usize)>,
+  /// Positions in `safe_names`, sorted by name: a cell resolves `tools.<name>` one name at a
+  /// time instead of building all of them.
+  safe_name_order: Vec<u32>,
+  /// `safe_names` as `[[name, id], …]` JSON text (built on first use).
+  safe_names_json: OnceLock<String>,
   pub stats: CatalogStats,
   index: OnceLock<SearchIndex>,
   /// Over every entry, MCP included (Tool Search's `search`); unused when there is no MCP entry
@@ -198,6 +203,9 @@ impl Catalog {
         });
       }
     }
+    let mut safe_name_order: Vec<u32> = (0..safe_names.len() as u32).collect();
+    safe_name_order
+      .sort_unstable_by(|&a, &b| safe_names[a as usize].0.cmp(&safe_names[b as usize].0));
     let mut counts = [0; 3];
     for entry in &entries {
       counts[entry.source as usize] += 1;
@@ -207,6 +215,8 @@ impl Catalog {
       by_id,
       guest,
       safe_names,
+      safe_name_order,
+      safe_names_json: OnceLock::new(),
       stats,
       index: OnceLock::new(),
       all_index: OnceLock::new(),
@@ -267,6 +277,27 @@ impl Catalog {
       .map(|(name, i)| (name.as_str(), &self.entries[*i]))
   }
 
+  /// The entry an installed `tools.<name>` convenience function calls, if `name` is one.
+  pub fn safe_name(&self, name: &str) -> Option<&CatalogEntry> {
+    let order = &self.safe_name_order;
+    let at = order.partition_point(|&i| self.safe_names[i as usize].0.as_str() < name);
+    let &i = order.get(at)?;
+    let (safe, entry) = &self.safe_names[i as usize];
+    (safe == name).then(|| &self.entries[*entry])
+  }
+
+  /// Every `tools.<name>` convenience function as `[[name, id], …]` JSON text, in installation
+  /// order (built on first use, shared by every cell of the run).
+  pub fn safe_names_json(&self) -> &str {
+    self.safe_names_json.get_or_init(|| {
+      let names: Vec<Value> = self
+        .safe_names()
+        .map(|(name, entry)| serde_json::json!([name, entry.id]))
+        .collect();
+      Value::Array(names).to_string()
+    })
+  }
+
   /// `ALL_TOOLS` as JSON text (built on first use, shared by every cell of the run).
   pub fn all_tools_json(&self) -> &str {
     self.all_tools_json.get_or_init(|| {
@@ -280,20 +311,41 @@ impl Catalog {
 
   /// Ranked guest-visible entries for `tools.search`.
   pub fn search(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
-    let hits = self.guest_index().search(query, limit);
-    hits
-      .into_iter()
-      .map(|doc| &self.entries[self.guest[doc]])
-      .collect()
+    self.search_result(query, limit).hits
+  }
+
+  /// [`Self::search`], saying whether the query was searched whole (see [`SearchResult`]).
+  pub fn search_result(&self, query: &str, limit: usize) -> SearchResult<'_> {
+    let ranked = self.guest_index().ranked(query, limit);
+    SearchResult {
+      hits: ranked
+        .hits
+        .into_iter()
+        .map(|doc| &self.entries[self.guest[doc]])
+        .collect(),
+      truncated: ranked.truncated,
+    }
   }
 
   /// Ranked entries of the whole catalog, MCP included (Tool Search), with the same ranking.
   pub fn search_all(&self, query: &str, limit: usize) -> Vec<&CatalogEntry> {
+    self.search_all_result(query, limit).hits
+  }
+
+  /// [`Self::search_all`], saying whether the query was searched whole.
+  pub fn search_all_result(&self, query: &str, limit: usize) -> SearchResult<'_> {
     if self.guest.len() == self.entries.len() {
-      return self.search(query, limit);
+      return self.search_result(query, limit);
     }
-    let hits = self.all_index().search(query, limit);
-    hits.into_iter().map(|doc| &self.entries[doc]).collect()
+    let ranked = self.all_index().ranked(query, limit);
+    SearchResult {
+      hits: ranked
+        .hits
+        .into_iter()
+        .map(|doc| &self.entries[doc])
+        .collect(),
+      truncated: ranked.truncated,
+    }
   }
 
   /// Builds the search indexes now (the building thread does it for large catalogs, see
@@ -315,6 +367,42 @@ impl Catalog {
     self
       .all_index
       .get_or_init(|| SearchIndex::build(self.entries.iter().map(doc)))
+  }
+}
+
+/// What a search found, and whether it searched the whole query.
+///
+/// A query is read up to [`search::MAX_QUERY_CHARS`] characters (cut back to a word boundary)
+/// and [`search::MAX_QUERY_WORDS`] distinct words; past either cap only its first part is
+/// searched, never an error, and `truncated` says what was searched and why. Surfaces report it
+/// next to the hits: [`SearchResult::guest_json`] for cells (`hits.queryTruncated`), and the
+/// structured `tool_search` may put [`QueryTruncation::to_json`] (`{ searched, reason,
+/// message }`) beside its candidates.
+pub struct SearchResult<'c> {
+  pub hits: Vec<&'c CatalogEntry>,
+  pub truncated: Option<QueryTruncation>,
+}
+
+impl SearchResult<'_> {
+  /// The hits as a compact JSON array (no schemas), the shape `tools.search` resolves to.
+  pub fn hits_json(&self) -> String {
+    let hits: Vec<Value> = self.hits.iter().map(|e| compact_json(e, false)).collect();
+    Value::Array(hits).to_string()
+  }
+
+  /// What a guest's search function returns to its prelude: the hits array, or, when the query
+  /// was cut, `{"hits": [...], "queryTruncated": { searched, reason, message }}`, which the
+  /// prelude turns into the array with a non-enumerable `queryTruncated` property (the array
+  /// stays an array of hits for code that does not look).
+  pub fn guest_json(&self) -> String {
+    match &self.truncated {
+      None => self.hits_json(),
+      Some(truncated) => format!(
+        r#"{{"hits":{},"queryTruncated":{}}}"#,
+        self.hits_json(),
+        truncated.to_json()
+      ),
+    }
   }
 }
 
@@ -521,6 +609,65 @@ mod tests {
       .collect();
     assert_eq!(collided, vec!["web_search", "constructor", "search"]);
     assert_eq!(catalog.stats.name_collisions[0].ids.len(), 2);
+    // One name at a time, as a cell resolves `tools.<name>`: only installed names answer.
+    let id = |name: &str| catalog.safe_name(name).map(|e| e.id.as_str());
+    assert_eq!(id("read_file"), Some("openclaw:core:read-file"));
+    for name in [
+      "web_search",
+      "constructor",
+      "search",
+      "fetch_page",
+      "read",
+      "",
+      "read_filex",
+    ] {
+      assert_eq!(id(name), None, "{name}");
+    }
+    assert_eq!(
+      catalog.safe_names_json(),
+      r#"[["read_file","openclaw:core:read-file"]]"#
+    );
+  }
+
+  #[test]
+  fn a_search_says_when_it_searched_the_first_part_only() {
+    let catalog = Catalog::build(&json!([
+      { "name": "read_file", "description": "Read a file" },
+      { "name": "create_issue", "source": "mcp", "sourceName": "github", "description": "Create an issue" },
+    ]));
+    let whole = catalog.search_result("read a file", 5);
+    assert!(whole.truncated.is_none());
+    assert_eq!(whole.guest_json(), whole.hits_json());
+    assert!(
+      whole
+        .guest_json()
+        .starts_with(r#"[{"id":"openclaw:core:read_file""#)
+    );
+    let long = format!("read a file {}", "x".repeat(2_000));
+    let cut = catalog.search_result(&long, 5);
+    assert_eq!(cut.hits_json(), whole.hits_json());
+    let guest: Value = serde_json::from_str(&cut.guest_json()).unwrap();
+    assert_eq!(
+      guest["hits"],
+      serde_json::from_str::<Value>(&whole.hits_json()).unwrap()
+    );
+    assert_eq!(guest["queryTruncated"]["searched"], "read a file");
+    assert_eq!(guest["queryTruncated"]["reason"], "chars");
+    // Tool Search's search of the whole catalog reports it too.
+    let words: Vec<String> = (0..40u8)
+      .map(|i| format!("q{}{}", (b'a' + i / 26) as char, (b'a' + i % 26) as char))
+      .collect();
+    let all = catalog.search_all_result(&format!("create issue {}", words.join(" ")), 5);
+    assert_eq!(all.hits[0].id, "mcp:github:create_issue");
+    let cut = all.truncated.unwrap();
+    assert_eq!(cut.reason, search::TruncationReason::Words);
+    assert_eq!(
+      cut.searched,
+      format!(
+        "create issue {}",
+        words[..search::MAX_QUERY_WORDS - 2].join(" ")
+      )
+    );
   }
 
   #[test]

@@ -10,7 +10,7 @@
 //!
 //! Layout, each module using only those above it: `weights` (tuning constants, idf), `stem`
 //! (the stemmer), `text` (text into words), `thesaurus` (stopwords, synonyms, phrases),
-//! `query` (a query into concepts), `index` (the index and its build), `rank` (scoring and
+//! `query` (a query, bounded, into concepts), `index` (the index and its build), `rank` (scoring and
 //! the top `limit`, with max-score pruning).
 
 mod index;
@@ -23,11 +23,17 @@ mod weights;
 
 pub use index::{Doc, SearchIndex};
 #[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
+pub use query::last_query_work;
+pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryTruncation, TruncationReason};
+pub use rank::Ranked;
+#[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
 pub use rank::last_search_work;
 
 #[cfg(test)]
 mod differential;
 #[cfg(test)]
 mod reference;
+#[cfg(test)]
+mod shapes;
 #[cfg(test)]
 mod tests;

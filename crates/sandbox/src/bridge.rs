@@ -15,7 +15,6 @@ use code_mode_engine::{
 };
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Function, Object, Value};
-use serde_json::Value as Json;
 use std::sync::Arc;
 
 /// Code mode's kind of VM: its half of the prelude and these functions.
@@ -81,13 +80,8 @@ fn install<'js>(
             .search_limit(limit_arg(&limit))
             .map_err(|m| throw_type(&ctx, m))?;
           Counters::bump(&run.counters.searches);
-          let hits: Vec<Json> = run
-            .catalog()
-            .search(&query, limit)
-            .into_iter()
-            .map(|e| catalog::compact_json(e, false))
-            .collect();
-          Ok(Json::Array(hits).to_string())
+          // The hits, with `queryTruncated` when only the query's first part was searched.
+          Ok(run.catalog().search_result(&query, limit).guest_json())
         })
       },
     )?,
@@ -123,13 +117,25 @@ fn install<'js>(
     "safeNames",
     Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
       guarded(&ctx, &s, || {
+        Ok(run_of(&s).catalog().safe_names_json().to_string())
+      })
+    })?,
+  )?;
+
+  // One `tools.<name>` at a time (the id, or '' when it is none): a cell that only searches
+  // does not build a function per tool.
+  let s = state.clone();
+  host.set(
+    "safeName",
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
+      guarded(&ctx, &s, || {
         let run = run_of(&s);
-        let names: Vec<Json> = run
-          .catalog()
-          .safe_names()
-          .map(|(name, entry)| serde_json::json!([name, entry.id]))
-          .collect();
-        Ok(Json::Array(names).to_string())
+        Ok(
+          run
+            .catalog()
+            .safe_name(&name)
+            .map_or(String::new(), |e| e.id.clone()),
+        )
       })
     })?,
   )?;

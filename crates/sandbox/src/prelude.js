@@ -7,6 +7,18 @@
   const { defineProperty, deepFreeze, freeze, isArray, JSONparse, JSONstringify } = core;
   const { reject, resolve, str, TypeErrorCtor, wellFormed, lazy } = core;
   const ProxyCtor = Proxy;
+  const hasOwn = Object.hasOwn;
+  // Reflect's functions as they were before any cell ran (the `tools` proxy forwards to them).
+  const reflect = freeze({
+    defineProperty: Reflect.defineProperty,
+    deleteProperty: Reflect.deleteProperty,
+    getOwnPropertyDescriptor: Reflect.getOwnPropertyDescriptor,
+    isExtensible: Reflect.isExtensible,
+    ownKeys: Reflect.ownKeys,
+    preventExtensions: Reflect.preventExtensions,
+    set: Reflect.set,
+    setPrototypeOf: Reflect.setPrototypeOf,
+  });
   // Names a caller probes without meaning a tool (`await tools`, `JSON.stringify(tools)`).
   const NOT_TOOL_NAMES = ['then', 'toJSON'];
 
@@ -45,16 +57,27 @@
     return attempt(() => JSONparse(fn()));
   }
 
+  // A search's hits: the array, with a non-enumerable `queryTruncated` ({ searched, reason,
+  // message }) when the query was over the caps and only its first part was searched; the cell's
+  // output says so too, for a cell that returns the hits without looking.
+  function hitsOf(text) {
+    const value = JSONparse(text);
+    if (isArray(value)) return value;
+    defineProperty(value.hits, 'queryTruncated', { value: value.queryTruncated, enumerable: false });
+    host.out(0, 'tools.search: ' + value.queryTruncated.message);
+    return value.hits;
+  }
+
   function buildTools() {
     const tools = {
       search(query, options) {
-        return parsed(() => {
+        return attempt(() => {
           if (query === undefined || query === null) query = '';
           if (typeof query !== 'string') throw new TypeErrorCtor('query must be a string.');
           if (options !== undefined && options !== null && typeof options !== 'object') {
             throw new TypeErrorCtor('options must be an object.');
           }
-          return host.search(wellFormed(query), options == null ? undefined : options.limit);
+          return hitsOf(host.search(wellFormed(query), options == null ? undefined : options.limit));
         });
       },
       describe(id) {
@@ -64,21 +87,52 @@
         return bridge(0, str(id), input);
       },
     };
-    const names = JSONparse(host.safeNames());
-    for (let i = 0; i < names.length; i++) {
-      const id = names[i][1];
-      defineProperty(tools, names[i][0], {
-        value: (input) => bridge(0, id, input),
-        enumerable: true,
-      });
+    // `tools.<name>` for each tool with an unambiguous identifier-safe name, resolved one name
+    // at a time (host.safeName), so a cell that only searches builds no function per tool.
+    // Whatever looks at the object whole (keys, descriptors, isFrozen, writes) first installs
+    // them all, in catalog order, and freezes it: it behaves as the frozen object it always was.
+    // name -> its function, or null when the run has no such tool.
+    const made = { __proto__: null };
+    let complete = false;
+    function convenience(name, id) {
+      let fn = made[name];
+      if (fn === undefined) {
+        if (id === undefined) id = host.safeName(name);
+        fn = made[name] = id === '' ? null : (input) => bridge(0, id, input);
+      }
+      return fn === null ? undefined : fn;
     }
-    return new ProxyCtor(freeze(tools), {
-      get(target, name) {
-        if (typeof name === 'string') {
-          missingTool = name in target || NOT_TOOL_NAMES.includes(name) ? undefined : name;
+    function whole() {
+      if (!complete) {
+        const names = JSONparse(host.safeNames());
+        for (let i = 0; i < names.length; i++) {
+          defineProperty(tools, names[i][0], { value: convenience(names[i][0], names[i][1]), enumerable: true });
         }
-        return target[name];
+        freeze(tools);
+        complete = true;
+      }
+      return tools;
+    }
+    // A tool's own name comes before anything the prototype chain has, as an own property did.
+    const named = (target, name) =>
+      !complete && typeof name === 'string' && !hasOwn(target, name) ? convenience(name) : undefined;
+    return new ProxyCtor(tools, {
+      get(target, name) {
+        const tool = named(target, name);
+        if (typeof name === 'string') {
+          missingTool = tool !== undefined || name in target || NOT_TOOL_NAMES.includes(name) ? undefined : name;
+        }
+        return tool !== undefined ? tool : target[name];
       },
+      has: (target, name) => named(target, name) !== undefined || name in target,
+      ownKeys: () => reflect.ownKeys(whole()),
+      getOwnPropertyDescriptor: (target, name) => reflect.getOwnPropertyDescriptor(whole(), name),
+      defineProperty: (target, name, descriptor) => reflect.defineProperty(whole(), name, descriptor),
+      deleteProperty: (target, name) => reflect.deleteProperty(whole(), name),
+      set: (target, name, value) => reflect.set(whole(), name, value),
+      isExtensible: () => reflect.isExtensible(whole()),
+      preventExtensions: () => reflect.preventExtensions(whole()),
+      setPrototypeOf: (target, proto) => reflect.setPrototypeOf(whole(), proto),
     });
   }
 

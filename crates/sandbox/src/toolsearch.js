@@ -4,7 +4,7 @@
 // `console.log/warn/error` (`EngineGlobals` of this guest).
 (function (host, core) {
   'use strict';
-  const { constant, freeze, JSONparse, JSONstringify, reject, resolve, str, TypeErrorCtor, wellFormed } = core;
+  const { constant, defineProperty, freeze, isArray, JSONparse, JSONstringify, reject, resolve, str, TypeErrorCtor, wellFormed } = core;
 
   function parsed(fn) {
     try {
@@ -14,16 +14,29 @@
     }
   }
 
+  // A search's hits: the array, with a non-enumerable `queryTruncated` ({ searched, reason,
+  // message }) when the query was over the caps and only its first part was searched; the cell's
+  // output says so too, for a cell that returns the hits without looking.
+  function hitsOf(text) {
+    const value = JSONparse(text);
+    if (isArray(value)) return value;
+    defineProperty(value.hits, 'queryTruncated', { value: value.queryTruncated, enumerable: false });
+    host.out(0, 'openclaw.tools.search: ' + value.queryTruncated.message);
+    return value.hits;
+  }
+
   const tools = freeze({
     search(query, options) {
-      return parsed(() => {
+      try {
         if (query === undefined || query === null) query = '';
         if (typeof query !== 'string') throw new TypeErrorCtor('query must be a string.');
         if (options !== undefined && options !== null && typeof options !== 'object') {
           throw new TypeErrorCtor('options must be an object like { limit: number }.');
         }
-        return host.toolSearch(wellFormed(query), options == null ? undefined : options.limit);
-      });
+        return resolve(hitsOf(host.toolSearch(wellFormed(query), options == null ? undefined : options.limit)));
+      } catch (error) {
+        return reject(error);
+      }
     },
     describe(id) {
       return parsed(() => host.toolDescribe(str(id)));

@@ -11,7 +11,6 @@ use code_mode_catalog::{self as catalog, Source};
 use code_mode_engine::{self as engine, EngineGlobals, Guest, VmState, guarded, throw, throw_type};
 use parking_lot::Mutex;
 use rquickjs::{Ctx, Function, Object, Value};
-use serde_json::Value as Json;
 use std::sync::Arc;
 
 /// Tool Search's guest: its prelude, its functions, and only console's log, warn and error.
@@ -31,22 +30,17 @@ fn run_of(state: &Mutex<VmState>) -> Arc<GuestRun> {
 
 use code_mode_catalog::unavailable;
 
-/// Compact search hits as JSON text (no schemas), counted.
-pub fn search_json(run: &GuestRun, query: &str, limit: usize) -> String {
+/// A search of the whole catalog (MCP included), counted: `openclaw.tools.search` in a cell.
+pub fn search<'r>(run: &'r GuestRun, query: &str, limit: usize) -> catalog::SearchResult<'r> {
   Counters::bump(&run.counters.searches);
-  hits_json(run, query, limit)
+  hits(run, query, limit)
 }
 
-/// Compact search hits as JSON text (no schemas), not counted (the structured `tool_search`
-/// is counted by the addon, which answers the model).
-pub fn hits_json(run: &GuestRun, query: &str, limit: usize) -> String {
-  let hits: Vec<Json> = run
-    .catalog()
-    .search_all(query, limit)
-    .into_iter()
-    .map(|e| catalog::compact_json(e, false))
-    .collect();
-  Json::Array(hits).to_string()
+/// A search of the whole catalog, not counted: the structured `tool_search`, which the addon
+/// counts as it answers the model. (A query past the caps is cut to its first part;
+/// `.truncated` says so.)
+pub fn hits<'r>(run: &'r GuestRun, query: &str, limit: usize) -> catalog::SearchResult<'r> {
+  run.catalog().search_all_result(query, limit)
 }
 
 /// One entry with its `parameters` as JSON text, counted; `None` when it is not in the catalog.
@@ -74,7 +68,8 @@ fn install<'js>(
           let limit = run
             .search_limit(bridge::limit_arg(&limit))
             .map_err(|m| throw_type(&ctx, m))?;
-          Ok(search_json(&run, &query, limit))
+          // The hits, with `queryTruncated` when only the query's first part was searched.
+          Ok(search(&run, &query, limit).guest_json())
         })
       },
     )?,

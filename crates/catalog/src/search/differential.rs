@@ -446,3 +446,76 @@ fn differential_skipping_is_exercised() {
   println!("scored: pruned {pruned}, exhaustive {full}");
   assert!(pruned < full);
 }
+
+/// The catalog shapes of `npm run bench` (`shapes.rs`: the bench's own, templated connectors,
+/// near-duplicates, one huge server, many tiny servers) at several sizes, with their own queries
+/// and random ones from their words: pruned, exhaustive and reference agree.
+#[test]
+fn differential_catalog_shapes() {
+  use super::shapes::{SHAPES, catalog, queries as kinds};
+  let mut r = Rng(0x5eed_0f5a_a9e5_1234);
+  let mut checked = 0;
+  for shape in SHAPES {
+    for size in [64usize, 300, 2_000, 10_000] {
+      let tools = catalog(shape, size);
+      let case = Case {
+        ids: tools.iter().map(|t| t.id.clone()).collect(),
+        names: tools.iter().map(|t| t.name.clone()).collect(),
+        labels: tools.iter().map(|t| t.label.clone()).collect(),
+        descriptions: tools.iter().map(|t| t.description.clone()).collect(),
+      };
+      // The shape's words (names split, descriptions), to draw queries from.
+      let mut words: Vec<String> = Vec::new();
+      for t in tools.iter().take(200) {
+        for w in t
+          .name
+          .split('_')
+          .chain(t.description.split(|c: char| !c.is_alphanumeric()))
+        {
+          if !w.is_empty() && !words.iter().any(|x| x == w) {
+            words.push(w.to_lowercase());
+          }
+        }
+      }
+      let mut qs: Vec<String> = kinds(shape).into_iter().map(|(_, q)| q).collect();
+      let rounds = if size >= 10_000 { 40 } else { 120 };
+      for _ in 0..rounds {
+        let q = match r.next(5) {
+          // A tool's own name, or its words.
+          0 => tools[r.next(size)].name.clone(),
+          1 => tools[r.next(size)].name.replace('_', " "),
+          // A prefix of a word.
+          2 => {
+            let w = &words[r.next(words.len())];
+            w.chars().take(2 + r.next(4)).collect()
+          }
+          _ => {
+            let k = 1 + r.next(6);
+            (0..k)
+              .map(|_| words[r.next(words.len())].clone())
+              .collect::<Vec<_>>()
+              .join(" ")
+          }
+        };
+        qs.push(q);
+      }
+      checked += check(&case, &qs, &[1, 3, 10, 50]);
+    }
+  }
+  println!("checked {checked}");
+}
+
+/// Queries over the caps: pruned and reference read the same first part.
+#[test]
+fn differential_long_queries() {
+  let mut r = Rng(0x1010_2020_3030_4040);
+  let case = catalog(&mut r, 1_500);
+  let mut qs = Vec::new();
+  for _ in 0..30 {
+    let k = 20 + r.next(200);
+    qs.push(sentence(&mut r, k, " "));
+  }
+  qs.push("data ".repeat(400));
+  qs.push(format!("{} web search", "x".repeat(600)));
+  check(&case, &qs, &[1, 5, 20]);
+}

@@ -54,6 +54,10 @@ pub(super) struct Block {
   pub(super) titled: f32,
   /// Whether one of them is in a name.
   pub(super) named: bool,
+  /// The documents of the block they are of, and those whose posting is in a name (bit `doc %
+  /// BLOCK`): which tool has which word, without reading the postings (0 in a list's `whole`).
+  pub(super) docs: u64,
+  pub(super) names: u64,
 }
 
 /// A sorted word list with postings: exact lookups and prefix ranges by binary search, without
@@ -64,6 +68,9 @@ pub(super) struct Table {
   pub(super) postings: Vec<Vec<Posting>>,
   /// Each list's blocks, in the order of `postings`.
   pub(super) blocks: Vec<Vec<Block>>,
+  /// Each list's bounds over all its blocks (`block` and `start` unused): what a search needs to
+  /// tell the lists that can still lift a tool into the top from those that cannot.
+  pub(super) whole: Vec<Block>,
   pub(super) idf: Vec<f32>,
 }
 
@@ -124,12 +131,14 @@ pub struct SearchIndex {
   /// postings and idf: a query that repeats a tool's own phrasing ("search file contents") is a
   /// better match than one that scatters the same words.
   pub(super) pairs: Vec<((u32, u32), Vec<Posting>, f32)>,
-  /// Each pair's blocks, in the order of `pairs`.
+  /// Each pair's blocks, in the order of `pairs`, and its bounds over all of them.
   pub(super) pair_blocks: Vec<Vec<Block>>,
+  pub(super) pair_whole: Vec<Block>,
   /// Distinct words in each document's name, for name coverage.
   pub(super) name_words: Vec<u8>,
-  /// The fewest name words of a document in each block (at least 1).
+  /// The fewest name words of a document in each block, and in the index (at least 1).
   pub(super) block_name_words: Vec<u8>,
+  pub(super) fewest_name_words: u8,
   /// Normalised full names (`web_search` → `websearch`) with their document, sorted, for
   /// exact-name and name-prefix matches.
   pub(super) names: Vec<(Box<str>, u32)>,
@@ -185,7 +194,8 @@ impl SearchIndex {
     let mut seen: Vec<u32> = Vec::new();
     let mut seen_pairs: Vec<(u32, u32)> = Vec::new();
     for (i, (doc, fields)) in docs.iter().zip(&parsed).enumerate() {
-      let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * fields[2].len() as f32 / average));
+      let length = length_class(fields[2].len());
+      let norm = (K1 + 1.0) / (1.0 + K1 * (1.0 - B + B * length / average));
       let weights = [
         (Field::Name, NAME),
         (Field::Label, LABEL),
@@ -247,7 +257,9 @@ impl SearchIndex {
       let list = std::mem::take(&mut lists[id as usize]);
       words.idf.push(idf(count, list.len()));
       words.terms.push(texts[id as usize].into());
-      words.blocks.push(blocks(&list));
+      let list_blocks = blocks(&list);
+      words.whole.push(whole(&list_blocks));
+      words.blocks.push(list_blocks);
       words.postings.push(list);
     }
     let mut pairs: Vec<((u32, u32), Vec<Posting>, f32)> = pair_lists
@@ -258,23 +270,71 @@ impl SearchIndex {
       })
       .collect();
     pairs.sort_unstable_by_key(|p| p.0);
-    let pair_blocks = pairs.iter().map(|p| blocks(&p.1)).collect();
-    let block_name_words = name_words
+    let pair_blocks: Vec<Vec<Block>> = pairs.iter().map(|p| blocks(&p.1)).collect();
+    let pair_whole = pair_blocks.iter().map(|b| whole(b)).collect();
+    let block_name_words: Vec<u8> = name_words
       .chunks(BLOCK)
       .map(|chunk| chunk.iter().copied().min().unwrap_or(1).max(1))
       .collect();
+    let fewest_name_words = block_name_words.iter().copied().min().unwrap_or(1);
     SearchIndex {
       words,
       pairs,
       pair_blocks,
+      pair_whole,
       name_words,
       block_name_words,
+      fewest_name_words,
       names,
       external,
       docs: count,
       unions: Mutex::new(FnvMap::default()),
     }
   }
+}
+
+/// Descriptions up to this many words weigh by their exact length; longer ones by classes.
+const EXACT_LENGTH: usize = 12;
+
+/// A description's length as its weights see it: the length itself up to [`EXACT_LENGTH`]
+/// words (a word more or less in a one-line description is a real difference), then the middle
+/// of its class of lengths (classes end at 15, 19, 24, 30, …, each a quarter longer than the
+/// last). Tools written from one template (descriptions of 16 to 19 words) then weigh a word
+/// alike, so they tie exactly, and a bound from the largest weight among them is the weight of
+/// each: the searches' bounds (`rank.rs`) stay tight on such catalogs.
+pub(super) fn length_class(words: usize) -> f32 {
+  if words <= EXACT_LENGTH {
+    return words as f32;
+  }
+  let (mut low, mut high) = (EXACT_LENGTH, EXACT_LENGTH + EXACT_LENGTH.div_ceil(4));
+  while high < words {
+    (low, high) = (high, high + high.div_ceil(4));
+  }
+  (low + 1 + high) as f32 / 2.0
+}
+
+/// The bounds of a whole list, from its blocks.
+fn whole(blocks: &[Block]) -> Block {
+  blocks.iter().fold(
+    Block {
+      block: 0,
+      start: 0,
+      max: 0.0,
+      titled: 0.0,
+      named: false,
+      docs: 0,
+      names: 0,
+    },
+    |all, b| Block {
+      max: all.max.max(b.max),
+      titled: all.titled.max(b.titled),
+      named: all.named || b.named,
+      // Any tool may be any block's: every bit.
+      docs: u64::MAX,
+      names: if all.named || b.named { u64::MAX } else { 0 },
+      ..all
+    },
+  )
 }
 
 /// A posting list's blocks (postings are in document order).
@@ -289,6 +349,8 @@ fn blocks(list: &[Posting]) -> Vec<Block> {
         max: 0.0,
         titled: 0.0,
         named: false,
+        docs: 0,
+        names: 0,
       });
     }
     let b = out
@@ -299,6 +361,11 @@ fn blocks(list: &[Posting]) -> Vec<Block> {
       b.titled = b.titled.max(p.weight);
     }
     b.named |= p.field == Field::Name;
+    let bit = 1u64 << (p.doc as usize % BLOCK);
+    b.docs |= bit;
+    if p.field == Field::Name {
+      b.names |= bit;
+    }
   }
   out
 }

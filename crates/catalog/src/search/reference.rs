@@ -8,8 +8,7 @@
 use std::cell::RefCell;
 
 use super::index::{Field, SearchIndex};
-use super::query::concepts;
-use super::text::compact;
+use super::query::{Query, read};
 use super::weights::{
   EXTRA, KEEP, LEAD, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
 };
@@ -67,8 +66,8 @@ impl SearchIndex {
     limit: usize,
     tie: impl Fn(usize) -> &'a str,
   ) -> Vec<usize> {
-    let whole = compact(query);
-    if whole.is_empty() || limit == 0 {
+    let query = read(query);
+    if query.whole.is_empty() || limit == 0 {
       return (0..self.docs.min(limit)).collect();
     }
     // One flat accumulator per document, kept per thread between queries: no hashing, and no
@@ -85,7 +84,7 @@ impl SearchIndex {
       acc.resize(self.docs, Acc::default());
     }
     let mut candidates: Vec<u32> = Vec::new();
-    let ranked = self.rank_reference(query, &whole, limit, &tie, &mut acc, &mut candidates);
+    let ranked = self.rank_reference(&query, limit, &tie, &mut acc, &mut candidates);
     for &d in &candidates {
       acc[d as usize] = Acc::default();
     }
@@ -95,14 +94,13 @@ impl SearchIndex {
 
   fn rank_reference<'a>(
     &self,
-    query: &str,
-    whole: &str,
+    query: &Query,
     limit: usize,
     tie: &impl Fn(usize) -> &'a str,
     acc: &mut [Acc],
     candidates: &mut Vec<u32>,
   ) -> Vec<usize> {
-    let concepts = concepts(query);
+    let (concepts, whole) = (&query.concepts, query.whole.as_str());
     let major = concepts.iter().filter(|c| !c.minor).count();
     let mut terms: Vec<(usize, usize, f32, bool)> = Vec::new();
     let mut term_ids: Vec<usize> = Vec::new();

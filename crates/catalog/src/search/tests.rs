@@ -644,3 +644,250 @@ fn bench_search_synthetic() {
     }
   }
 }
+
+/// Each shape's three queries at 100 and 10,000 tools: pruned search time (median) and work,
+/// against the exhaustive reference. Numbers only:
+/// `cargo test --release -p code-mode-catalog bench_search_shapes -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn bench_search_shapes() {
+  use super::shapes::{SHAPES, catalog, queries};
+  use std::hint::black_box;
+  use std::time::Instant;
+  for shape in SHAPES {
+    for size in [100, 10_000] {
+      let tools = catalog(shape, size);
+      let index = SearchIndex::build(tools.iter().map(|t| Doc {
+        id: &t.id,
+        name: &t.name,
+        label: t.label.as_deref(),
+        description: &t.description,
+      }));
+      let tie = |i: usize| tools[i].id.as_str();
+      for (kind, query) in queries(shape) {
+        let hits = index.search(&query, 10);
+        assert_eq!(
+          hits,
+          index.search_reference(&query, 10, tie),
+          "{shape:?} {query:?}"
+        );
+        let (read, scored) = super::rank::last_search_work();
+        let blocks = super::rank::last_search_blocks();
+        let (mut pruned, mut full) = (Vec::new(), Vec::new());
+        for round in 0..300 {
+          let started = Instant::now();
+          black_box(index.search(black_box(&query), 10));
+          if round >= 20 {
+            pruned.push(started.elapsed());
+          }
+          let started = Instant::now();
+          black_box(index.search_reference(black_box(&query), 10, tie));
+          if round >= 20 {
+            full.push(started.elapsed());
+          }
+        }
+        pruned.sort();
+        full.sort();
+        println!(
+          "{shape:?} {size} {kind} {query:?}: pruned {:?} (read {read}, scored {scored}, blocks {blocks}), exhaustive {:?}; top {:?}",
+          pruned[pruned.len() / 2],
+          full[full.len() / 2],
+          hits.first().map(|&h| tools[h].id.as_str())
+        );
+      }
+    }
+  }
+}
+
+fn shape_index(tools: &[super::shapes::Tool]) -> SearchIndex {
+  SearchIndex::build(tools.iter().map(|t| Doc {
+    id: &t.id,
+    name: &t.name,
+    label: t.label.as_deref(),
+    description: &t.description,
+  }))
+}
+
+/// A query with no word the catalog knows reads no posting and visits no block, whatever the
+/// catalog's size and shape.
+#[test]
+fn a_query_with_no_known_word_costs_nothing_at_any_size() {
+  use super::shapes::{SHAPES, catalog};
+  for shape in SHAPES {
+    let index = shape_index(&catalog(shape, 10_000));
+    for query in ["xyzzy", "xyzzy plugh", "zzzzzzzz qqqqqqq wwwwwww", "ñandú"] {
+      assert!(index.search(query, 10).is_empty(), "{shape:?} {query:?}");
+      assert_eq!(
+        super::rank::last_search_work(),
+        (0, 0),
+        "{shape:?} {query:?}"
+      );
+      assert_eq!(super::rank::last_search_blocks(), 0, "{shape:?} {query:?}");
+    }
+  }
+}
+
+/// Words every tool of a shape says (templated connectors, near-duplicates, one huge server, the
+/// bench's catalog) cost the same few blocks at 100 tools and at 10,000: the first block fills
+/// the top with tools that tie, and no other tool can pass them. Same answers as the
+/// exhaustive reference.
+#[test]
+fn words_every_tool_says_cost_a_block_at_any_size() {
+  use super::shapes::{SHAPES, Shape, catalog, queries};
+  for shape in SHAPES.into_iter().filter(|&s| s != Shape::TinyServers) {
+    let (_, common) = queries(shape)
+      .into_iter()
+      .find(|(kind, _)| *kind == "common")
+      .unwrap();
+    let mut work = Vec::new();
+    for size in [100, 10_000] {
+      let tools = catalog(shape, size);
+      let index = shape_index(&tools);
+      let tie = |i: usize| tools[i].id.as_str();
+      for limit in [1, 10] {
+        let hits = index.search(&common, limit);
+        work.push((
+          size,
+          limit,
+          super::rank::last_search_blocks(),
+          super::rank::last_search_work(),
+        ));
+        assert_eq!(
+          hits,
+          index.search_reference(&common, limit, tie),
+          "{shape:?} {size}"
+        );
+        assert_eq!(hits.len(), limit);
+      }
+    }
+    println!("{shape:?} {common:?}: (size, limit, blocks, (postings, scored)) {work:?}");
+    for &(size, _, blocks, (_, scored)) in &work {
+      assert!(blocks <= 2, "{shape:?} at {size}: {blocks} blocks");
+      assert!(scored <= 128, "{shape:?} at {size}: {scored} scored");
+    }
+  }
+}
+
+/// A query is read to its caps and no further: a query a megabyte past the cap costs what the
+/// cap does (characters looked at, postings, candidates), finds the same tools, and says what it
+/// searched.
+#[test]
+fn a_query_past_the_caps_costs_what_the_cap_does() {
+  use super::query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, TruncationReason, last_query_work};
+  use super::shapes::{Shape, catalog};
+  let tools = catalog(Shape::Templated, 2_000);
+  let index = shape_index(&tools);
+  // Words of the catalog, cycled, then one more word to make exactly the cap.
+  let words = [
+    "osprey",
+    "tickets",
+    "sync",
+    "region",
+    "minutes",
+    "connector",
+    "42",
+  ];
+  let mut at_cap = String::new();
+  for word in words.iter().cycle() {
+    if at_cap.len() + word.len() + 2 > MAX_QUERY_CHARS {
+      break;
+    }
+    at_cap.push_str(word);
+    at_cap.push(' ');
+  }
+  at_cap.push_str(&"q".repeat(MAX_QUERY_CHARS - at_cap.len()));
+  assert_eq!(at_cap.len(), MAX_QUERY_CHARS);
+  // Twice: the first search of a set of words also counts it (kept for the next ones).
+  index.ranked(&at_cap, 10);
+  let ranked = index.ranked(&at_cap, 10);
+  assert!(ranked.truncated.is_none());
+  let (cap_read, cap_work) = (last_query_work(), super::rank::last_search_work());
+  assert_eq!(cap_read, MAX_QUERY_CHARS);
+
+  let long = format!(
+    "{at_cap} {}",
+    "unrelated words that would match nothing ".repeat(25_000)
+  );
+  assert!(long.len() > 1_000_000);
+  let cut = index.ranked(&long, 10);
+  assert_eq!(cut.hits, ranked.hits);
+  assert!(
+    last_query_work() <= MAX_QUERY_CHARS + 1,
+    "{}",
+    last_query_work()
+  );
+  assert_eq!(super::rank::last_search_work(), cap_work);
+  let truncated = cut.truncated.expect("a megabyte is over the cap");
+  assert_eq!(truncated.reason, TruncationReason::Chars);
+  assert_eq!(truncated.searched, at_cap);
+  assert!(truncated.message().contains("512 characters"));
+
+  // More distinct words than the cap within the characters: the first ones are searched.
+  let many: Vec<String> = (0..MAX_QUERY_WORDS + 8)
+    .map(|i| {
+      format!(
+        "zq{}{}q",
+        (b'a' + i as u8 / 26) as char,
+        (b'a' + i as u8 % 26) as char
+      )
+    })
+    .collect();
+  let query = many.join(" ");
+  let cut = index
+    .ranked(&query, 10)
+    .truncated
+    .expect("over the word cap");
+  assert_eq!(cut.reason, TruncationReason::Words);
+  assert_eq!(cut.searched, many[..MAX_QUERY_WORDS].join(" "));
+  // Repeats are one word: within the cap.
+  assert!(index.ranked(&"sync ".repeat(100), 10).truncated.is_none());
+}
+
+/// The cut falls at a word boundary, and on a character boundary whatever the script; one huge
+/// word is cut at the cap.
+#[test]
+fn a_long_query_is_cut_between_words() {
+  use super::query::{MAX_QUERY_CHARS, read};
+  let words = "é".repeat(3) + " ";
+  let query = words.repeat(400);
+  let cut = read(&query).truncated.unwrap();
+  assert!(cut.searched.chars().count() <= MAX_QUERY_CHARS);
+  assert!(cut.searched.ends_with("ééé"));
+  let giant = "x".repeat(1 << 20);
+  assert_eq!(
+    read(&giant).truncated.unwrap().searched.len(),
+    MAX_QUERY_CHARS
+  );
+  // A word cut at the cap is dropped, not searched by its first half.
+  let query = format!("{} readfile", "a ".repeat(MAX_QUERY_CHARS / 2 - 2));
+  assert!(!read(&query).truncated.unwrap().searched.contains("re"));
+  let query = "🦀".repeat(MAX_QUERY_CHARS + 3);
+  assert_eq!(
+    read(&query).truncated.unwrap().searched.chars().count(),
+    MAX_QUERY_CHARS
+  );
+}
+
+/// The held-out ranking sets (`__test__/ranking.spec.ts` prints them through a cell): numbers
+/// only, `cargo test -p code-mode-catalog ranking_holdouts -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn ranking_holdouts() {
+  for (name, set) in [
+    (
+      "holdout",
+      include_str!("../../../../__test__/fixtures/ranking-holdout.json"),
+    ),
+    (
+      "holdout-2",
+      include_str!("../../../../__test__/fixtures/ranking-holdout-2.json"),
+    ),
+    (
+      "holdout-3",
+      include_str!("../../../../__test__/fixtures/ranking-holdout-3.json"),
+    ),
+  ] {
+    let (first, top5, total) = ranking(set);
+    println!("{name}: p@1 {first}/{total}, recall@5 {top5}/{total}");
+  }
+}

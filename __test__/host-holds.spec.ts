@@ -52,7 +52,8 @@ describe('bounded fields own their bytes', () => {
     // The events are all this test keeps (makeRun would keep every call and its input too).
     const events: CodeModeEvent[] = []
     const run = CodeModeRun.create({
-      config: { enabled: true },
+      // 128 MiB crosses each way: a loaded machine must not turn it into a wall-clock `waiting`.
+      config: { enabled: true, timeoutMs: 60_000 },
       runId: 'holds',
       tools: TOOLS,
       executor: (call) => {

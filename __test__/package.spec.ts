@@ -257,14 +257,14 @@ describe('npm run package refuses', () => {
   }
 
   it('a binary with debug info (npm run build:debug), naming the file and what it carries', () => {
-    const dir = artifacts('debug', { 'code-mode.linux-x64-gnu.node': elf([{ name: '.text' }, { name: '.debug_info' }, { name: '.debug_line' }]) })
+    const dir = artifacts('debug', { 'code-mode.linux-x64-gnu.node': elf([{ name: '.text' }, { name: '.debug_info' }, { name: '.debug_line' }]), 'code-mode-sandbox': clean })
     const stderr = refused(packageScript(['--artifacts', dir, '--out', join(dir, 'out')]), join(dir, 'out'))
     expect(stderr).toMatch(/^package: refusing to pack:\n {2}\S*code-mode\.linux-x64-gnu\.node: it carries debug info \(\.debug_info, \.debug_line\)\n/)
     expect(stderr).toContain('npm run build gives a release build')
   })
 
   it('a testing build (its __test* exports), even without debug info', () => {
-    const dir = artifacts('testing', { 'code-mode.linux-x64-gnu.node': Buffer.concat([clean, Buffer.from('\0__testPanic\0__testStall\0')]) })
+    const dir = artifacts('testing', { 'code-mode.linux-x64-gnu.node': Buffer.concat([clean, Buffer.from('\0__testPanic\0__testStall\0')]), 'code-mode-sandbox': clean })
     const stderr = refused(packageScript(['--artifacts', dir, '--out', join(dir, 'out')]), join(dir, 'out'))
     expect(stderr).toContain('code-mode.linux-x64-gnu.node: it is a testing build: it exports __testPanic, __testStall')
   })

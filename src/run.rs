@@ -10,10 +10,11 @@ use crate::input::Field;
 use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::port::Port;
 use crate::protocol::types::{
-  CodeModeHiddenNamespace, CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition,
+  CodeModeCellEvent, CodeModeHiddenNamespace, CodeModeInactiveReason, CodeModeRunTelemetry,
+  CodeModeTelemetry, ModelToolDefinition,
 };
 use crate::protocol::{
-  Message, cell_event,
+  Message, event_json,
   result::{self, Status},
 };
 use crate::sandbox::{self, process::Process};
@@ -322,8 +323,8 @@ impl Run {
       .map_or(&[], |(installed, _)| installed.as_slice())
   }
 
-  pub fn result_telemetry(&self) -> String {
-    self.telemetry.result_json(&self.catalog)
+  pub fn result_telemetry(&self) -> CodeModeTelemetry {
+    self.telemetry.result(&self.catalog)
   }
 
   pub fn run_telemetry(&self) -> CodeModeRunTelemetry {
@@ -353,7 +354,11 @@ impl Run {
   }
 
   fn failed(&self, failure: Failure) -> String {
-    result::to_json(Status::Failed(&failure), &[], &self.result_telemetry())
+    result::to_json(
+      Status::Failed(&failure),
+      Vec::new(),
+      self.result_telemetry(),
+    )
   }
 
   /// Checks that apply to exec and wait alike.
@@ -518,13 +523,11 @@ impl Run {
     };
     // Before the leg can end: a leg's events come before its result.
     Counters::bump(&self.telemetry.resumed);
-    self.event(cell_event(
-      "cell_resumed",
-      &self.scope.run_id,
-      Some(&token),
-      tag.caller_id.as_deref(),
-      json!({}),
-    ));
+    self.event(CodeModeCellEvent::CellResumed {
+      run_id: self.scope.run_id.clone(),
+      cell_run_id: Some(token.clone()),
+      tool_call_id: tag.caller_id.clone(),
+    });
     let run = self.clone();
     let undo_token = token.clone();
     let start = move || {
@@ -738,9 +741,9 @@ impl Run {
     }
   }
 
-  fn event(&self, event: Value) {
+  fn event(&self, event: CodeModeCellEvent) {
     self.port.send(Message::Event {
-      payload: event.to_string(),
+      payload: event_json(&event),
     });
   }
 
@@ -813,23 +816,22 @@ impl Run {
         Ok(()) => {
           Counters::bump(&self.telemetry.suspended);
           self.telemetry.record_snapshot(*snapshot_bytes as usize);
-          self.event(cell_event(
-            "cell_suspended",
-            &self.scope.run_id,
-            Some(parked),
-            caller,
-            json!({ "reason": reason, "pendingToolCalls": pending.len(), "snapshotBytes": snapshot_bytes }),
-          ));
+          self.event(CodeModeCellEvent::CellSuspended {
+            run_id: self.scope.run_id.clone(),
+            cell_run_id: Some(parked.clone()),
+            tool_call_id: caller.map(str::to_owned),
+            reason: reason.to_string(),
+            pending_tool_calls: pending.len() as u32,
+            snapshot_bytes: *snapshot_bytes as f64,
+          });
           let status = Status::Waiting {
             run_id: parked,
             reason,
             pending,
           };
-          result::to_json(status, &output, &self.result_telemetry())
+          result::to_json(status, output, self.result_telemetry())
         }
-        Err(failure) => {
-          result::to_json(Status::Failed(&failure), &output, &self.result_telemetry())
-        }
+        Err(failure) => result::to_json(Status::Failed(&failure), output, self.result_telemetry()),
       },
       end => {
         self.forget_cell(cell, process, [previous.as_deref(), token.as_deref()]);
@@ -843,46 +845,50 @@ impl Run {
             // Parked past its cap: dropped now, and its next `wait` says why.
             if let (Some(token), Some(LegEnd::Failed(failure))) = (&token, end) {
               remember_lost(token, failure.clone());
-              let extra = json!({ "code": failure.code.as_str(), "error": failure.message });
-              self.event(cell_event(
-                "cell_dropped",
-                &self.scope.run_id,
-                Some(token),
-                None,
-                extra,
-              ));
+              self.event(CodeModeCellEvent::CellDropped {
+                run_id: self.scope.run_id.clone(),
+                cell_run_id: Some(token.clone()),
+                tool_call_id: None,
+                code: failure.code.into(),
+                error: failure.message.clone(),
+              });
             }
           }
           Some(reason) => {
             if reason == DropReason::Expired {
               Counters::bump(&self.telemetry.expired);
             }
-            let kind = match reason {
-              DropReason::Expired => "cell_expired",
-              _ => "cell_aborted",
-            };
-            let event = cell_event(kind, &self.scope.run_id, token.as_deref(), None, json!({}));
-            self.event(event);
+            let (run_id, cell_run_id, tool_call_id) =
+              (self.scope.run_id.clone(), token.clone(), None);
+            self.event(match reason {
+              DropReason::Expired => CodeModeCellEvent::CellExpired {
+                run_id,
+                cell_run_id,
+                tool_call_id,
+              },
+              _ => CodeModeCellEvent::CellAborted {
+                run_id,
+                cell_run_id,
+                tool_call_id,
+              },
+            });
           }
           None if aborted => {
-            let event = cell_event(
-              "cell_aborted",
-              &self.scope.run_id,
-              token.as_deref(),
-              caller,
-              json!({}),
-            );
-            self.event(event);
+            self.event(CodeModeCellEvent::CellAborted {
+              run_id: self.scope.run_id.clone(),
+              cell_run_id: token.clone(),
+              tool_call_id: caller.map(str::to_owned),
+            });
           }
           None => {}
         }
         let telemetry = self.result_telemetry();
         match end {
           Some(LegEnd::Completed { value }) if leg.is_some() => {
-            result::to_json(Status::Completed { value }, &output, &telemetry)
+            result::to_json(Status::Completed { value }, output, telemetry)
           }
           Some(LegEnd::Failed(failure)) if leg.is_some() => {
-            result::to_json(Status::Failed(failure), &output, &telemetry)
+            result::to_json(Status::Failed(failure), output, telemetry)
           }
           _ => String::new(),
         }

@@ -4,6 +4,7 @@
 use crate::catalog::{Catalog, Source};
 use crate::protocol::types::{
   CodeModeHiddenNamespace, CodeModeNameCollision, CodeModeRunTelemetry, CodeModeSources,
+  CodeModeTelemetry,
 };
 use crate::surface::VISIBLE_TOOLS;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,6 +33,15 @@ pub struct Counters {
   pub peak_snapshot_bytes: AtomicU64,
 }
 
+fn sources(catalog: &Catalog) -> CodeModeSources {
+  let n = |source| catalog.count(source) as u32;
+  CodeModeSources {
+    openclaw: n(Source::OpenClaw),
+    mcp: n(Source::Mcp),
+    client: n(Source::Client),
+  }
+}
+
 fn get(counter: &AtomicU64) -> u64 {
   counter.load(Ordering::Relaxed)
 }
@@ -47,21 +57,16 @@ impl Counters {
       .fetch_max(bytes as u64, Ordering::Relaxed);
   }
 
-  /// `CodeModeTelemetry` as JSON text: what every result carries (safe to show the model).
-  pub fn result_json(&self, catalog: &Catalog) -> String {
-    format!(
-      "{{\"catalogSize\":{},\"sources\":{{\"openclaw\":{},\"mcp\":{},\"client\":{}}},\
-       \"searchCount\":{},\"describeCount\":{},\"callCount\":{},\"visibleTools\":[\"{}\",\"{}\"]}}",
-      catalog.len(),
-      catalog.count(Source::OpenClaw),
-      catalog.count(Source::Mcp),
-      catalog.count(Source::Client),
-      get(&self.searches),
-      get(&self.describes),
-      get(&self.calls),
-      VISIBLE_TOOLS[0],
-      VISIBLE_TOOLS[1],
-    )
+  /// `CodeModeTelemetry`: what every result carries (safe to show the model).
+  pub fn result(&self, catalog: &Catalog) -> CodeModeTelemetry {
+    CodeModeTelemetry {
+      catalog_size: catalog.len() as u32,
+      sources: sources(catalog),
+      search_count: get(&self.searches) as u32,
+      describe_count: get(&self.describes) as u32,
+      call_count: get(&self.calls) as u32,
+      visible_tools: VISIBLE_TOOLS,
+    }
   }
 
   /// `CodeModeRunTelemetry`: the result telemetry's counts plus host-only counters; the
@@ -71,11 +76,7 @@ impl Counters {
     let n = |count: usize| count as u32;
     CodeModeRunTelemetry {
       catalog_size: n(catalog.len()),
-      sources: CodeModeSources {
-        openclaw: n(catalog.count(Source::OpenClaw)),
-        mcp: n(catalog.count(Source::Mcp)),
-        client: n(catalog.count(Source::Client)),
-      },
+      sources: sources(catalog),
       search_count: get(&self.searches) as u32,
       describe_count: get(&self.describes) as u32,
       call_count: get(&self.calls) as u32,

@@ -44,13 +44,7 @@ fn hash(text: &str) -> u64 {
   hasher.finish()
 }
 
-/// The outcome JSON of a leg that did not run (the controller's failure shape).
-fn failed_json(code: &str, error: &str) -> String {
-  format!(
-    "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":[]}}",
-    serde_json::to_string(error).unwrap_or_default()
-  )
-}
+use code_mode_protocol::executor::failed_json;
 
 /// Compiles an OpenClaw guest controller in a sandbox process, once per source; resolves with
 /// its key for `NativeExecutorCell.start`, and rejects with QuickJS's message when the source

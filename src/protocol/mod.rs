@@ -13,8 +13,6 @@ pub mod result;
 pub mod settle;
 pub mod types;
 
-use serde_json::{Value, json};
-
 /// Message kinds of the port, as `lib/protocol.js` names them.
 pub const CALL: u32 = 0;
 pub const LEG_DONE: u32 = 1;
@@ -47,23 +45,43 @@ impl Message {
   }
 }
 
-/// A cell lifecycle `CodeModeEvent` (`cell_suspended`, `cell_resumed`, `cell_expired`,
-/// `cell_aborted`) with `extra` fields merged in.
-pub fn cell_event(
-  kind: &str,
-  run_id: &str,
-  cell_run_id: Option<&str>,
-  tool_call_id: Option<&str>,
-  extra: Value,
-) -> Value {
-  let mut event = json!({
-    "type": kind,
-    "runId": run_id,
-    "cellRunId": cell_run_id,
-    "toolCallId": tool_call_id,
-  });
-  if let (Some(map), Some(extra)) = (event.as_object_mut(), extra.as_object()) {
-    map.extend(extra.clone());
+/// A cell lifecycle event as the JSON text the JS layer hands to `onEvent`.
+pub fn event_json(event: &types::CodeModeCellEvent) -> String {
+  // Serialising these types cannot fail: every map key is a string and every value is plain.
+  serde_json::to_string(event).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+  use super::types::{CodeModeCellEvent, CodeModeErrorCode};
+  use super::*;
+  use serde_json::{Value, json};
+
+  #[test]
+  fn cell_events_carry_their_type_and_camel_case_fields() {
+    let suspended = CodeModeCellEvent::CellSuspended {
+      run_id: "run-1".into(),
+      cell_run_id: Some("cm_1".into()),
+      tool_call_id: None,
+      reason: "pending_tools".into(),
+      pending_tool_calls: 2,
+      snapshot_bytes: 1024.0,
+    };
+    let v: Value = serde_json::from_str(&event_json(&suspended)).unwrap_or_default();
+    assert_eq!(
+      v,
+      json!({ "type": "cell_suspended", "runId": "run-1", "cellRunId": "cm_1", "toolCallId": null,
+              "reason": "pending_tools", "pendingToolCalls": 2, "snapshotBytes": 1024.0 })
+    );
+    let dropped = CodeModeCellEvent::CellDropped {
+      run_id: "run-1".into(),
+      cell_run_id: Some("cm_2".into()),
+      tool_call_id: None,
+      code: CodeModeErrorCode::SnapshotLimitExceeded,
+      error: "too big".into(),
+    };
+    let v: Value = serde_json::from_str(&event_json(&dropped)).unwrap_or_default();
+    assert_eq!(v["type"], "cell_dropped");
+    assert_eq!(v["code"], "snapshot_limit_exceeded");
   }
-  event
 }

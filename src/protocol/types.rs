@@ -1,17 +1,18 @@
 //! The shapes that cross to JavaScript, declared once. napi generates their TypeScript in
 //! `binding.d.ts` (which `index.d.ts` re-exports); the cold getters hand them over as objects.
-//! Results and events travel as JSON text written by `result.rs` and [`super::cell_event`]
-//! (spliced raw values, no re-encoding): their types here are declarations only, and the tests
-//! below read what the writers produce back into them, unknown fields refused.
+//! Results and events travel as JSON text serialised from these same types (`serde`), with the
+//! guest's JSON values spliced in raw ([`RawValue`]: never decoded and re-encoded).
 
 use crate::error::{ErrorCode, FailurePhase};
 use napi_derive::napi;
-use serde::Deserialize;
+use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Why a cell failed.
 #[napi(string_enum = "snake_case")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum CodeModeErrorCode {
   InvalidInput,
   RuntimeUnavailable,
@@ -47,7 +48,8 @@ impl From<ErrorCode> for CodeModeErrorCode {
 /// - `host`: the runtime failed or was unavailable (no runtime, at capacity, a panic outside
 ///   the bridge, the run or cell aborted by its host).
 #[napi(string_enum = "lowercase")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CodeModeFailurePhase {
   Input,
   Guest,
@@ -107,7 +109,7 @@ impl From<&code_mode_catalog::CatalogEntry> for ToolCatalogEntry {
 
 /// Tools per source in a run's catalog.
 #[napi(object, object_from_js = false)]
-#[derive(Deserialize)]
+#[derive(Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CodeModeSources {
   pub openclaw: u32,
@@ -117,10 +119,8 @@ pub struct CodeModeSources {
 
 /// What every result carries (safe to show the model).
 #[napi(object, object_to_js = false, object_from_js = false)]
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-// A declaration: the JSON is written elsewhere (see the module doc).
-#[allow(dead_code)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CodeModeTelemetry {
   pub catalog_size: u32,
   pub sources: CodeModeSources,
@@ -128,7 +128,7 @@ pub struct CodeModeTelemetry {
   pub describe_count: u32,
   pub call_count: u32,
   #[napi(ts_type = "['exec', 'wait']")]
-  pub visible_tools: Vec<String>,
+  pub visible_tools: [&'static str; 2],
 }
 
 /// Why a run is inactive (`run.inactiveReason`), the first that applies in this order.
@@ -199,30 +199,27 @@ pub struct CodeModeRunTelemetry {
   object_to_js = false,
   object_from_js = false
 )]
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
-// A declaration: the JSON is written elsewhere (see the module doc).
-#[allow(dead_code)]
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
 pub enum CodeModeOutput {
   Text {
     text: String,
   },
   Json {
     #[napi(ts_type = "unknown")]
-    value: Value,
+    value: Box<RawValue>,
   },
 }
 
 /// What a waiting cell waits on.
 #[napi(object, object_to_js = false, object_from_js = false)]
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-// A declaration: the JSON is written elsewhere (see the module doc).
-#[allow(dead_code)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CodeModePendingToolCall {
   pub id: String,
   #[napi(ts_type = "'call' | 'mcp' | 'namespace' | 'timer' | 'yield'")]
   pub method: String,
+  #[serde(skip_serializing_if = "Option::is_none")]
   pub tool_id: Option<String>,
 }
 
@@ -233,19 +230,17 @@ pub struct CodeModePendingToolCall {
   object_to_js = false,
   object_from_js = false
 )]
-#[derive(Deserialize)]
+#[derive(Serialize)]
 #[serde(
   tag = "status",
   rename_all = "lowercase",
-  rename_all_fields = "camelCase",
-  deny_unknown_fields
+  rename_all_fields = "camelCase"
 )]
-// A declaration: the JSON is written elsewhere (see the module doc).
-#[allow(dead_code)]
 pub enum CodeModeResult {
   Completed {
     #[napi(ts_type = "unknown")]
-    value: Value,
+    value: Box<RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<Vec<CodeModeOutput>>,
     telemetry: CodeModeTelemetry,
   },
@@ -254,18 +249,19 @@ pub enum CodeModeResult {
     run_id: String,
     #[napi(ts_type = "'pending_tools' | 'yield'")]
     reason: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pending_tool_calls: Option<Vec<CodeModePendingToolCall>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<Vec<CodeModeOutput>>,
     telemetry: CodeModeTelemetry,
   },
   Failed {
     error: String,
-    #[napi(ts_type = "CodeModeErrorCode")]
-    code: String,
+    code: CodeModeErrorCode,
     /// Where it failed (see `CodeModeFailurePhase`): the input, the guest program, the
     /// nested-call bridge, or the host runtime.
-    #[napi(ts_type = "CodeModeFailurePhase")]
-    failure_phase: String,
+    failure_phase: CodeModeFailurePhase,
+    #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<Vec<CodeModeOutput>>,
     telemetry: CodeModeTelemetry,
   },
@@ -278,15 +274,12 @@ pub enum CodeModeResult {
   object_to_js = false,
   object_from_js = false
 )]
-#[derive(Deserialize)]
+#[derive(Serialize)]
 #[serde(
   tag = "type",
   rename_all = "snake_case",
-  rename_all_fields = "camelCase",
-  deny_unknown_fields
+  rename_all_fields = "camelCase"
 )]
-// A declaration: the JSON is written elsewhere (see the module doc).
-#[allow(dead_code)]
 #[allow(clippy::enum_variant_names)] // the names are the event types
 pub enum CodeModeCellEvent {
   CellSuspended {
@@ -330,91 +323,7 @@ pub enum CodeModeCellEvent {
     cell_run_id: Option<String>,
     #[napi(ts_type = "string | null")]
     tool_call_id: Option<String>,
-    #[napi(ts_type = "CodeModeErrorCode")]
-    code: String,
+    code: CodeModeErrorCode,
     error: String,
   },
-}
-
-#[cfg(test)]
-mod tests {
-  use super::*;
-  use crate::error::{ErrorCode, Failure};
-  use crate::protocol::cell_event;
-  use crate::protocol::result::{Status, to_json};
-  use code_mode_protocol::leg::{OutputItem, PendingRequest};
-  use serde_json::json;
-
-  const TELEMETRY: &str = r#"{"catalogSize":3,"sources":{"openclaw":2,"mcp":1,"client":0},"searchCount":0,"describeCount":1,"callCount":2,"visibleTools":["exec","wait"]}"#;
-
-  fn read<T: serde::de::DeserializeOwned>(text: &str) -> T {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
-  }
-
-  #[test]
-  fn results_are_what_their_declaration_says() {
-    let output = [
-      OutputItem::Text("hi".into()),
-      OutputItem::Json("{\"a\":1}".into()),
-    ];
-    let completed = to_json(Status::Completed { value: "[1]" }, &output, TELEMETRY);
-    assert!(
-      matches!(read(&completed), CodeModeResult::Completed { output: Some(items), .. } if items.len() == 2)
-    );
-    let pending = [
-      PendingRequest {
-        id: "c1".into(),
-        method: "call".into(),
-        target: Some("openclaw:core:x".into()),
-      },
-      PendingRequest {
-        id: "timer_2".into(),
-        method: "timer".into(),
-        target: None,
-      },
-    ];
-    let waiting = to_json(
-      Status::Waiting {
-        run_id: "cm_1",
-        reason: "yield",
-        pending: &pending,
-      },
-      &[],
-      TELEMETRY,
-    );
-    assert!(
-      matches!(read(&waiting), CodeModeResult::Waiting { pending_tool_calls: Some(p), .. } if p.len() == 2)
-    );
-    let failure = Failure::new(ErrorCode::Timeout, "slow");
-    let failed = to_json(Status::Failed(&failure), &output[..1], TELEMETRY);
-    assert!(matches!(
-      read(&failed),
-      CodeModeResult::Failed { code, failure_phase, .. } if code == "timeout" && failure_phase == "guest"
-    ));
-    // A field the declaration lacks is refused: the check can fail.
-    let extra = completed.replacen("\"status\"", "\"surprise\":1,\"status\"", 1);
-    assert!(serde_json::from_str::<CodeModeResult>(&extra).is_err());
-  }
-
-  #[test]
-  fn cell_events_are_what_their_declaration_says() {
-    let suspended = cell_event(
-      "cell_suspended",
-      "run-1",
-      Some("cm_1"),
-      Some("exec_1"),
-      json!({ "reason": "pending_tools", "pendingToolCalls": 2, "snapshotBytes": 1024 }),
-    );
-    assert!(matches!(
-      read(&suspended.to_string()),
-      CodeModeCellEvent::CellSuspended {
-        pending_tool_calls: 2,
-        ..
-      }
-    ));
-    for kind in ["cell_resumed", "cell_expired", "cell_aborted"] {
-      let event = cell_event(kind, "run-1", None, None, json!({}));
-      let _: CodeModeCellEvent = read(&event.to_string());
-    }
-  }
 }

@@ -150,7 +150,7 @@ impl NativeToolSearch {
       .run
       .catalog
       .get(&id)
-      .map(|e| catalog::compact_json(e, true).to_string())
+      .map(|e| catalog::compact(e, true).to_json())
   }
 
   /// `{ id, name, source, sourceName }` of a catalog entry as JSON text (not counted as a

@@ -9,7 +9,9 @@ pub mod calls;
 pub mod names;
 pub mod search;
 
+use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -290,23 +292,19 @@ impl Catalog {
   /// order (built on first use, shared by every cell of the run).
   pub fn safe_names_json(&self) -> &str {
     self.safe_names_json.get_or_init(|| {
-      let names: Vec<Value> = self
+      let names: Vec<(&str, &str)> = self
         .safe_names()
-        .map(|(name, entry)| serde_json::json!([name, entry.id]))
+        .map(|(name, entry)| (name, entry.id.as_str()))
         .collect();
-      Value::Array(names).to_string()
+      serde_json::to_string(&names).unwrap_or_default()
     })
   }
 
   /// `ALL_TOOLS` as JSON text (built on first use, shared by every cell of the run).
   pub fn all_tools_json(&self) -> &str {
-    self.all_tools_json.get_or_init(|| {
-      let list: Vec<Value> = self
-        .guest_entries()
-        .map(|e| compact_json(e, false))
-        .collect();
-      Value::Array(list).to_string()
-    })
+    self
+      .all_tools_json
+      .get_or_init(|| compact_list(self.guest_entries()))
   }
 
   /// Ranked guest-visible entries for `tools.search`.
@@ -386,8 +384,7 @@ pub struct SearchResult<'c> {
 impl SearchResult<'_> {
   /// The hits as a compact JSON array (no schemas), the shape `tools.search` resolves to.
   pub fn hits_json(&self) -> String {
-    let hits: Vec<Value> = self.hits.iter().map(|e| compact_json(e, false)).collect();
-    Value::Array(hits).to_string()
+    compact_list(self.hits.iter().copied())
   }
 
   /// What a guest's search function returns to its prelude: the hits array, or, when the query
@@ -395,13 +392,19 @@ impl SearchResult<'_> {
   /// prelude turns into the array with a non-enumerable `queryTruncated` property (the array
   /// stays an array of hits for code that does not look).
   pub fn guest_json(&self) -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Cut<'a> {
+      hits: Vec<CompactEntry<'a>>,
+      query_truncated: &'a QueryTruncation,
+    }
     match &self.truncated {
       None => self.hits_json(),
-      Some(truncated) => format!(
-        r#"{{"hits":{},"queryTruncated":{}}}"#,
-        self.hits_json(),
-        truncated.to_json()
-      ),
+      Some(truncated) => serde_json::to_string(&Cut {
+        hits: self.hits.iter().map(|e| compact(e, false)).collect(),
+        query_truncated: truncated,
+      })
+      .unwrap_or_default(),
     }
   }
 }
@@ -423,29 +426,64 @@ pub fn unavailable(id: &str) -> String {
   )
 }
 
-/// The guest-facing entry (`ToolCatalogEntry`, plus `parameters` for describe).
-pub fn compact_json(entry: &CatalogEntry, with_parameters: bool) -> Value {
-  let mut map = serde_json::Map::new();
-  map.insert("id".into(), Value::from(entry.id.as_str()));
-  map.insert("name".into(), Value::from(entry.name.as_str()));
-  if let Some(label) = &entry.label {
-    map.insert("label".into(), Value::from(label.as_str()));
+/// The guest-facing entry (`ToolCatalogEntry` in `src/protocol/types.rs`, plus `parameters`
+/// for describe), borrowed from the catalog and serialised as it is.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactEntry<'a> {
+  pub id: &'a str,
+  pub name: &'a str,
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub label: Option<&'a str>,
+  pub description: &'a str,
+  pub source: &'static str,
+  pub source_name: &'a str,
+  /// The input schema (an empty object schema when the gateway gave none).
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub parameters: Option<&'a RawValue>,
+}
+
+impl CompactEntry<'_> {
+  /// The entry as JSON text.
+  pub fn to_json(&self) -> String {
+    // Serialising a struct of strings cannot fail.
+    serde_json::to_string(self).unwrap_or_default()
   }
-  map.insert(
-    "description".into(),
-    Value::from(entry.description.as_str()),
-  );
-  map.insert("source".into(), Value::from(entry.source.as_str()));
-  map.insert("sourceName".into(), Value::from(entry.source_name.as_str()));
-  if with_parameters {
-    let parameters = entry
-      .parameters
-      .as_deref()
-      .and_then(|p| serde_json::from_str(p).ok())
-      .unwrap_or_else(|| serde_json::json!({ "type": "object", "properties": {} }));
-    map.insert("parameters".into(), parameters);
+}
+
+/// The schema a tool without one is described with.
+fn empty_schema() -> &'static RawValue {
+  static EMPTY: OnceLock<Box<RawValue>> = OnceLock::new();
+  EMPTY.get_or_init(|| {
+    RawValue::from_string(r#"{"type":"object","properties":{}}"#.to_owned())
+      .unwrap_or_else(|_| unreachable!("a literal JSON object"))
+  })
+}
+
+/// The guest-facing entry of `entry`, with its `parameters` when asked (describe).
+pub fn compact(entry: &CatalogEntry, with_parameters: bool) -> CompactEntry<'_> {
+  CompactEntry {
+    id: &entry.id,
+    name: &entry.name,
+    label: entry.label.as_deref(),
+    description: &entry.description,
+    source: entry.source.as_str(),
+    source_name: &entry.source_name,
+    // The schema text is the catalog's own serialisation of the gateway's value: valid JSON.
+    parameters: with_parameters.then(|| {
+      entry
+        .parameters
+        .as_deref()
+        .and_then(|p| serde_json::from_str::<&RawValue>(p).ok())
+        .unwrap_or_else(|| empty_schema())
+    }),
   }
-  Value::Object(map)
+}
+
+/// Entries as a JSON array of [`CompactEntry`] (no schemas).
+fn compact_list<'a>(entries: impl Iterator<Item = &'a CatalogEntry>) -> String {
+  let list: Vec<CompactEntry> = entries.map(|e| compact(e, false)).collect();
+  serde_json::to_string(&list).unwrap_or_default()
 }
 
 enum Parsed {

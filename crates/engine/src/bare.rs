@@ -10,7 +10,7 @@ use super::limits::{Kill, Signals};
 use super::pool::{self, Job};
 use super::stuck;
 use super::vm::{runtime, runtime_failure};
-use super::watchdog::{self, Overrun, STUCK_GRACE};
+use super::watchdog::{self, Overrun};
 use crate::error::Failure;
 use parking_lot::Mutex;
 use rquickjs::{Context, Ctx, Runtime};
@@ -83,13 +83,12 @@ impl Job for Task {
   fn run(self: Arc<Self>) -> bool {
     let running = stuck::begin();
     if let Some(budget) = self.budget {
-      let deadline = Instant::now() + budget;
       let owner: Arc<dyn Overrun> = self.clone();
       watchdog::watch(
         self.id,
         Arc::downgrade(&owner),
         0,
-        deadline + STUCK_GRACE,
+        (Instant::now(), budget),
         &running,
       );
     }
@@ -130,7 +129,7 @@ impl Overrun for Task {
   }
 }
 
-/// Runs `work` on a worker thread. If it is still running [`STUCK_GRACE`] past `budget`
+/// Runs `work` on a worker thread. If it is still running [`watchdog::STUCK_GRACE`] past `budget`
 /// (counted from when a worker takes it; native code that never polls the interrupt
 /// handler), `stuck` runs instead on the clock thread, the worker is replaced, and its thread
 /// may be frozen inside the parts of `work` it marked as guest work ([`stuck::guest`]).

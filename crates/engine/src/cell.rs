@@ -12,8 +12,8 @@ use super::pool::Job;
 use super::store::{Store, new_token};
 use super::stuck;
 use super::vm::{self, Delivery, SliceEnd, Vm};
+use super::watchdog;
 use super::watchdog::Overrun;
-use super::watchdog::{self, STUCK_GRACE};
 use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
 use super::{admission, clock, output, pool, warm};
 use crate::error::{ErrorCode, Failure, FailurePhase, messages, panic_message};
@@ -414,13 +414,7 @@ impl Cell {
     self.signals.set_deadline(Some(started + budget));
     let running = stuck::begin();
     let weak: std::sync::Weak<dyn Overrun> = Arc::downgrade(self) as _;
-    watchdog::watch(
-      self.id,
-      weak,
-      slice,
-      started + budget + STUCK_GRACE,
-      &running,
-    );
+    watchdog::watch(self.id, weak, slice, (started, budget), &running);
     let step = catch_unwind(AssertUnwindSafe(|| {
       self.slice(&mut slot, prepare, deliveries, host_work)
     }));

@@ -29,6 +29,10 @@ pub struct Freezer {
   /// Stops thread `thread` for good if it is still inside the guest work of slice `token`.
   /// Called on the clock thread; must not block.
   pub freeze: fn(thread: u64, token: u64),
+  /// The CPU time thread `thread` has used so far, where the platform can tell: the watchdog
+  /// then gives up only on a thread that used its slice's budget and the grace, not on one a
+  /// loaded machine left waiting for a core. Must not block.
+  pub cpu_time: fn(thread: u64) -> Option<std::time::Duration>,
 }
 
 static FREEZER: OnceLock<Freezer> = OnceLock::new();
@@ -88,6 +92,11 @@ pub fn guest<R>(f: impl FnOnce() -> R) -> R {
   }
   let _restore = Restore(GUEST.replace(SLICE.with(Cell::get)));
   f()
+}
+
+/// The CPU time `thread` has used so far, if the process's freezer can tell.
+pub(crate) fn cpu_time(thread: u64) -> Option<std::time::Duration> {
+  FREEZER.get().and_then(|freezer| (freezer.cpu_time)(thread))
 }
 
 /// Asks the freezer to stop `thread` if it is still inside the guest work of `token`.

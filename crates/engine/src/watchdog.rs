@@ -17,6 +17,11 @@ use std::time::{Duration, Instant};
 /// sandbox executable) or left to finish the loop and exit.
 pub const STUCK_GRACE: Duration = Duration::from_millis(400);
 
+/// How much longer a slice past its grace is waited for while its thread has not used its
+/// budget and the grace in CPU time (a loaded machine kept it off a core: it will see the
+/// deadline at its next poll). A thread blocked without using CPU is given up on after it.
+const STARVED_BOUND: Duration = Duration::from_secs(2);
+
 /// A slice's owner (a cell, see `cell.rs`).
 pub trait Overrun: Send + Sync {
   /// Slice number `slice` is still running far past its deadline: give up on it. True when
@@ -31,6 +36,27 @@ struct Watched {
   /// The thread running it and its guest token, for the freezer.
   thread: u64,
   token: u64,
+  /// The thread's CPU time when the slice started, and what it may use before it is stuck
+  /// (the slice's budget and the grace), where the platform tells CPU time.
+  cpu: Option<(Duration, Duration)>,
+}
+
+impl Watched {
+  /// Whether to give up on the slice now: past its grace, and either its thread used its CPU
+  /// allowance (it is spinning in native code), or it has been starved or blocked for longer
+  /// than [`STARVED_BOUND`], or the platform cannot tell.
+  fn overdue(&self, now: Instant) -> bool {
+    if self.give_up > now {
+      return false;
+    }
+    let Some((started, allowance)) = self.cpu else {
+      return true;
+    };
+    if now >= self.give_up + STARVED_BOUND {
+      return true;
+    }
+    stuck::cpu_time(self.thread).is_none_or(|used| used.saturating_sub(started) >= allowance)
+  }
 }
 
 static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
@@ -40,12 +66,12 @@ static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
 const WATCH_PERIOD: Duration = Duration::from_millis(100);
 
 /// Watches slice number `slice` of `owner` (known by `id`), running on this thread as
-/// `running`, until [`unwatch`].
+/// `running` from `started` with `budget`, until [`unwatch`].
 pub(super) fn watch(
   id: u64,
   owner: Weak<dyn Overrun>,
   slice: u64,
-  give_up: Instant,
+  (started, budget): (Instant, Duration),
   running: &Slice,
 ) {
   static STARTED: std::sync::Once = std::sync::Once::new();
@@ -53,9 +79,10 @@ pub(super) fn watch(
   let watched = Watched {
     owner,
     slice,
-    give_up,
+    give_up: started + budget + STUCK_GRACE,
     thread: running.thread,
     token: running.token(),
+    cpu: stuck::cpu_time(running.thread).map(|now| (now, budget + STUCK_GRACE)),
   };
   WATCHED.lock().insert(id, watched);
 }
@@ -69,7 +96,7 @@ fn scan_watched() {
   let overdue: Vec<(u64, Weak<dyn Overrun>, u64, u64, u64)> = WATCHED
     .lock()
     .iter()
-    .filter(|(_, w)| w.give_up <= now)
+    .filter(|(_, w)| w.overdue(now))
     .map(|(id, w)| (*id, w.owner.clone(), w.slice, w.thread, w.token))
     .collect();
   for (id, owner, slice, thread, token) in overdue {

@@ -3,6 +3,7 @@
 //! processes.
 
 pub mod error;
+pub mod executor;
 pub mod injected;
 pub mod leg;
 pub mod wire;

@@ -95,7 +95,7 @@ fn install<'js>(
         let run = run_of(&s);
         Counters::bump(&run.counters.describes);
         match run.catalog().guest_entry(&id) {
-          Some(entry) => Ok(catalog::compact_json(entry, true).to_string()),
+          Some(entry) => Ok(catalog::compact(entry, true).to_json()),
           None => Err(unknown_tool(&ctx, &id)),
         }
       })

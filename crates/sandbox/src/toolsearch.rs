@@ -49,7 +49,7 @@ pub fn describe_json(run: &GuestRun, id: &str) -> Option<String> {
   run
     .catalog()
     .get(id)
-    .map(|e| catalog::compact_json(e, true).to_string())
+    .map(|e| catalog::compact(e, true).to_json())
 }
 
 fn install<'js>(

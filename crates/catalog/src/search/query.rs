@@ -69,14 +69,17 @@ impl QueryTruncation {
       self.searched
     )
   }
+}
 
-  /// `{ searched, reason, message }`: how guests and the structured tools report it.
-  pub fn to_json(&self) -> serde_json::Value {
-    serde_json::json!({
-      "searched": self.searched,
-      "reason": self.reason.as_str(),
-      "message": self.message(),
-    })
+/// `{ searched, reason, message }`: how guests and the structured tools report it.
+impl serde::Serialize for QueryTruncation {
+  fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    let mut s = serializer.serialize_struct("QueryTruncation", 3)?;
+    s.serialize_field("searched", &self.searched)?;
+    s.serialize_field("reason", self.reason.as_str())?;
+    s.serialize_field("message", &self.message())?;
+    s.end()
   }
 }
 

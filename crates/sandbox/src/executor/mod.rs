@@ -56,13 +56,7 @@ fn controller(key: &str) -> Option<Arc<Vec<u8>>> {
     .map(|(_, bytecode)| bytecode.clone())
 }
 
-/// The outcome JSON of a leg that did not run.
-pub fn failed_json(code: &str, error: &str) -> String {
-  format!(
-    "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":[]}}",
-    serde_json::to_string(error).unwrap_or_default()
-  )
-}
+pub use code_mode_protocol::executor::failed_json;
 
 struct Shared {
   session: Mutex<Option<Session>>,

@@ -9,12 +9,12 @@ use crate::engine::bytecode;
 use crate::engine::limits::{Kill, Signals};
 use crate::engine::text;
 use crate::error::panic_message;
+use code_mode_protocol::executor::{self, ExecutorOutcome, ExecutorRequest, SettlementMode};
 use parking_lot::Mutex;
 use rquickjs::context::EvalOptions;
 use rquickjs::object::Property;
 use rquickjs::promise::PromiseState;
 use rquickjs::{CatchResultExt, CaughtError, Coerced, Ctx, Function, Object, Promise, Value};
-use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
@@ -460,8 +460,8 @@ fn take_output(ctx: &Ctx<'_>, location: Option<&Location>) -> Result<String, Sto
   if text.len() > MAX_RESULT_BYTES {
     return Err(too_large("output", text.len()));
   }
-  // Upstream keeps an array and drops anything else.
-  Ok(if text.trim_start().starts_with('[') {
+  // Upstream keeps an array and drops anything else (here: anything but exactly one array).
+  Ok(if executor::json_array(&text).is_some() {
     text
   } else {
     "[]".into()
@@ -633,10 +633,9 @@ fn host_request<'js>(
       args.len()
     )));
   }
-  // The controller's own `JSON.stringify` of an array: checked for its shape, passed through
-  // as text (a JSON parser here would refuse the lone surrogates JavaScript strings may hold).
-  let trimmed = args.trim();
-  if !(trimmed.starts_with('[') && trimmed.ends_with(']')) {
+  // The controller's own `JSON.stringify` of an array, passed through as text: checked to be
+  // exactly one JSON array, so no text can add fields to the outcome it is spliced into.
+  if executor::json_array(&args).is_none() {
     drop(b);
     return Err(throw(
       "invalid code mode bridge arguments: expected an array",
@@ -672,83 +671,56 @@ fn host_request<'js>(
 
 /// A leg's outcome as the JSON the executor (`lib/openclaw-executor.js`) reads.
 pub fn outcome_json(outcome: &Outcome, bridge: &Bridge) -> String {
-  let q = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
-  let mut out = String::new();
+  let output = executor::array_or_empty;
+  let network_content_observed = bridge.network_observed;
   match outcome {
     Outcome::Boundary {
       awaiting,
-      output,
+      output: text,
       memory_used,
-    } => {
-      out.push_str("{\"status\":\"boundary\",\"pendingRequests\":");
-      out.push_str(&requests_json(&bridge.pending));
-      out.push_str(",\"canceledRequestIds\":[");
-      for (i, id) in bridge.canceled.iter().enumerate() {
-        if i > 0 {
-          out.push(',');
-        }
-        out.push_str(&q(id));
-      }
-      out.push_str("],\"settlementMode\":");
-      if *awaiting {
-        out.push_str("{\"kind\":\"awaiting\"}");
+    } => ExecutorOutcome::Boundary {
+      pending_requests: bridge
+        .pending
+        .iter()
+        .map(|r| ExecutorRequest {
+          id: &r.id,
+          method: &r.method,
+          // Checked to be one JSON array when the guest made the request (`host_request`).
+          args: executor::array_or_empty(&r.args),
+        })
+        .collect(),
+      canceled_request_ids: &bridge.canceled,
+      settlement_mode: if *awaiting {
+        SettlementMode::Awaiting
       } else {
-        out.push_str("{\"kind\":\"draining\",\"requiredRequestIds\":[");
-        for (i, r) in bridge.pending.iter().enumerate() {
-          if i > 0 {
-            out.push(',');
-          }
-          out.push_str(&q(&r.id));
+        SettlementMode::Draining {
+          required_request_ids: bridge.pending.iter().map(|r| r.id.as_str()).collect(),
         }
-        out.push_str("]}");
-      }
-      let _ = write!(
-        out,
-        ",\"output\":{output},\"memoryUsedBytes\":{memory_used}"
-      );
-    }
-    Outcome::Completed { value, output } => {
-      let _ = write!(
-        out,
-        "{{\"status\":\"completed\",\"value\":{},\"output\":{output}",
-        q(value)
-      );
-    }
+      },
+      output: output(text),
+      memory_used_bytes: *memory_used,
+      network_content_observed,
+    },
+    Outcome::Completed {
+      value,
+      output: text,
+    } => ExecutorOutcome::Completed {
+      value,
+      output: output(text),
+      network_content_observed,
+    },
     Outcome::Failed {
       code,
       error,
-      output,
-    } => {
-      let _ = write!(
-        out,
-        "{{\"status\":\"failed\",\"code\":\"{code}\",\"error\":{},\"output\":{output}",
-        q(error)
-      );
-    }
+      output: text,
+    } => ExecutorOutcome::Failed {
+      code,
+      error,
+      output: output(text),
+      network_content_observed,
+    },
   }
-  if bridge.network_observed {
-    out.push_str(",\"networkContentObserved\":true");
-  }
-  out.push('}');
-  out
-}
-
-pub fn requests_json(requests: &[Request]) -> String {
-  let mut out = String::from("[");
-  for (i, r) in requests.iter().enumerate() {
-    if i > 0 {
-      out.push(',');
-    }
-    let _ = write!(
-      out,
-      "{{\"id\":{},\"method\":{},\"args\":{}}}",
-      serde_json::to_string(&r.id).unwrap_or_default(),
-      serde_json::to_string(&r.method).unwrap_or_default(),
-      r.args
-    );
-  }
-  out.push(']');
-  out
+  .to_json()
 }
 
 #[cfg(test)]

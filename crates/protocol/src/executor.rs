@@ -1,0 +1,175 @@
+//! The outcome of one leg of an OpenClaw executor cell: what a sandbox process answers and
+//! `lib/openclaw-executor.js` reads (it makes the executor contract's boundary or result of it;
+//! the addon passes the text through). Declared once, here; both writers serialise it.
+//!
+//! JSON that the guest's controller produced (its output array, a request's argument array) is
+//! spliced in as a [`RawValue`]: checked to be exactly one JSON value of the right kind, so no
+//! text from a VM can add a field to the outcome around it.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// One leg's outcome.
+#[derive(Debug, Serialize)]
+#[serde(
+  tag = "status",
+  rename_all = "lowercase",
+  rename_all_fields = "camelCase"
+)]
+pub enum ExecutorOutcome<'a> {
+  /// Host work is pending: the requests the guest made, and how the host must settle them.
+  Boundary {
+    pending_requests: Vec<ExecutorRequest<'a>>,
+    canceled_request_ids: &'a [String],
+    settlement_mode: SettlementMode<'a>,
+    output: &'a RawValue,
+    memory_used_bytes: usize,
+    #[serde(skip_serializing_if = "is_false")]
+    network_content_observed: bool,
+  },
+  /// The cell's value, as the JSON text of its value (the executor parses it).
+  Completed {
+    value: &'a str,
+    output: &'a RawValue,
+    #[serde(skip_serializing_if = "is_false")]
+    network_content_observed: bool,
+  },
+  Failed {
+    code: &'a str,
+    error: &'a str,
+    output: &'a RawValue,
+    #[serde(skip_serializing_if = "is_false")]
+    network_content_observed: bool,
+  },
+}
+
+/// A request the guest made of the host.
+#[derive(Debug, Serialize)]
+pub struct ExecutorRequest<'a> {
+  pub id: &'a str,
+  pub method: &'a str,
+  /// The argument array.
+  pub args: &'a RawValue,
+}
+
+/// How the host settles a boundary's requests: the cell awaits them, or is draining and needs
+/// these settled before it can go on.
+#[derive(Debug, Serialize)]
+#[serde(
+  tag = "kind",
+  rename_all = "lowercase",
+  rename_all_fields = "camelCase"
+)]
+pub enum SettlementMode<'a> {
+  Awaiting,
+  Draining { required_request_ids: Vec<&'a str> },
+}
+
+fn is_false(b: &bool) -> bool {
+  !*b
+}
+
+/// `text` as a JSON array, or `None` when it is not exactly one.
+pub fn json_array(text: &str) -> Option<&RawValue> {
+  let raw: &RawValue = serde_json::from_str(text).ok()?;
+  raw.get().starts_with('[').then_some(raw)
+}
+
+/// `text` as a JSON array, or the empty array when it is not exactly one.
+pub fn array_or_empty(text: &str) -> &RawValue {
+  json_array(text).unwrap_or_else(|| empty_output())
+}
+
+/// The empty output array.
+pub fn empty_output() -> &'static RawValue {
+  json_array("[]").unwrap_or_else(|| unreachable!("[] is a JSON array"))
+}
+
+impl ExecutorOutcome<'_> {
+  /// The outcome as JSON text.
+  pub fn to_json(&self) -> String {
+    // Serialising these types cannot fail: every map key is a string and every value plain.
+    serde_json::to_string(self).unwrap_or_default()
+  }
+}
+
+/// The outcome of a leg that did not run.
+pub fn failed_json(code: &str, error: &str) -> String {
+  ExecutorOutcome::Failed {
+    code,
+    error,
+    output: empty_output(),
+    network_content_observed: false,
+  }
+  .to_json()
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn a_boundary_lists_requests_and_how_to_settle_them() {
+    let canceled = ["bridge:call:1".to_string()];
+    let args = json_array("[{\"a\":1.50}]").unwrap_or_else(|| empty_output());
+    let outcome = ExecutorOutcome::Boundary {
+      pending_requests: vec![ExecutorRequest {
+        id: "bridge:call:2",
+        method: "call",
+        args,
+      }],
+      canceled_request_ids: &canceled,
+      settlement_mode: SettlementMode::Draining {
+        required_request_ids: vec!["bridge:call:2"],
+      },
+      output: json_array("[{\"type\":\"text\",\"text\":\"hi\"}]").unwrap_or_else(|| empty_output()),
+      memory_used_bytes: 4096,
+      network_content_observed: true,
+    };
+    assert_eq!(
+      outcome.to_json(),
+      r#"{"status":"boundary","pendingRequests":[{"id":"bridge:call:2","method":"call","args":[{"a":1.50}]}],"canceledRequestIds":["bridge:call:1"],"settlementMode":{"kind":"draining","requiredRequestIds":["bridge:call:2"]},"output":[{"type":"text","text":"hi"}],"memoryUsedBytes":4096,"networkContentObserved":true}"#
+    );
+  }
+
+  #[test]
+  fn completed_and_failed_carry_no_flag_unless_set() {
+    let completed = ExecutorOutcome::Completed {
+      value: "{\"n\":1}",
+      output: empty_output(),
+      network_content_observed: false,
+    };
+    assert_eq!(
+      completed.to_json(),
+      r#"{"status":"completed","value":"{\"n\":1}","output":[]}"#
+    );
+    assert_eq!(
+      failed_json("runtime_unavailable", "no \"VM\""),
+      r#"{"status":"failed","code":"runtime_unavailable","error":"no \"VM\"","output":[]}"#
+    );
+    let awaiting = ExecutorOutcome::Boundary {
+      pending_requests: vec![],
+      canceled_request_ids: &[],
+      settlement_mode: SettlementMode::Awaiting,
+      output: empty_output(),
+      memory_used_bytes: 0,
+      network_content_observed: false,
+    };
+    assert!(
+      awaiting
+        .to_json()
+        .contains(r#""settlementMode":{"kind":"awaiting"}"#)
+    );
+  }
+
+  #[test]
+  fn only_one_json_array_passes_as_raw_text() {
+    assert!(json_array("[1, \"\\ud800\"]").is_some());
+    assert!(json_array(" [] ").is_some());
+    // Text that would add fields around it, or that is not an array, is refused.
+    assert!(json_array("[1],\"status\":\"completed\",\"x\":[2]").is_none());
+    assert!(json_array("{}").is_none());
+    assert!(json_array("[").is_none());
+    assert!(json_array("").is_none());
+  }
+}

@@ -381,6 +381,11 @@ return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Obj
     expect(signal?.aborted).toBe(true)
     const spin = failed(await run.call('tool_search_code', { code: `while (true) {}` }))
     expect(spin.code).toBe('timeout')
+    // Named as Tool Search's users know it: `codeTimeoutMs`, never code mode's `timeoutMs`.
+    expect(spin.error).toBe('tool_search_code exceeded codeTimeoutMs (1000 ms of guest CPU time).')
+    const hog = failed(await run.call('tool_search_code', { code: `const parts = []; for (;;) parts.push('x'.repeat(1 << 20) + parts.length)` }))
+    expect(hog.code).toBe('memory_limit_exceeded')
+    expect(hog.error).toMatch(/^tool_search_code exceeded its memory limit \(\d+ bytes\)\.$/)
   })
 
   it('reports an executor refusal as that refusal', async () => {

@@ -5,7 +5,9 @@
 
 use crate::admission::{self, Admitted};
 use crate::config::{self, CodeModeConfig};
-use crate::error::{ErrorCode, Failure, FailurePhase, messages};
+use crate::error::{
+  CODE_MODE_NAMES, ErrorCode, Failure, FailurePhase, LimitNames, TOOL_SEARCH_NAMES, messages,
+};
 use crate::input::Field;
 use crate::namespaces::{self, Hidden, Installed, Registration};
 use crate::port::Port;
@@ -561,6 +563,14 @@ impl Run {
     self.settle_many(cell, std::iter::once((call, ok, payload)));
   }
 
+  /// How this run's users know its limits: code mode's keys, or Tool Search's.
+  fn limit_names(&self) -> &'static LimitNames {
+    match self.guest {
+      GuestKind::CodeMode => &CODE_MODE_NAMES,
+      GuestKind::ToolSearch => &TOOL_SEARCH_NAMES,
+    }
+  }
+
   /// Nested calls of one cell settled in the JS layer: delivered together, so a cell waiting
   /// on many of them runs once for all that arrived at the same time.
   pub fn settle_many(
@@ -579,8 +589,9 @@ impl Run {
           call,
           ok: false,
           payload: Some(format!(
-            "tool result is {} bytes, over the bridge payload cap of {cap} bytes (memoryLimitBytes / 4).",
-            p.len()
+            "tool result is {} bytes, over the bridge payload cap of {cap} bytes ({} / 4).",
+            p.len(),
+            self.limit_names().memory
           )),
         },
         payload => Settled { call, ok, payload },

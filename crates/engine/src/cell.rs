@@ -14,7 +14,7 @@ use super::stuck;
 use super::vm::{self, Delivery, SliceEnd, Vm};
 use super::watchdog;
 use super::watchdog::Overrun;
-use super::{DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
+use super::{AnyGuest, BoundHost, DropReason, Ended, Guest, Host, LegEnd, LegTag, Limits, Prepare};
 use super::{admission, clock, output, pool, warm};
 use crate::error::{ErrorCode, Failure, FailurePhase, messages, panic_message};
 use crate::state::{Outcome, VmState};
@@ -71,8 +71,8 @@ pub struct Cell {
   pub id: u64,
   /// The host whose leg drives the cell now (a resume from another host of the same scope
   /// adopts it).
-  host: Mutex<Arc<dyn Host>>,
-  guest: &'static Guest,
+  host: Mutex<BoundHost>,
+  guest: &'static dyn AnyGuest,
   signals: Arc<Signals>,
   state: Mutex<CellState>,
   /// The VM's state once it exists, so a cell whose slice is stuck can still report its
@@ -110,7 +110,7 @@ enum End {
 }
 
 impl Cell {
-  fn new(id: u64, host: Arc<dyn Host>, guest: &'static Guest, prepare: Prepare) -> Arc<Cell> {
+  fn new(id: u64, host: BoundHost, guest: &'static dyn AnyGuest, prepare: Prepare) -> Arc<Cell> {
     // A warm VM if one is ready (binding runs no JavaScript); otherwise the first slice builds one.
     let vm = warm::take(guest);
     let signals = match &vm {
@@ -156,15 +156,15 @@ impl Cell {
   /// `host`, in a VM of `guest`; `prepare` makes its program on its first slice.
   /// `before_start` runs before the leg can end (the host tracks the cell there, and anything
   /// it reports there comes before the leg's end).
-  pub fn exec(
+  pub fn exec<H: Host>(
     id: u64,
-    host: Arc<dyn Host>,
-    guest: &'static Guest,
+    host: Arc<H>,
+    guest: &'static Guest<H>,
     leg: LegTag,
     prepare: Prepare,
     before_start: impl FnOnce(&Arc<Cell>),
   ) -> Arc<Cell> {
-    let cell = Cell::new(id, host, guest, prepare);
+    let cell = Cell::new(id, BoundHost::new(host), guest, prepare);
     cell.state.lock().leg = Some(Cell::new_leg(leg));
     CELLS.insert(cell.id, cell.clone());
     before_start(&cell);
@@ -174,7 +174,7 @@ impl Cell {
 
   /// The host driving the cell now.
   pub fn host(&self) -> Arc<dyn Host> {
-    self.host.lock().clone()
+    self.host.lock().host().clone()
   }
 
   fn limits(&self) -> Limits {
@@ -193,12 +193,17 @@ impl Cell {
 
   /// Starts a wait leg of `host` on a parked cell (the caller checked that `host` may drive
   /// it). `before_start` runs as in [`Cell::exec`].
-  pub fn resume(
+  pub fn resume<H: Host>(
     self: &Arc<Self>,
-    host: Arc<dyn Host>,
+    host: Arc<H>,
     leg: LegTag,
     before_start: impl FnOnce(&Arc<Cell>),
   ) -> Result<(), Failure> {
+    // Its VM's functions were made for hosts of its guest's type: no other may drive it.
+    if self.guest.host_type() != std::any::TypeId::of::<H>() {
+      return Err(Failure::invalid(messages::RUN_UNAVAILABLE));
+    }
+    let host = BoundHost::new(host);
     {
       let mut st = self.state.lock();
       match st.phase {
@@ -514,7 +519,8 @@ impl Cell {
         // Built inside the slice, under its deadline: an interrupt while the prelude loads is
         // the kill's failure (timeout, memory), not a runtime fault.
         let signals = self.signals.clone();
-        match stuck::guest(|| Vm::new(self.guest, host, self.id, signals)) {
+        let bound = self.host.lock().clone();
+        match stuck::guest(|| Vm::new(self.guest, bound, self.id, signals)) {
           Ok(vm) => *slot = Some(Box::new(vm)),
           Err(_) if self.signals.killed() != Kill::None => {
             return Ok(SliceEnd::Killed(self.signals.killed()));
@@ -628,7 +634,8 @@ impl Cell {
       let failure = Failure::new(
         ErrorCode::SnapshotLimitExceeded,
         format!(
-          "suspended code mode cell needs {bytes} bytes, over maxSnapshotBytes ({max} bytes)."
+          "suspended {} needs {bytes} bytes, over {} ({max} bytes).",
+          limits.names.cell, limits.names.max_snapshot
         ),
       );
       return self.finish(Some(vm), End::Failed(failure));
@@ -741,7 +748,7 @@ impl Cell {
       End::Failed(mut failure) => {
         // The guest writes most of the message (an uncaught error's): bounded like its output.
         let cap = host.limits().max_output_bytes;
-        failure.message = output::bound_text(failure.message, cap);
+        failure.message = output::bound_text(failure.message, cap, host.limits().names);
         (LegEnd::Failed(failure), None)
       }
       End::Dropped(reason) => (
@@ -752,7 +759,9 @@ impl Cell {
         LegEnd::Failed(Failure::new(
           ErrorCode::SnapshotLimitExceeded,
           format!(
-            "suspended code mode cell held {bytes} bytes (its memory, the tool results that reached it and the calls queued behind its cap), over maxSnapshotBytes ({} bytes).",
+            "suspended {} held {bytes} bytes (its memory, the tool results that reached it and the calls queued behind its cap), over {} ({} bytes).",
+            host.limits().names.cell,
+            host.limits().names.max_snapshot,
             host.limits().max_snapshot_bytes
           ),
         )),

@@ -87,9 +87,10 @@ pub fn parked_cells() -> usize {
   cell::STORE.len()
 }
 
-use crate::error::Failure;
+use crate::error::{Failure, LimitNames};
 use rquickjs::{Ctx, Object};
-use std::any::Any;
+use std::any::{Any, TypeId};
+use std::marker::PhantomData;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -109,6 +110,8 @@ pub struct Limits {
   pub max_snapshot_bytes: usize,
   /// How long a parked cell waits for its next leg.
   pub snapshot_ttl: Duration,
+  /// How the host's users know these limits, for failure messages.
+  pub names: &'static LimitNames,
 }
 
 /// Maps a (line, column) of a program to the user's own source.
@@ -142,28 +145,126 @@ pub trait Host: Send + Sync + 'static {
   fn cancel_requests(&self, cell: u64);
   /// A leg ended, or a parked cell was dropped. Its results are this host's to report.
   fn ended(&self, ended: Ended);
-  /// For host functions to reach their own host type (`Arc::downcast`).
-  fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+}
+
+/// A host as a VM and its cell keep it: for the engine, and, typed, for the host's functions.
+#[derive(Clone)]
+pub struct BoundHost {
+  host: Arc<dyn Host>,
+  any: Arc<dyn Any + Send + Sync>,
+}
+
+impl BoundHost {
+  pub fn new<H: Host>(host: Arc<H>) -> BoundHost {
+    BoundHost {
+      host: host.clone(),
+      any: host,
+    }
+  }
+
+  pub fn host(&self) -> &Arc<dyn Host> {
+    &self.host
+  }
+}
+
+/// What a guest's host functions capture: their VM's state, and through it the host of type
+/// `H` the VM is bound to. A VM of a `Guest<H>` is only ever bound to an `H` (`Cell::exec` and
+/// `Cell::resume` take one), so the host is there, typed, whenever guest code runs.
+pub struct Bound<H> {
+  state: Arc<parking_lot::Mutex<VmState>>,
+  host: PhantomData<fn() -> H>,
+}
+
+impl<H: Host> Bound<H> {
+  pub fn state(&self) -> &Arc<parking_lot::Mutex<VmState>> {
+    &self.state
+  }
+
+  /// The host the VM is bound to; `None` only before it is bound (no guest code runs then).
+  pub fn host(&self) -> Option<Arc<H>> {
+    self
+      .state
+      .lock()
+      .bound()
+      .and_then(|b| b.any.downcast::<H>().ok())
+  }
+
+  /// The host, or a guest exception saying the VM has none (it never happens: see above).
+  pub fn host_or_throw(&self, ctx: &Ctx<'_>) -> rquickjs::Result<Arc<H>> {
+    self
+      .host()
+      .ok_or_else(|| throw(ctx, "code mode runtime failed: the VM has no host"))
+  }
+}
+
+impl<H> Clone for Bound<H> {
+  fn clone(&self) -> Self {
+    Bound {
+      state: self.state.clone(),
+      host: PhantomData,
+    }
+  }
 }
 
 /// Installs a host's own functions on the `host` object its prelude receives.
-pub type InstallFn =
-  for<'js> fn(&Ctx<'js>, &Object<'js>, &Arc<parking_lot::Mutex<VmState>>) -> rquickjs::Result<()>;
+pub type InstallFn<H> = for<'js> fn(&Ctx<'js>, &Object<'js>, &Bound<H>) -> rquickjs::Result<()>;
 
-/// A kind of VM: the host's half of the guest prelude and the functions it calls. Declared as
-/// a `static` by the host; warm VMs are built per guest.
-pub struct Guest {
+/// A kind of VM: the host's half of the guest prelude and the functions it calls, for hosts of
+/// type `H`. Declared as a `static` by the host; warm VMs are built per guest.
+pub struct Guest<H: Host> {
   /// A parenthesised function expression `(function (host, core) { … return { bind } })`:
   /// it defines the host's globals from `host` (the engine's and the host's functions) and
   /// `core` (the engine prelude's helpers, see `engine/prelude.js`), and returns `bind`, which
   /// runs once the VM knows its host, and optionally `explain(error)`, which may make the
   /// uncaught error a cell ends with clearer.
   pub prelude: &'static str,
-  pub install: InstallFn,
+  pub install: InstallFn<H>,
   /// Which of the engine's own globals this guest's VMs get (see [`EngineGlobals`]).
   pub globals: EngineGlobals,
   /// The composed prelude, compiled on first use.
   pub bytecode: OnceLock<Option<Vec<u8>>>,
+}
+
+/// A [`Guest`] as the engine keeps it, whatever its host type.
+pub(crate) trait AnyGuest: Sync + std::panic::RefUnwindSafe {
+  fn prelude(&self) -> &'static str;
+  fn globals(&self) -> EngineGlobals;
+  fn bytecode(&self) -> &OnceLock<Option<Vec<u8>>>;
+  fn install<'js>(
+    &self,
+    ctx: &Ctx<'js>,
+    functions: &Object<'js>,
+    state: &Arc<parking_lot::Mutex<VmState>>,
+  ) -> rquickjs::Result<()>;
+  /// The type of host its VMs are bound to.
+  fn host_type(&self) -> TypeId;
+}
+
+impl<H: Host> AnyGuest for Guest<H> {
+  fn prelude(&self) -> &'static str {
+    self.prelude
+  }
+  fn globals(&self) -> EngineGlobals {
+    self.globals
+  }
+  fn bytecode(&self) -> &OnceLock<Option<Vec<u8>>> {
+    &self.bytecode
+  }
+  fn install<'js>(
+    &self,
+    ctx: &Ctx<'js>,
+    functions: &Object<'js>,
+    state: &Arc<parking_lot::Mutex<VmState>>,
+  ) -> rquickjs::Result<()> {
+    let bound = Bound {
+      state: state.clone(),
+      host: PhantomData,
+    };
+    (self.install)(ctx, functions, &bound)
+  }
+  fn host_type(&self) -> TypeId {
+    TypeId::of::<H>()
+  }
 }
 
 /// The engine's own globals a [`Guest`] installs (`engine/prelude.js`): all of them (code
@@ -188,17 +289,17 @@ impl EngineGlobals {
   }
 }
 
-impl Guest {
-  pub const fn new(prelude: &'static str, install: InstallFn) -> Guest {
+impl<H: Host> Guest<H> {
+  pub const fn new(prelude: &'static str, install: InstallFn<H>) -> Guest<H> {
     Guest::with_globals(prelude, install, EngineGlobals::All)
   }
 
   /// A guest that gets only some of the engine's globals.
   pub const fn with_globals(
     prelude: &'static str,
-    install: InstallFn,
+    install: InstallFn<H>,
     globals: EngineGlobals,
-  ) -> Guest {
+  ) -> Guest<H> {
     Guest {
       prelude,
       install,

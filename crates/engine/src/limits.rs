@@ -200,22 +200,24 @@ pub fn kill_failure(kill: Kill, limits: &Limits, signals: &Signals) -> Failure {
     Kill::Timeout => Failure::new(
       ErrorCode::Timeout,
       format!(
-        "code mode cell exceeded timeoutMs ({} ms of guest CPU time).",
+        "{} exceeded {} ({} ms of guest CPU time).",
+        limits.names.cell,
+        limits.names.timeout,
         limits.timeout.as_millis()
       ),
     ),
     Kill::Memory => Failure::new(
       ErrorCode::MemoryLimitExceeded,
       format!(
-        "code mode cell exceeded memoryLimitBytes ({} bytes).",
-        limits.memory_limit_bytes
+        "{} exceeded {} ({} bytes).",
+        limits.names.cell, limits.names.memory, limits.memory_limit_bytes
       ),
     ),
     Kill::Output => Failure::new(
       ErrorCode::OutputLimitExceeded,
       format!(
-        "code mode output exceeded maxOutputBytes ({} bytes).",
-        limits.max_output_bytes
+        "{} exceeded {} ({} bytes).",
+        limits.names.output, limits.names.max_output, limits.max_output_bytes
       ),
     ),
     Kill::Aborted | Kill::None => Failure::new(ErrorCode::Aborted, messages::ABORTED),

@@ -5,6 +5,7 @@
 //! character costs its six-byte `\u00XX` escape, so no result holds more than the cap allows.
 
 use super::limits::{Kill, Signals};
+use crate::error::LimitNames;
 
 pub use code_mode_protocol::leg::OutputItem;
 
@@ -90,12 +91,15 @@ fn escaped_prefix(text: &str, room: usize) -> (usize, usize) {
 
 /// `text` bounded to `cap` escaped bytes: past it, what fits with a marker saying how much was
 /// cut. For text that crosses whole, outside the output items (a failed result's error).
-pub fn bound_text(text: String, cap: usize) -> String {
+pub fn bound_text(text: String, cap: usize, names: &LimitNames) -> String {
   let len = escaped_len(&text);
   if len <= cap {
     return text;
   }
-  let marker = format!(" … [truncated: {len} bytes, over maxOutputBytes ({cap} bytes)]");
+  let marker = format!(
+    " … [truncated: {len} bytes, over {} ({cap} bytes)]",
+    names.max_output
+  );
   let (end, _) = escaped_prefix(&text, cap.saturating_sub(marker.len()));
   let mut bounded = text;
   bounded.truncate(end);
@@ -106,6 +110,7 @@ pub fn bound_text(text: String, cap: usize) -> String {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::error::CODE_MODE_NAMES;
 
   #[test]
   fn text_is_counted_escaped() {
@@ -134,12 +139,12 @@ mod tests {
 
   #[test]
   fn bound_text_keeps_a_prefix_and_says_so() {
-    assert_eq!(bound_text("short".into(), 1024), "short");
-    let bounded = bound_text("x".repeat(8_000_000), 1024);
+    assert_eq!(bound_text("short".into(), 1024, &CODE_MODE_NAMES), "short");
+    let bounded = bound_text("x".repeat(8_000_000), 1024, &CODE_MODE_NAMES);
     assert!(bounded.len() <= 1024, "{}", bounded.len());
     assert!(bounded.starts_with("xxx"));
     assert!(bounded.ends_with("[truncated: 8000000 bytes, over maxOutputBytes (1024 bytes)]"));
-    let bounded = bound_text("\u{1}".repeat(1000), 1024);
+    let bounded = bound_text("\u{1}".repeat(1000), 1024, &CODE_MODE_NAMES);
     assert!(escaped_len(&bounded) <= 1024);
   }
 }

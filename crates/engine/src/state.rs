@@ -4,7 +4,7 @@
 
 use super::limits::{Kill, Signals};
 use super::output::{Output, OutputItem};
-use super::{Host, PendingRequest};
+use super::{BoundHost, Host, PendingRequest};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,7 +51,7 @@ pub enum Outcome {
 
 pub struct VmState {
   /// The host driving the cell; `None` while the VM waits, warm, in the pool.
-  host: Option<Arc<dyn Host>>,
+  host: Option<BoundHost>,
   pub cell_id: u64,
   /// The current leg's caller id ([`super::LegTag::caller_id`]).
   pub caller_id: Option<String>,
@@ -111,16 +111,13 @@ impl VmState {
     }
   }
 
-  /// The bound host. Guest code runs only once its VM is bound, so it is always there for
-  /// the functions the guest calls.
-  pub fn host(&self) -> Arc<dyn Host> {
-    self
-      .host
-      .clone()
-      .expect("a VM runs guest code only once bound to a host")
+  /// The bound host. Guest code runs only once its VM is bound, so it is there for the
+  /// functions the guest calls (typed, through [`crate::Bound`]).
+  pub(crate) fn bound(&self) -> Option<BoundHost> {
+    self.host.clone()
   }
 
-  pub fn set_host(&mut self, host: Arc<dyn Host>) {
+  pub(crate) fn set_host(&mut self, host: BoundHost) {
     self.host = Some(host);
   }
 
@@ -128,7 +125,7 @@ impl VmState {
     self
       .host
       .as_ref()
-      .map_or(0, |host| host.limits().max_output_bytes)
+      .map_or(0, |bound| bound.host().limits().max_output_bytes)
   }
 
   /// Appends an output item (see [`Output::push`]).
@@ -204,7 +201,7 @@ impl VmState {
     self.outbox_count = 0;
     self.outbox_since = None;
     Some(Batch {
-      host: self.host.clone()?,
+      host: self.host.as_ref()?.host().clone(),
       cell: self.cell_id,
       bytes: std::mem::take(&mut self.outbox),
     })
@@ -267,7 +264,7 @@ impl VmState {
     }
     let batch = self.queued.pop_front().and_then(|(_, bytes)| {
       Some(Batch {
-        host: self.host.clone()?,
+        host: self.host.as_ref()?.host().clone(),
         cell: self.cell_id,
         bytes,
       })

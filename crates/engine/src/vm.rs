@@ -6,7 +6,9 @@
 use super::limits::{self, Kill, Signals, VmAllocator};
 use super::output::OutputItem;
 use super::state::{Outcome, VmState};
-use super::{Guest, Host, Positions, Program, WORKER_STACK, bytecode, core_fns};
+use super::{
+  AnyGuest, BoundHost, Guest, Host, Positions, Program, WORKER_STACK, bytecode, core_fns,
+};
 use crate::error::{ErrorCode, Failure};
 use parking_lot::Mutex;
 use rquickjs::context::EvalOptions;
@@ -24,13 +26,13 @@ const _: () = assert!(MAX_STACK * 8 <= WORKER_STACK);
 
 /// The prelude a guest's VMs run: the engine's half called with the host's half and the
 /// engine globals the guest gets.
-fn compose(guest: &Guest) -> String {
+fn compose(guest: &dyn AnyGuest) -> String {
   let trim = |s: &'static str| s.trim_end().trim_end_matches(';');
   format!(
     "(function (host) {{ return ({})(host, {}, {}); }})",
     trim(CORE_PRELUDE),
-    trim(guest.prelude),
-    guest.globals.literal()
+    trim(guest.prelude()),
+    guest.globals().literal()
   )
 }
 
@@ -120,33 +122,39 @@ pub(super) fn runtime(signals: &Arc<Signals>, memory_limit: usize) -> Result<Run
 
 impl Vm {
   /// A VM bound to a cell: as a warm one from `warm()`, then `bind()`.
-  pub fn new(
-    guest: &'static Guest,
-    host: Arc<dyn Host>,
+  pub(crate) fn new(
+    guest: &'static dyn AnyGuest,
+    host: BoundHost,
     cell_id: u64,
     signals: Arc<Signals>,
   ) -> Result<Vm, Failure> {
-    let limit = host.limits().memory_limit_bytes;
+    let limit = host.host().limits().memory_limit_bytes;
     let vm = Vm::build(guest, signals, WARM_LIMIT.max(limit))?;
     vm.bind(host, cell_id);
     Ok(vm)
   }
 
   /// A VM with limits, prelude and functions, not yet bound to a host (for the warm pool).
-  pub fn warm(guest: &'static Guest) -> Result<Vm, Failure> {
+  pub fn warm<H: Host>(guest: &'static Guest<H>) -> Result<Vm, Failure> {
+    Vm::warm_any(guest)
+  }
+
+  pub(crate) fn warm_any(guest: &'static dyn AnyGuest) -> Result<Vm, Failure> {
     Vm::build(guest, Signals::new(), WARM_LIMIT)
   }
 
   /// Gives a warm VM its cell: host, id and memory cap. No JavaScript runs here.
-  pub fn bind(&self, host: Arc<dyn Host>, cell_id: u64) {
-    self._rt.set_memory_limit(host.limits().memory_limit_bytes);
+  pub(crate) fn bind(&self, host: BoundHost, cell_id: u64) {
+    self
+      ._rt
+      .set_memory_limit(host.host().limits().memory_limit_bytes);
     let mut state = self.state.lock();
     state.set_host(host);
     state.cell_id = cell_id;
   }
 
   fn build(
-    guest: &'static Guest,
+    guest: &'static dyn AnyGuest,
     signals: Arc<Signals>,
     memory_limit: usize,
   ) -> Result<Vm, Failure> {
@@ -169,10 +177,10 @@ impl Vm {
         super::text::install(&ctx)?;
         let _ = ctx.store_userdata(Rejections::default());
         let _ = ctx.store_userdata(core_fns::RequestPromises::default());
-        let prelude: Function = bytecode::load(&ctx, &guest.bytecode, || compose(guest))?.get()?;
+        let prelude: Function = bytecode::load(&ctx, guest.bytecode(), || compose(guest))?.get()?;
         let functions = Object::new(ctx.clone())?;
         core_fns::install(&ctx, &functions, &state)?;
-        (guest.install)(&ctx, &functions, &state)?;
+        guest.install(&ctx, &functions, &state)?;
         let hooks: Object = prelude.call((functions,))?;
         let _ = ctx.store_userdata(Hooks {
           bind: hooks.get("bind")?,

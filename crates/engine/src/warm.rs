@@ -2,7 +2,7 @@
 //! and retired ones (freed later by an idle worker). Both are built and freed by idle workers
 //! between jobs.
 
-use super::Guest;
+use super::AnyGuest;
 use super::vm::Vm;
 use parking_lot::Mutex;
 use std::panic::catch_unwind;
@@ -21,8 +21,13 @@ static WARM: LazyLock<Mutex<Warm>> = LazyLock::new(|| {
 });
 
 struct Warm {
-  guest: Option<&'static Guest>,
+  guest: Option<&'static dyn AnyGuest>,
   vms: Vec<Vm>,
+}
+
+/// Whether two guests are the same `static`.
+fn same(a: &'static dyn AnyGuest, b: &'static dyn AnyGuest) -> bool {
+  std::ptr::addr_eq(a, b)
 }
 
 /// Finished VMs waiting to be freed by an idle worker (freeing one is a few dozen µs that need
@@ -68,11 +73,11 @@ pub fn housekeeping(workers: usize) -> bool {
           .guest
           .filter(|_| warm.vms.len() < workers * WARM_PER_WORKER)
       };
-      match short.map(|guest| (guest, catch_unwind(|| Vm::warm(guest)))) {
+      match short.map(|guest| (guest, catch_unwind(|| Vm::warm_any(guest)))) {
         Some((guest, Ok(Ok(vm)))) => {
           let mut warm = WARM.lock();
           // The host may have switched guests meanwhile.
-          if warm.guest.is_some_and(|g| std::ptr::eq(g, guest)) {
+          if warm.guest.is_some_and(|g| same(g, guest)) {
             warm.vms.push(vm);
           }
           true
@@ -86,9 +91,9 @@ pub fn housekeeping(workers: usize) -> bool {
 }
 
 /// A warm VM of `guest`, if one is ready; the pool is kept for `guest` from now on.
-pub fn take(guest: &'static Guest) -> Option<Box<Vm>> {
+pub(crate) fn take(guest: &'static dyn AnyGuest) -> Option<Box<Vm>> {
   let mut warm = WARM.lock();
-  if !warm.guest.is_some_and(|g| std::ptr::eq(g, guest)) {
+  if !warm.guest.is_some_and(|g| same(g, guest)) {
     warm.guest = Some(guest);
     let others = std::mem::take(&mut warm.vms);
     drop(warm);

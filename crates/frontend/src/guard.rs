@@ -16,6 +16,7 @@
 //! over a chain the parser builds in a loop; `depth` and `PREPARE_STACK`'s room below the floor
 //! bound those.
 
+use crate::error::{CODE_MODE_NAMES, ErrorCode, Failure, LimitNames};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Instant;
@@ -34,6 +35,8 @@ const CLOCK_EVERY: u32 = 512;
 thread_local! {
   /// When preparation on this thread must end (`until`).
   static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+  /// How the host of the cell being prepared names it and its limits (`until`).
+  static NAMES: Cell<&'static LimitNames> = const { Cell::new(&CODE_MODE_NAMES) };
 }
 
 /// Runs `f` with every guarded parse on this thread due by `deadline` (`None`: no limit), and
@@ -41,13 +44,32 @@ thread_local! {
 /// scope unions: a program's size times its nesting depth) giving up at it, a patch of the
 /// vendored swc_ecma_transforms_base. A pass cut short leaves a broken tree, which `in_time`
 /// after it throws away.
-pub(crate) fn until<T>(deadline: Option<Instant>, f: impl FnOnce() -> T) -> T {
+pub(crate) fn until<T>(
+  deadline: Option<Instant>,
+  names: &'static LimitNames,
+  f: impl FnOnce() -> T,
+) -> T {
   let outer = DEADLINE.with(|d| d.replace(deadline));
+  let outer_names = NAMES.with(|n| n.replace(names));
   let outer_swc = swc_deadline::set(deadline);
   let out = f();
   swc_deadline::set(outer_swc);
+  NAMES.with(|n| n.set(outer_names));
   DEADLINE.with(|d| d.set(outer));
   out
+}
+
+/// The failure of a preparation that ran out of time before `stage` (`its source finished
+/// parsing`), named as the cell's host names its cells and limits.
+pub(crate) fn out_of_time(stage: &str) -> Failure {
+  let names = NAMES.with(Cell::get);
+  Failure::new(
+    ErrorCode::Timeout,
+    format!(
+      "{} ran out of time ({}) before {stage}.",
+      names.cell, names.timeout
+    ),
+  )
 }
 
 /// True once the deadline `until` set on this thread has passed. What runs after the parse (the

@@ -35,23 +35,25 @@ pub use typescript::prepare_typescript;
 #[cfg(any(test, feature = "testing"))]
 pub use wrapper::wrap;
 
-use crate::error::Failure;
+use crate::error::{CODE_MODE_NAMES, Failure, LimitNames};
 
 /// Prepares a cell in either language, on a thread with `PREPARE_STACK` of stack. swc is a large
 /// parser: if it panics on some input (the fuzzer found such inputs), that is a program it
 /// cannot read, reported as such.
 pub fn prepare(code: &str, language: Language) -> Result<Program, Failure> {
-  prepare_until(code, language, None)
+  prepare_until(code, language, None, &CODE_MODE_NAMES)
 }
 
 /// `prepare`, giving up with `timeout` at `deadline`: the TypeScript grammar backtracks, and
-/// some short hostile inputs would otherwise parse for minutes on a worker.
+/// some short hostile inputs would otherwise parse for minutes on a worker. The failure names
+/// the cell and its time limit as `names` say (its host's words).
 pub fn prepare_until(
   code: &str,
   language: Language,
   deadline: Option<std::time::Instant>,
+  names: &'static LimitNames,
 ) -> Result<Program, Failure> {
-  guard::until(deadline, || prepare_now(code, language))
+  guard::until(deadline, names, || prepare_now(code, language))
 }
 
 fn prepare_now(code: &str, language: Language) -> Result<Program, Failure> {

@@ -8,7 +8,7 @@ use super::guard::{self, Cut};
 use super::positions::at;
 use super::program::Language;
 use super::wrapper::{PREFIX, START};
-use crate::error::{ErrorCode, Failure};
+use crate::error::Failure;
 use swc_core::common::{BytePos, Spanned};
 use swc_core::ecma::ast::{Module, Program as Ast, Script};
 use swc_core::ecma::parser::{EsSyntax, PResult, StringInput, Syntax, TsSyntax, lexer::Lexer};
@@ -57,10 +57,7 @@ fn lexer(text: &str, start: u32, syntax: Syntax) -> Lexer<'_> {
 }
 
 fn timeout() -> Failure {
-  Failure::new(
-    ErrorCode::Timeout,
-    "code mode cell ran out of time (timeoutMs) before its source finished parsing.",
-  )
+  guard::out_of_time("its source finished parsing")
 }
 
 fn too_deep(user: &str, pos: BytePos) -> String {

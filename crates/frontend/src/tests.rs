@@ -330,7 +330,7 @@ fn the_preparation_deadline_cuts_the_parse_short() {
   let code = "let a = [".to_string() + &"1, ".repeat(10_000) + "];\na";
   for language in [Language::JavaScript, Language::TypeScript] {
     let past = Some(std::time::Instant::now());
-    let err = prepare_until(&code, language, past).unwrap_err();
+    let err = prepare_until(&code, language, past, &CODE_MODE_NAMES).unwrap_err();
     assert_eq!(
       err.code,
       ErrorCode::Timeout,
@@ -344,7 +344,7 @@ fn the_preparation_deadline_cuts_the_parse_short() {
     // The deadline was this preparation's only.
     assert!(prepare(&code, language).is_ok());
     let later = Some(std::time::Instant::now() + std::time::Duration::from_secs(600));
-    assert!(prepare_until(&code, language, later).is_ok());
+    assert!(prepare_until(&code, language, later, &CODE_MODE_NAMES).is_ok());
   }
 }
 

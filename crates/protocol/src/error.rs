@@ -132,3 +132,51 @@ pub mod messages {
   pub const JAVASCRIPT_DISABLED: &str = "code mode javascript input is disabled.";
   pub const ABORTED: &str = "code mode run was aborted.";
 }
+
+/// How a host's users know its cells and limits. A failure message names the setting its
+/// reader can change: Tool Search's users configure `codeTimeoutMs`, not code mode's
+/// `timeoutMs`, and a limit they cannot set at all is named for what it is.
+#[derive(Debug, PartialEq, Eq)]
+pub struct LimitNames {
+  /// A cell, as a message's subject: `code mode cell`.
+  pub cell: &'static str,
+  /// A cell's output, as a message's subject: `code mode output`.
+  pub output: &'static str,
+  /// The guest CPU time of a leg.
+  pub timeout: &'static str,
+  /// The VM heap.
+  pub memory: &'static str,
+  /// Output bytes per result.
+  pub max_output: &'static str,
+  /// What a suspended cell may hold.
+  pub max_snapshot: &'static str,
+  /// The JSON input of one nested call.
+  pub max_tool_input: &'static str,
+  /// Nested calls in flight per cell.
+  pub max_pending: &'static str,
+}
+
+/// Code mode's names: the keys of `tools.codeMode`.
+pub const CODE_MODE_NAMES: LimitNames = LimitNames {
+  cell: "code mode cell",
+  output: "code mode output",
+  timeout: "timeoutMs",
+  memory: "memoryLimitBytes",
+  max_output: "maxOutputBytes",
+  max_snapshot: "maxSnapshotBytes",
+  max_tool_input: "maxToolInputBytes",
+  max_pending: "maxPendingToolCalls",
+};
+
+/// Tool Search's names: `tools.toolSearch` sets only `codeTimeoutMs`; its other limits are
+/// code mode's defaults, which its users cannot change.
+pub const TOOL_SEARCH_NAMES: LimitNames = LimitNames {
+  cell: "tool_search_code",
+  output: "tool_search_code output",
+  timeout: "codeTimeoutMs",
+  memory: "its memory limit",
+  max_output: "its output limit",
+  max_snapshot: "its memory limit",
+  max_tool_input: "the tool input limit",
+  max_pending: "the limit of calls in flight",
+};

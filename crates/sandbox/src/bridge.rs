@@ -6,19 +6,48 @@
 //! object. Output, timers and yields are the engine's (`crates/engine/src/core_fns.rs`).
 
 use crate::mcp;
-use crate::run::{Counters, GuestRun};
+use crate::run::GuestRun;
+use code_mode_catalog::CatalogEntry;
 use code_mode_catalog::Source;
 use code_mode_catalog::calls::{NestedCall, Via, nested_tool_call_id};
-use code_mode_catalog::{self as catalog, CatalogEntry};
 use code_mode_engine::{
-  self as engine, Guest, MAX_QUEUED_REQUESTS, Pending, VmState, guarded, throw, throw_type,
+  self as engine, Bound, Guest, MAX_QUEUED_REQUESTS, Pending, VmState, throw, throw_type,
 };
 use parking_lot::Mutex;
-use rquickjs::{Ctx, Function, Object, Value};
+use rquickjs::{Ctx, Object, Value};
 use std::sync::Arc;
 
 /// Code mode's kind of VM: its half of the prelude and these functions.
-pub static CODE_MODE: Guest = Guest::new(include_str!("prelude.js"), install);
+pub static CODE_MODE: Guest<GuestRun> = Guest::new(include_str!("prelude.js"), install);
+
+/// Adds `$name` to the `host` object a prelude receives: a function of the run its VM is bound
+/// to (`$run`), under the engine's guard, so a panic in it is the cell's failure, never the
+/// process's. Its guest arguments are typed as rquickjs converts them.
+macro_rules! host_fn {
+  ($host:expr, $bound:ident, $name:literal, |$ctx:ident, $run:ident $(, $arg:ident : $ty:ty)*| $body:expr) => {{
+    // The function owns its handle on the VM (the body may use it as `$bound` too).
+    let $bound = $bound.clone();
+    $host.set(
+      $name,
+      rquickjs::Function::new(
+        $host.ctx().clone(),
+        move |$ctx: rquickjs::Ctx<'js>, $($arg: $ty),*| {
+          code_mode_engine::guarded(&$ctx, $bound.state(), || {
+            #[allow(unused_variables)]
+            let $run = $bound.host_or_throw(&$ctx)?;
+            $body
+          })
+        },
+      )?,
+    )?;
+  }};
+}
+pub(crate) use host_fn;
+
+/// Nested call kinds of [`start_call`]: a catalog id, an MCP catalog id, a namespace callable.
+pub(crate) const CALL_TOOL: u32 = 0;
+pub(crate) const CALL_MCP: u32 = 1;
+pub(crate) const CALL_NAMESPACE: u32 = 2;
 
 /// What a pending nested call is, as `pendingToolCalls[].method` names it.
 fn method(via: &Via) -> &'static str {
@@ -29,14 +58,9 @@ fn method(via: &Via) -> &'static str {
   }
 }
 
-/// The run a VM's functions serve.
-fn run_of(state: &Mutex<VmState>) -> Arc<GuestRun> {
-  GuestRun::of(state.lock().host())
-}
-
 /// A search's `limit` argument for [`GuestRun::search_limit`]: `None` when absent; anything but a
 /// number is NaN, which it refuses.
-pub(crate) fn limit_arg(limit: &Value<'_>) -> Option<f64> {
+fn limit_arg(limit: &Value<'_>) -> Option<f64> {
   if limit.is_undefined() || limit.is_null() {
     None
   } else {
@@ -44,174 +68,102 @@ pub(crate) fn limit_arg(limit: &Value<'_>) -> Option<f64> {
   }
 }
 
-fn unknown_tool(ctx: &Ctx<'_>, id: &str) -> rquickjs::Error {
-  throw(ctx, &format!("Unknown tool id: {id}"))
+/// A guest's search (`tools.search`, `openclaw.tools.search`), counted: the hits as JSON text,
+/// with `queryTruncated` when only the query's first part was searched.
+pub(crate) fn search(
+  ctx: &Ctx<'_>,
+  run: &GuestRun,
+  query: &str,
+  limit: &Value<'_>,
+) -> rquickjs::Result<String> {
+  let limit = run
+    .search_limit(limit_arg(limit))
+    .map_err(|m| throw_type(ctx, m))?;
+  Ok(run.search(query, limit).guest_json())
+}
+
+/// A guest's describe (`tools.describe`, `openclaw.tools.describe`), counted: the entry with its
+/// `parameters`, or the guest error saying the id is not one it can use.
+pub(crate) fn describe(ctx: &Ctx<'_>, run: &GuestRun, id: &str) -> rquickjs::Result<String> {
+  run
+    .describe(id)
+    .ok_or_else(|| throw(ctx, &run.unknown_tool(id)))
 }
 
 /// Adds code mode's functions to the `host` object its prelude receives.
 fn install<'js>(
-  ctx: &Ctx<'js>,
+  _ctx: &Ctx<'js>,
   host: &Object<'js>,
-  state: &Arc<Mutex<VmState>>,
+  bound: &Bound<GuestRun>,
 ) -> rquickjs::Result<()> {
-  let s = state.clone();
-  host.set(
+  host_fn!(
+    host,
+    bound,
     "call",
-    Function::new(
-      ctx.clone(),
-      move |ctx: Ctx<'js>, kind: u32, target: String, input: String| {
-        guarded(&ctx, &s, || {
-          let id = start_call(&ctx, &s, kind, target, input)?;
-          engine::request_promise(&ctx, id)
-        })
-      },
-    )?,
-  )?;
-
-  let s = state.clone();
-  host.set(
+    |ctx, run, kind: u32, target: String, input: String| {
+      let id = start_call(&ctx, &run, bound.state(), kind, target, input)?;
+      engine::request_promise(&ctx, id)
+    }
+  );
+  host_fn!(
+    host,
+    bound,
     "search",
-    Function::new(
-      ctx.clone(),
-      move |ctx: Ctx<'js>, query: String, limit: Value<'js>| {
-        guarded(&ctx, &s, || {
-          let run = run_of(&s);
-          let limit = run
-            .search_limit(limit_arg(&limit))
-            .map_err(|m| throw_type(&ctx, m))?;
-          Counters::bump(&run.counters.searches);
-          // The hits, with `queryTruncated` when only the query's first part was searched.
-          Ok(run.catalog().search_result(&query, limit).guest_json())
-        })
-      },
-    )?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "describe",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>, id: String| {
-      guarded(&ctx, &s, || {
-        let run = run_of(&s);
-        Counters::bump(&run.counters.describes);
-        match run.catalog().guest_entry(&id) {
-          Some(entry) => Ok(catalog::compact(entry, true).to_json()),
-          None => Err(unknown_tool(&ctx, &id)),
-        }
-      })
-    })?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "catalog",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
-      guarded(&ctx, &s, || {
-        Ok(run_of(&s).catalog().all_tools_json().to_string())
-      })
-    })?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "safeNames",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
-      guarded(&ctx, &s, || {
-        Ok(run_of(&s).catalog().safe_names_json().to_string())
-      })
-    })?,
-  )?;
-
+    |ctx, run, query: String, limit: Value<'js>| { search(&ctx, &run, &query, &limit) }
+  );
+  host_fn!(host, bound, "describe", |ctx, run, id: String| describe(
+    &ctx, &run, &id
+  ));
+  host_fn!(host, bound, "catalog", |ctx, run| Ok(
+    run.catalog().all_tools_json().to_string()
+  ));
+  host_fn!(host, bound, "safeNames", |ctx, run| Ok(
+    run.catalog().safe_names_json().to_string()
+  ));
   // One `tools.<name>` at a time (the id, or '' when it is none): a cell that only searches
   // does not build a function per tool.
-  let s = state.clone();
-  host.set(
-    "safeName",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>, name: String| {
-      guarded(&ctx, &s, || {
-        let run = run_of(&s);
-        Ok(
-          run
-            .catalog()
-            .safe_name(&name)
-            .map_or(String::new(), |e| e.id.clone()),
-        )
-      })
-    })?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "mcp",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
-      guarded(&ctx, &s, || {
-        let run = run_of(&s);
-        Ok(run.mcp().guest_json(run.catalog()))
-      })
-    })?,
-  )?;
-
-  let s = state.clone();
-  host.set(
+  host_fn!(host, bound, "safeName", |ctx, run, name: String| {
+    Ok(
+      run
+        .catalog()
+        .safe_name(&name)
+        .map_or(String::new(), |e| e.id.clone()),
+    )
+  });
+  host_fn!(host, bound, "mcp", |ctx, run| Ok(
+    run.mcp().guest_json(run.catalog())
+  ));
+  host_fn!(
+    host,
+    bound,
     "mcpApi",
-    Function::new(
-      ctx.clone(),
-      move |ctx: Ctx<'js>, server: Option<String>, tool: Option<String>, schema: bool| {
-        guarded(&ctx, &s, || {
-          let run = run_of(&s);
-          run
-            .mcp()
-            .api_header(run.catalog(), server.as_deref(), tool.as_deref(), schema)
-            .map(|header| header.to_string())
-            .map_err(|message| throw(&ctx, &message))
-        })
-      },
-    )?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "apiList",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>, prefix: String| {
-      guarded(&ctx, &s, || {
-        let run = run_of(&s);
-        let prefix = (!prefix.is_empty()).then_some(prefix.as_str());
-        run
-          .mcp()
-          .files()
-          .list(prefix)
-          .map(|v| v.to_string())
-          .map_err(|m| throw(&ctx, &m))
-      })
-    })?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "apiRead",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>, path: String| {
-      guarded(&ctx, &s, || {
-        let run = run_of(&s);
-        run
-          .mcp()
-          .files()
-          .read_checked(&path)
-          .map_err(|m| throw(&ctx, &m))
-      })
-    })?,
-  )?;
-
-  let s = state.clone();
-  host.set(
-    "namespaces",
-    Function::new(ctx.clone(), move |ctx: Ctx<'js>| {
-      guarded(&ctx, &s, || {
-        let run = run_of(&s);
-        Ok(crate::namespaces::guest_json(run.namespaces()))
-      })
-    })?,
-  )?;
-
+    |ctx, run, server: Option<String>, tool: Option<String>, schema: bool| {
+      run
+        .mcp()
+        .api_header(run.catalog(), server.as_deref(), tool.as_deref(), schema)
+        .map(|header| header.to_string())
+        .map_err(|message| throw(&ctx, &message))
+    }
+  );
+  host_fn!(host, bound, "apiList", |ctx, run, prefix: String| {
+    let prefix = (!prefix.is_empty()).then_some(prefix.as_str());
+    run
+      .mcp()
+      .files()
+      .list(prefix)
+      .map(|v| v.to_string())
+      .map_err(|m| throw(&ctx, &m))
+  });
+  host_fn!(host, bound, "apiRead", |ctx, run, path: String| {
+    run
+      .mcp()
+      .files()
+      .read_checked(&path)
+      .map_err(|m| throw(&ctx, &m))
+  });
+  host_fn!(host, bound, "namespaces", |ctx, run| Ok(
+    crate::namespaces::guest_json(run.namespaces())
+  ));
   Ok(())
 }
 
@@ -224,15 +176,13 @@ fn install<'js>(
 /// (stack trace hooks), and guest code calling back into the bridge would deadlock the worker.
 pub(crate) fn start_call(
   ctx: &Ctx<'_>,
+  run: &GuestRun,
   state: &Arc<Mutex<VmState>>,
   kind: u32,
   target: String,
   input: String,
 ) -> rquickjs::Result<u32> {
-  let (run, ending) = {
-    let state = state.lock();
-    (GuestRun::of(state.host()), state.ending())
-  };
+  let ending = state.lock().ending();
   // A kill (memory, timeout, output, abort, panic) stops the guest only at its next interrupt
   // poll; until then a catch block could still reach the gateway. A cell that is ending starts
   // no more nested calls.
@@ -245,29 +195,30 @@ pub(crate) fn start_call(
     return Err(throw(
       ctx,
       &format!(
-        "tool input is {} bytes, over maxToolInputBytes ({cap} bytes).",
-        input.len()
+        "tool input is {} bytes, over {} ({cap} bytes).",
+        input.len(),
+        run.limits_named().max_tool_input
       ),
     ));
   }
   let (entry, via, input): (&CatalogEntry, Via, String) = match kind {
-    0 => {
+    CALL_TOOL => {
       let entry = run
         .catalog()
         .guest_entry(&target)
-        .ok_or_else(|| unknown_tool(ctx, &target))?;
+        .ok_or_else(|| throw(ctx, &run.unknown_tool(&target)))?;
       (entry, Via::Catalog, input)
     }
-    1 => {
+    CALL_MCP => {
       let entry = run
         .catalog()
         .get(&target)
         .filter(|e| e.source == Source::Mcp)
-        .ok_or_else(|| unknown_tool(ctx, &target))?;
+        .ok_or_else(|| throw(ctx, &run.unknown_tool(&target)))?;
       let input = mcp::prepare_input(entry, &input).map_err(|m| throw_type(ctx, &m))?;
       (entry, Via::Mcp, input)
     }
-    2 => {
+    CALL_NAMESPACE => {
       let forged = || throw(ctx, &format!("Unknown namespace callable: {target}"));
       let (ns, index) = target.split_once(':').ok_or_else(forged)?;
       let ns: usize = ns.parse().map_err(|_| forged())?;
@@ -287,7 +238,7 @@ pub(crate) fn start_call(
       };
       (entry, via, input)
     }
-    _ => return Err(unknown_tool(ctx, &target)),
+    _ => return Err(throw(ctx, &run.unknown_tool(&target))),
   };
   let max = run.settings.max_pending_tool_calls as usize;
   let mut guard = state.lock();
@@ -301,8 +252,9 @@ pub(crate) fn start_call(
     return Err(throw(
       ctx,
       &format!(
-        "Too many pending tool calls: {max} are running (maxPendingToolCalls) and \
-         {MAX_QUEUED_REQUESTS} more are queued. Await some before starting more."
+        "Too many pending tool calls: {max} are running ({}) and \
+         {MAX_QUEUED_REQUESTS} more are queued. Await some before starting more.",
+        run.limits_named().max_pending
       ),
     ));
   }

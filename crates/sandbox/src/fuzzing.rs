@@ -19,7 +19,14 @@ fn prepare_like_a_worker(code: &str, language: Language) -> Result<Program, Fail
   let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
   let prepared = std::thread::Builder::new()
     .stack_size(PREPARE_STACK)
-    .spawn(move || prepare_until(&code, language, Some(deadline)))
+    .spawn(move || {
+      prepare_until(
+        &code,
+        language,
+        Some(deadline),
+        &code_mode_protocol::error::CODE_MODE_NAMES,
+      )
+    })
     .expect("a fuzzing thread")
     .join();
   std::panic::set_hook(hook);

@@ -58,7 +58,7 @@ const COMPILE_BUDGET: Duration = Duration::from_secs(10);
 const MAX_DATA: usize = 8;
 
 /// The guest of a kind of run.
-pub fn guest(kind: GuestKind) -> &'static Guest {
+pub fn guest(kind: GuestKind) -> &'static Guest<GuestRun> {
   match kind {
     GuestKind::CodeMode => &bridge::CODE_MODE,
     GuestKind::ToolSearch => &toolsearch::TOOL_SEARCH,
@@ -377,7 +377,7 @@ pub(crate) fn prepare(run: &Arc<GuestRun>, cell: u64, program: Program) -> Prepa
     } else {
       frontend::Language::JavaScript
     };
-    let program = frontend::prepare_until(&code, language, deadline)?;
+    let program = frontend::prepare_until(&code, language, deadline, run.limits_named())?;
     let positions = program.positions;
     Ok(engine::Program {
       code: program.code,

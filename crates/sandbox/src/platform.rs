@@ -96,7 +96,7 @@ pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   ] {
     let _ = code_mode_engine::vm::Vm::warm(code_mode_sandbox::guest(kind));
   }
-  let _ = code_mode_frontend::prepare_until("1", code_mode_frontend::Language::TypeScript, None);
+  let _ = code_mode_frontend::prepare("1", code_mode_frontend::Language::TypeScript);
   let _ = settings;
 }
 

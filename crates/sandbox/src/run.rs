@@ -5,13 +5,13 @@
 
 use crate::Sink;
 use crate::mcp::McpSurface;
-use code_mode_catalog::Catalog;
 use code_mode_catalog::building::Building;
 use code_mode_catalog::calls::{self, NestedCall};
+use code_mode_catalog::{Catalog, SearchResult};
 use code_mode_engine::{Ended, Guest, Host, Limits};
-use code_mode_protocol::wire::{Counts, Namespace, Report, RunLimits, RunSpec};
+use code_mode_protocol::error::{CODE_MODE_NAMES, LimitNames, TOOL_SEARCH_NAMES};
+use code_mode_protocol::wire::{Counts, GuestKind, Namespace, Report, RunLimits, RunSpec};
 use parking_lot::Mutex;
-use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -47,7 +47,9 @@ pub struct GuestRun {
   pub id: u64,
   /// The agent's `runId`.
   pub label: String,
-  pub guest: &'static Guest,
+  pub guest: &'static Guest<GuestRun>,
+  /// Which host's cells it runs: what its searches reach and how its messages name things.
+  kind: GuestKind,
   pub settings: RunLimits,
   limits: Limits,
   building: Arc<Building>,
@@ -63,7 +65,7 @@ pub struct GuestRun {
 impl GuestRun {
   pub fn new(
     spec: RunSpec,
-    guest: &'static Guest,
+    guest: &'static Guest<GuestRun>,
     building: Arc<Building>,
     sink: Arc<dyn Sink>,
   ) -> GuestRun {
@@ -74,11 +76,16 @@ impl GuestRun {
       max_output_bytes: s.max_output_bytes as usize,
       max_snapshot_bytes: s.max_snapshot_bytes as usize,
       snapshot_ttl: Duration::from_secs(s.snapshot_ttl_seconds.into()),
+      names: match spec.guest {
+        GuestKind::CodeMode => &CODE_MODE_NAMES,
+        GuestKind::ToolSearch => &TOOL_SEARCH_NAMES,
+      },
     };
     GuestRun {
       id: spec.run,
       label: spec.label,
       guest,
+      kind: spec.guest,
       settings: spec.limits,
       limits,
       building,
@@ -91,12 +98,9 @@ impl GuestRun {
     }
   }
 
-  /// The run behind a host the engine hands back (every cell of this process is driven by one).
-  pub fn of(host: Arc<dyn Host>) -> Arc<GuestRun> {
-    host
-      .into_any()
-      .downcast::<GuestRun>()
-      .unwrap_or_else(|_| unreachable!("the sandbox's cells are driven by its runs"))
+  /// How this run's users know its limits (failure messages name them so).
+  pub fn limits_named(&self) -> &'static LimitNames {
+    self.limits.names
   }
 
   /// The run's catalog (waiting for its build the first time, on a worker).
@@ -113,6 +117,36 @@ impl GuestRun {
         Ok(n.min(self.settings.max_search_limit as f64) as usize)
       }
       Some(_) => Err("limit must be a positive integer."),
+    }
+  }
+
+  /// A guest's search, counted: code mode's `tools.search` reaches the tools its cells can call
+  /// by id (no MCP entries: those are `MCP.<server>`), Tool Search's the whole catalog.
+  pub fn search(&self, query: &str, limit: usize) -> SearchResult<'_> {
+    Counters::bump(&self.counters.searches);
+    match self.kind {
+      GuestKind::CodeMode => self.catalog().search_result(query, limit),
+      GuestKind::ToolSearch => self.catalog().search_all_result(query, limit),
+    }
+  }
+
+  /// A guest's describe, counted: the entry with its `parameters` as JSON text, or `None` when
+  /// the id is not one this guest can use (as [`GuestRun::search`] scopes them).
+  pub fn describe(&self, id: &str) -> Option<String> {
+    Counters::bump(&self.counters.describes);
+    let entry = match self.kind {
+      GuestKind::CodeMode => self.catalog().guest_entry(id),
+      GuestKind::ToolSearch => self.catalog().get(id),
+    };
+    entry.map(|e| code_mode_catalog::compact(e, true).to_json())
+  }
+
+  /// What a guest is told of an id it cannot use: code mode's short answer, or Tool Search's
+  /// (the tool may have been denied or removed since it was found: search again).
+  pub fn unknown_tool(&self, id: &str) -> String {
+    match self.kind {
+      GuestKind::CodeMode => format!("Unknown tool id: {id}"),
+      GuestKind::ToolSearch => code_mode_catalog::unavailable(id),
     }
   }
 
@@ -179,9 +213,5 @@ impl Host for GuestRun {
       ended: Box::new(ended),
       counts: self.counters.take(),
     });
-  }
-
-  fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
-    self
   }
 }

@@ -31,7 +31,7 @@ struct Harness {
 }
 
 impl Harness {
-  fn new(guest: &'static Guest, label: &str, timeout_ms: u32) -> Harness {
+  fn new(guest: &'static Guest<GuestRun>, label: &str, timeout_ms: u32) -> Harness {
     let (tx, reports) = unbounded();
     let spec = RunSpec {
       run: 1,
@@ -172,7 +172,7 @@ fn a_vm_whose_prelude_load_outlives_the_slice_deadline_fails_timeout() {
   use code_mode_engine::testing::{Fault, arm};
   // Code mode's guest under another name: no warm VM of it exists, so the cell's first slice
   // builds its VM, under the slice's deadline.
-  static COLD: std::sync::LazyLock<Guest> = std::sync::LazyLock::new(|| {
+  static COLD: std::sync::LazyLock<Guest<GuestRun>> = std::sync::LazyLock::new(|| {
     Guest::new(
       crate::bridge::CODE_MODE.prelude,
       crate::bridge::CODE_MODE.install,

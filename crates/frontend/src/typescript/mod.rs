@@ -22,7 +22,7 @@ use super::parse::parse_wrapped;
 use super::positions::PositionMap;
 use super::program::{Language, Program};
 use super::wrapper::{START, wrap};
-use crate::error::{ErrorCode, Failure};
+use crate::error::Failure;
 use accessors::LowerAccessors;
 use aliases::{alias_imports, drop_type_aliases};
 use namespaces::{MergeNamespaces, NamespaceParams};
@@ -47,10 +47,7 @@ fn failure(message: String) -> Failure {
 /// `Err(timeout)` once the preparation deadline has passed (see `guard::past_deadline`).
 fn in_time() -> Result<(), Failure> {
   if guard::past_deadline() {
-    return Err(Failure::new(
-      ErrorCode::Timeout,
-      "code mode cell ran out of time (timeoutMs) before its TypeScript was transformed.",
-    ));
+    return Err(guard::out_of_time("its TypeScript was transformed"));
   }
   Ok(())
 }

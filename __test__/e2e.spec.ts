@@ -1,4 +1,4 @@
-// The reference's E2E test plan, all 16 steps: a gateway-style harness, a scripted model that
+// Code mode end to end in 16 numbered steps (1–3 off, 4–16 on): a gateway-style harness, a scripted model that
 // drives the OpenClaw adapter, a real MCP server, and a trajectory exported from onEvent.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

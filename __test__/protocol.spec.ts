@@ -1,6 +1,6 @@
 // The JS half of the wire format (lib/protocol.js), round-tripped against reference codecs
-// that mirror the Rust half (src/protocol: `write_call` builds call batches, `settle::decode`
-// reads settled outcomes), and against the Rust half itself through the addon's test exports.
+// that mirror the Rust half (crates/catalog/src/calls.rs: `write_call` builds call batches;
+// src/protocol/settle.rs: `decode` reads settled outcomes), and against the Rust half itself through the addon's test exports.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { __testDecodeSettled, __testWriteCalls } from './support/native-testing.js'
@@ -271,7 +271,7 @@ describe('the Rust half, through the test exports', () => {
   // Catalog ids; a tool's index is its place in the gateway's list.
   const ids = tools.map((t) => `openclaw:core:${t.name}`)
 
-  it('decodes the batches src/protocol/calls.rs writes', () => {
+  it('decodes the batches crates/catalog/src/calls.rs writes', () => {
     const inputs = ['{"path":"a,0,1,{}]"}', '["😀","\\ud800",0]', '0', 'null', '{"nested":{"deep":[[[]]]}}']
     const calls = inputs.map((input, n) => [n + 1, ids[n % 2], input])
     for (const parent of [null, 'exec_1', 'quote"and\\back']) {

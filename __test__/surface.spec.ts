@@ -1,4 +1,4 @@
-// The reference's validation checklist for config, model surface and catalog, and the
+// What code mode must show about activation, the model surface and the catalog, and the
 // OpenClaw drop-in adapter.
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'

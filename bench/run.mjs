@@ -1,5 +1,5 @@
 // `npm run bench`: this package side by side with quickjs-wasi (in-thread, compiled module
-// reused) and with the reference's pipeline (a worker_threads Worker per leg), on one machine
+// reused) and with the reference pipeline (docs/performance.md: a worker_threads Worker per leg), on one machine
 // in one run, plus the figures the other issues ask for. Then, inside the real OpenClaw gateway
 // (bench/lib/openclaw-inside.mjs, under Node 24), this package as the `quickjs` executor plugin
 // against the bundled QuickJS-WASI executor and upstream's node executor. Prints the tables and

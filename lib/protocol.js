@@ -2,7 +2,7 @@
 // The wire format between the Rust core and this JavaScript layer: the only JS file that knows
 // it. The other side of each layout is named beside it; change both together.
 //
-// Port messages (src/executor.rs `Message::into_args`): the run's port function receives
+// Port messages (src/protocol/mod.rs `Message::into_args`): the run's port function receives
 // `(kind, id, payload)`:
 //   CALL       id = cell, payload = a call batch (below)
 //   LEG_DONE   id = leg,  payload = the leg's `CodeModeResult` as JSON text

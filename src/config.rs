@@ -1,8 +1,8 @@
 //! `tools.codeMode` normalisation: the shorthand, the activation gate, defaults and clamps.
 //!
-//! Mirrors the reference's configuration table. A value that is not a positive integer falls
-//! back to its default (a typo never silently widens a limit); an integer out of range is
-//! clamped into it.
+//! Implements the configuration table of README.md ("Configuration"). A value that is not a
+//! positive integer falls back to its default (a typo never silently widens a limit); an integer
+//! out of range is clamped into it.
 
 use crate::input::Field;
 use napi_derive::napi;

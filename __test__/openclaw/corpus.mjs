@@ -1,6 +1,6 @@
 // The cells the OpenClaw executor suite runs through the real gateway with the bundled
 // QuickJS-WASI executor and with this package's plugin, comparing outcomes. Each covers a piece
-// of upstream's guest API (docs/guest-api.md in the reference): `runtime` picks the gateway
+// of the guest API (docs/plugin-authors.md, "The guest API"): `runtime` picks the gateway
 // configuration (see driver.mjs), `waits` how many `wait` calls may follow, `abortAfterMs` aborts
 // the exec call's signal.
 export const cells = [

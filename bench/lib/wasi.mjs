@@ -1,5 +1,5 @@
-// The comparison runtime: quickjs-wasi (QuickJS-NG in WebAssembly), used the way the reference
-// implementation uses it, in-thread with the compiled module reused (its best case). A small
+// The comparison runtime: quickjs-wasi (QuickJS-NG in WebAssembly), used the way upstream's
+// QuickJS-WASI executor uses it, in-thread with the compiled module reused (its best case). A small
 // guest prelude gives cells the same `tools.<name>()` / `ALL_TOOLS` surface; nested calls go to
 // the same async executor; suspension is snapshot + serialise, resumption restore + deliver.
 import { readFileSync } from 'node:fs'

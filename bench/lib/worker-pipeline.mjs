@@ -1,4 +1,4 @@
-// Runs one leg the reference's way: a fresh worker_threads Worker per leg.
+// Runs one leg the reference pipeline's way (docs/performance.md): a fresh worker_threads Worker per leg.
 import { Worker } from 'node:worker_threads'
 import { wasmModule } from './wasi.mjs'
 

@@ -98,7 +98,7 @@ static SUPERVISOR: LazyLock<Supervisor> = LazyLock::new(|| {
   }
 });
 
-/// Parked cells in the gateway at once, by default (the reference's cap).
+/// Parked cells in the gateway at once, by default (OpenClaw's own cap, docs/executor-contract.md).
 pub const DEFAULT_MAX_PARKED: usize = 64;
 
 /// Worker threads per process by default: the cores divided among the processes, and at least

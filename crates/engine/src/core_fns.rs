@@ -71,7 +71,7 @@ pub fn request_promise<'js>(ctx: &Ctx<'js>, id: u32) -> rquickjs::Result<Promise
 }
 
 /// Adds the engine's functions to `host`: `out(kind, text)`, `timer(ms)`, `clearTimer(id)`,
-/// `yield(reason)` and `done(ok, json)` (see `engine/prelude.js`).
+/// `yield(reason)` and `done(ok, json)` (see `prelude.js`).
 pub fn install<'js>(
   ctx: &Ctx<'js>,
   host: &Object<'js>,
@@ -103,7 +103,7 @@ pub fn install<'js>(
       guarded(&ctx, &s, || {
         let mut state = s.lock();
         if state.timers.len() >= MAX_TIMERS {
-          // Never build an exception under the state lock (see engine/mod.rs, lock order).
+          // Never build an exception under the state lock (see lib.rs, lock order).
           drop(state);
           return Err(throw(
             &ctx,

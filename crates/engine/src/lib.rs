@@ -214,7 +214,7 @@ pub type InstallFn<H> = for<'js> fn(&Ctx<'js>, &Object<'js>, &Bound<H>) -> rquic
 pub struct Guest<H: Host> {
   /// A parenthesised function expression `(function (host, core) { … return { bind } })`:
   /// it defines the host's globals from `host` (the engine's and the host's functions) and
-  /// `core` (the engine prelude's helpers, see `engine/prelude.js`), and returns `bind`, which
+  /// `core` (the engine prelude's helpers, see `prelude.js`), and returns `bind`, which
   /// runs once the VM knows its host, and optionally `explain(error)`, which may make the
   /// uncaught error a cell ends with clearer.
   pub prelude: &'static str,
@@ -267,7 +267,7 @@ impl<H: Host> AnyGuest for Guest<H> {
   }
 }
 
-/// The engine's own globals a [`Guest`] installs (`engine/prelude.js`): all of them (code
+/// The engine's own globals a [`Guest`] installs (`prelude.js`): all of them (code
 /// mode), or only the named ones. A host whose contract lists its globals (Tool Search: only
 /// `console.log/warn/error`) names them instead of deleting them after the fact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use dashmap::DashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Suspended cells per process by default (the reference's cap).
+/// Suspended cells per process by default (OpenClaw's own cap, docs/executor-contract.md).
 pub const DEFAULT_MAX_SUSPENDED: usize = 64;
 
 /// Parked cells by token (`T` is `cell.rs`'s `Cell`).

@@ -1,7 +1,7 @@
 //! One OpenClaw cell on a bare VM: the host functions upstream's controller calls, the data it
 //! reads, and the leg loop (settle, run jobs, check admission, drain, take output, then a
-//! boundary, the completed value or a failure), as `executor-contract.md` in the reference
-//! describes upstream's worker. Runs on a worker thread; `mod.rs` carries the outcome to Node.
+//! boundary, the completed value or a failure), as docs/executor-contract.md describes
+//! upstream's worker. Runs on a worker thread; `mod.rs` carries the outcome to Node.
 
 use super::stack::{Location, USER_FILE, format_error, normalize_stack};
 use crate::engine::bare::BareVm;

@@ -15,7 +15,8 @@ import ts from 'typescript'
 import { catalog, cells, executor } from './lib/catalog.mjs'
 import { formatUs, median, percentile, ratio, sleep, timeUs } from './lib/stats.mjs'
 import { resumeCell, runCell, suspendCell } from './lib/wasi.mjs'
-import { runInWorker } from './lib/worker-pipeline.mjs'
+import { runInWorker, workerRoundTripUs } from './lib/worker-pipeline.mjs'
+import { treeRss } from './lib/rss.mjs'
 import { toolSearchRows } from './lib/tool-search.mjs'
 
 const require = createRequire(import.meta.url)
@@ -92,6 +93,9 @@ for (const [kind, code] of Object.entries(perCallOf)) {
     worker: await inCell((c) => runInWorker(c, wasiEnv), code, N(10)),
   }
 }
+// The floor of any executor that runs cells on a worker thread: one message there and back.
+results.workerRoundTripUs = await workerRoundTripUs(N(2000))
+console.error(`  worker_threads round trip: ${formatUs(results.workerRoundTripUs)}`)
 for (const [name, code, kind] of [
   ['1 nested call', cells.oneCall, 'sequential'],
   ['10 sequential calls', cells.tenSequential, 'sequential'],
@@ -167,7 +171,7 @@ console.error('memory…')
   const theirs = measure('wasi')
   const values = { oursKiB: mine.kib, oursVmBytes: mine.vmBytes, wasiKiB: theirs.kib, wasiSnapshotBytes: theirs.snapshotBytes }
   results.workloads['memory per suspended cell'] = values
-  rows.push(['memory per suspended cell', `${mine.kib.toFixed(0)} KiB`, `${theirs.kib.toFixed(0)} KiB`, '—', ratio(mine.kib, theirs.kib), '—', `RSS growth per cell, 64 parked, fresh process; QuickJS heap ${(mine.vmBytes / 1024).toFixed(0)} KiB`])
+  rows.push(['memory per suspended cell', `${mine.kib.toFixed(0)} KiB`, `${theirs.kib.toFixed(0)} KiB`, '—', ratio(mine.kib, theirs.kib), '—', `RSS growth per cell, 64 parked, fresh process, sandbox processes included (Linux); QuickJS heap ${(mine.vmBytes / 1024).toFixed(0)} KiB`])
   console.error(`  memory: ours ${mine.kib.toFixed(0)} KiB, quickjs-wasi ${theirs.kib.toFixed(0)} KiB`)
 }
 
@@ -249,18 +253,18 @@ enum E${i} { A = ${i}, B }`).join('\n')
   }
 }
 {
-  // 10,000 sequential execs: RSS growth after warm-up.
+  // 10,000 sequential execs: RSS growth after warm-up, the sandbox processes included.
   const leakRun = makeRun()
   for (let i = 0; i < 500; i++) await ours(leakRun, cells.oneCall)
   globalThis.gc?.()
   await sleep(100)
-  const before = process.memoryUsage().rss
+  const before = treeRss()
   for (let i = 0; i < N(10_000); i++) await ours(leakRun, cells.oneCall)
   globalThis.gc?.()
   await sleep(100)
-  const growthMB = (process.memoryUsage().rss - before) / 1e6
+  const growthMB = (treeRss() - before) / 1e6
   results.sequential10kRssGrowthMB = growthMB
-  rows.push([`${N(10_000)} sequential execs`, `${growthMB < 0 ? "−" : "+"}${Math.abs(growthMB).toFixed(1)} MB RSS`, '—', '—', '—', '—', 'after 500 warm-up execs'])
+  rows.push([`${N(10_000)} sequential execs`, `${growthMB < 0 ? "−" : "+"}${Math.abs(growthMB).toFixed(1)} MB RSS`, '—', '—', '—', '—', 'after 500 warm-up execs; sandbox processes included (Linux)'])
 }
 {
   // 1,000 concurrent cells each awaiting a slow tool: thread count stays bounded.
@@ -346,6 +350,7 @@ let openclawSkipped
       if (v('plugin')?.execUs !== undefined) notes.push(`exec ${formatUs(v('plugin').execUs)} + wait ${formatUs(v('plugin').waitUs)} (plugin)`)
       if (w === 'slowToolWait') notes.push('exec budget 100 ms (the minimum)')
       for (const k of ['plugin', 'bundled', 'node']) if (v(k)?.failure) notes.push(`${k} failed ${v(k).failed}×: ${JSON.stringify(v(k).failure)}`)
+      if (w === 'trivial' && us('floor') !== undefined) notes.push(`the gateway's floor (an executor that runs nothing): ${formatUs(us('floor'))}, ${(us('plugin') / us('floor')).toFixed(1)}× of it`)
       openclawRows.push([name, cell(ex.plugin, w), cell(ex.bundled, w), cell(ex.node, w), ratio(us('plugin'), us('bundled')), ratio(us('plugin'), us('node')), notes.join('; ')])
     }
     openclawRows.push(['first exec in a process', formatUs(ex.plugin?.firstExecUs), formatUs(ex.bundled?.firstExecUs), formatUs(ex.node?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.bundled?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.node?.firstExecUs), 'loads the executor'])
@@ -364,6 +369,29 @@ let openclawSkipped
   }
 }
 
+// --- the targets of the sandbox-process change (ARCHITECTURE.md, "Sandbox processes") ---------
+const targets = []
+{
+  const w = results.workloads
+  const target = (name, ok, detail) => targets.push([ok === undefined ? '—' : ok ? 'met' : 'MISSED', name, detail])
+  const x = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : '—')
+  target('trivial exec ≥ 4× faster than quickjs-wasi in-thread', w['trivial cell'] ? w['trivial cell'].wasi / w['trivial cell'].ours >= 4 : undefined, `${formatUs(w['trivial cell']?.ours)} vs ${formatUs(w['trivial cell']?.wasi)} (${x(w['trivial cell']?.wasi, w['trivial cell']?.ours)})`)
+  const perCallUs = w['1 nested call']?.oursPerCall
+  target('one sequential nested call ≤ 1.5× a worker_threads round trip', perCallUs && results.workerRoundTripUs ? perCallUs <= 1.5 * results.workerRoundTripUs : undefined, `${formatUs(perCallUs)} per call vs ${formatUs(results.workerRoundTripUs)} (${x(perCallUs, results.workerRoundTripUs)})`)
+  const kib = w['memory per suspended cell']?.oursKiB
+  target('a parked cell ≤ 256 KiB of RSS, sandbox processes included', kib === undefined ? undefined : kib <= 256, kib === undefined ? '—' : `${kib.toFixed(0)} KiB`)
+  const ex = results.openclaw?.executors
+  if (ex) {
+    const names = ['trivial', 'oneCall', 'tenSequential', 'hundredParallel', 'yieldWait', 'slowToolWait']
+    const us = (k, n) => (ex[k]?.workloads?.[n]?.failure ? undefined : ex[k]?.workloads?.[n]?.us)
+    const slower = names.filter((n) => !(us('plugin', n) < us('bundled', n) && us('plugin', n) < us('node', n)))
+    target('inside OpenClaw: faster than both upstream executors on every workload', slower.length === 0, slower.length ? `not on: ${slower.join(', ')}` : `all ${names.length}`)
+    const floor = us('floor', 'trivial')
+    target("inside OpenClaw: trivial exec within 2.5× of the gateway's floor", floor ? us('plugin', 'trivial') <= 2.5 * floor : undefined, `${formatUs(us('plugin', 'trivial'))} vs ${formatUs(floor)} (${x(us('plugin', 'trivial'), floor)})`)
+  }
+  results.targets = targets.map(([status, name, detail]) => ({ status, name, detail }))
+}
+
 configureCodeModeRuntime({})
 function printTable(header, tableRows) {
   const widths = header.map((h, i) => Math.max(h.length, ...tableRows.map((r) => String(r[i]).length)))
@@ -379,6 +407,8 @@ else {
   printTable(['workload', 'this plugin', 'bundled quickjs', 'node', 'vs bundled', 'vs node', 'note'], openclawRows)
   console.log(`openclaw ${results.openclaw.openclaw}, ${results.openclaw.node}; medians of the exec (+ wait) tool calls, one runtime per executor in its own process.`)
 }
+console.log('\ntargets')
+printTable(['', 'target', 'measured'], targets)
 writeFileSync(new URL('./results/latest.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`)
 console.log(`\n${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}. Results: bench/results/latest.json`)
 process.exit(0)

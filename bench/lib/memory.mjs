@@ -1,7 +1,8 @@
 // Memory per suspended cell, measured in a fresh process so that no earlier workload's freed
-// memory is reused (which would hide the growth). `node bench/lib/memory.mjs ours|wasi` prints
+// memory is reused (which would hide the growth), sandbox processes included (on Linux). `node bench/lib/memory.mjs ours|wasi` prints
 // one JSON line.
 import { createRequire } from 'node:module'
+import { treeRss } from './rss.mjs'
 import { catalog, executor } from './catalog.mjs'
 import { sleep } from './stats.mjs'
 import { suspendCell } from './wasi.mjs'
@@ -11,7 +12,7 @@ const COUNT = 64
 const settle = async () => {
   globalThis.gc?.()
   await sleep(50)
-  return process.memoryUsage().rss
+  return treeRss()
 }
 
 if (process.argv[2] === 'wasi') {

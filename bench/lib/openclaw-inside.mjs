@@ -20,7 +20,9 @@ const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const only = args.includes('--executor') ? args[args.indexOf('--executor') + 1] : undefined
 const iterArg = args.includes('--iterations') ? Number(args[args.indexOf('--iterations') + 1]) : undefined
-const EXECUTORS = ['plugin', 'bundled', 'node']
+// `floor` is a plugin that answers every cell without running it (bench/floor-plugin): what the
+// gateway's own exec path costs, measured for the trivial cell only.
+const EXECUTORS = ['plugin', 'bundled', 'node', 'floor']
 
 if (!only) {
   // Parent: one child per executor, in this run.
@@ -62,6 +64,7 @@ const dist = gateway.dist
 // the module instance with an import of the same file here, so patching `execute` on the exported
 // object puts a probe on the real path.
 async function executorObject(kind) {
+  if (kind === 'floor') return createRequire(import.meta.url)(path.join(here, '../floor-plugin/code-mode-executor-api.js')).codeModeExecutor
   if (kind === 'plugin') return createRequire(import.meta.url)(path.join(root, 'code-mode-executor-api.js')).codeModeExecutor
   if (kind === 'bundled') {
     const file = path.join(dist, 'extensions/code-mode-quickjs/code-mode-executor-api.js')
@@ -117,8 +120,8 @@ let runtimes = 0
 function surface(codeMode) {
   const n = ++runtimes
   return harness.createSurface(gateway, {
-    executor: only === 'plugin' ? 'native' : only,
-    pluginDir: root,
+    executor: only === 'plugin' || only === 'floor' ? 'native' : only,
+    pluginDir: only === 'floor' ? path.join(here, '../floor-plugin') : root,
     codeMode: { maxPendingToolCalls: 128, ...codeMode },
     tools,
     name: `bench${n}`,
@@ -172,7 +175,7 @@ const out = { executor: only, node: process.version, slowToolMs: SLOW_MS, shortT
   out.firstExecStatus = first.d.status
   await cell(short, 'return 1+1')
 }
-for (const w of workloads) {
+for (const w of only === 'floor' ? workloads.filter((w) => w.name === 'trivial') : workloads) {
   const s = w.short ? short : main
   const warmup = Math.max(2, Math.min(20, Math.floor(N(w.n) / 5)))
   const totals = []

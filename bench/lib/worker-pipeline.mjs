@@ -20,3 +20,26 @@ export function runInWorker(code, { catalogJson, executor }) {
     worker.on('error', reject)
   })
 }
+
+/**
+ * Median microseconds of one message to a worker_threads Worker and its answer, the worker
+ * already running: what a nested call costs at least in an executor whose cells run there.
+ */
+export async function workerRoundTripUs(iterations) {
+  const worker = new Worker("const { parentPort } = require('node:worker_threads'); parentPort.on('message', (m) => parentPort.postMessage(m))", { eval: true })
+  const once = (message) =>
+    new Promise((resolve) => {
+      worker.once('message', resolve)
+      worker.postMessage(message)
+    })
+  for (let i = 0; i < 200; i++) await once({ id: i, json: '{"n":1}' })
+  const samples = []
+  for (let i = 0; i < iterations; i++) {
+    const started = process.hrtime.bigint()
+    await once({ id: i, json: '{"n":1}' })
+    samples.push(Number(process.hrtime.bigint() - started) / 1000)
+  }
+  await worker.terminate()
+  samples.sort((a, b) => a - b)
+  return samples[samples.length >> 1]
+}

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
-/// What a worker runs: one slice of a cell (`cell.rs`).
+/// What a worker runs: one slice of a cell (`cell/slice.rs`).
 pub trait Job: Send + Sync + 'static {
   /// Runs one slice. True when the watchdog gave up on it meanwhile: this worker was already
   /// replaced and must exit.

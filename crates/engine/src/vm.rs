@@ -73,7 +73,7 @@ pub struct Delivery {
 pub enum SliceEnd {
   Done(Outcome),
   Killed(Kill),
-  /// No job left to run; the cell waits for host work (or has none: see `cell.rs`).
+  /// No job left to run; the cell waits for host work (or has none: see `cell/slice.rs`).
   Idle,
 }
 

@@ -22,7 +22,7 @@ pub const STUCK_GRACE: Duration = Duration::from_millis(400);
 /// deadline at its next poll). A thread blocked without using CPU is given up on after it.
 const STARVED_BOUND: Duration = Duration::from_secs(2);
 
-/// A slice's owner (a cell, see `cell.rs`).
+/// A slice's owner (a cell, see `cell/slice.rs`).
 pub trait Overrun: Send + Sync {
   /// Slice number `slice` is still running far past its deadline: give up on it. True when
   /// it was given up on (it had not ended meanwhile).

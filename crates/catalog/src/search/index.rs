@@ -301,7 +301,7 @@ const EXACT_LENGTH: usize = 12;
 /// of its class of lengths (classes end at 15, 19, 24, 30, …, each a quarter longer than the
 /// last). Tools written from one template (descriptions of 16 to 19 words) then weigh a word
 /// alike, so they tie exactly, and a bound from the largest weight among them is the weight of
-/// each: the searches' bounds (`rank.rs`) stay tight on such catalogs.
+/// each: the searches' bounds (`rank/bounds.rs`) stay tight on such catalogs.
 pub(super) fn length_class(words: usize) -> f32 {
   if words <= EXACT_LENGTH {
     return words as f32;

@@ -28,22 +28,31 @@
 //! each of its tools scored exactly as the exhaustive ranking (`reference.rs`) scores it,
 //! concept by concept, so results are the same to the bit (`tests.rs` and `differential.rs`
 //! compare them).
+//!
+//! This file holds the search and its walk; the rest is split by concern:
+//! - `rank/lists.rs`: the lists a query reads (terms, phrases, names) and their cursors;
+//! - `rank/score.rs`: scoring a block's tools, exactly as the exhaustive ranking does;
+//! - `rank/bounds.rs`: the bounds that let the walk pass over lists and blocks (the worst kept
+//!   entry, the passive lists, a block's best case).
 
-use std::cell::{Cell, RefCell};
+mod bounds;
+mod lists;
+mod score;
+
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::index::{BLOCK, BLOCK_BITS, Block, Field, Posting, SearchIndex};
+use super::index::{BLOCK, BLOCK_BITS, SearchIndex};
 use super::query::{QueryTruncation, read};
-use super::weights::{
-  EXTRA, KEEP, LEAD, MINOR, NAME_COVER, NAME_PREFIX_BOOST, PHRASE, PREFIX, idf,
-};
+use super::weights::NAME_COVER;
+use bounds::{Reach, Source, Sources, Split, Worst};
+use lists::Lists;
+use score::{Acc, Hits, each};
 
 thread_local! {
   /// The last search's work on this thread: postings read, candidates scored, blocks visited.
   static WORK: Cell<(usize, usize, usize)> = const { Cell::new((0, 0, 0)) };
-  /// One bit per document, all clear between uses (the union of a concept's lists).
-  static MARKS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Postings read and candidates scored by this thread's last search: a measure of a search's
@@ -60,143 +69,11 @@ pub fn last_search_blocks() -> usize {
   WORK.with(Cell::get).2
 }
 
-/// Term sets whose union sizes are kept per index, at most, and the most terms a kept set has
-/// (a prefix that reaches more is counted each time, as the exhaustive ranking does).
-const MAX_UNIONS: usize = 4_096;
-const MAX_UNION_TERMS: usize = 256;
-
-/// The worst entry of a full top: whether it is an exact name, its score, its document.
-#[derive(Clone, Copy, PartialEq)]
-struct Worst {
-  exact: bool,
-  score: f32,
-  doc: u32,
-}
-
-impl Worst {
-  /// Whether a tool scoring at most `bound`, numbered `first` or later (in id order), may rank
-  /// above it (of the same exactness): a tie loses to an earlier id.
-  fn passed_by(self, bound: f32, first: u32) -> bool {
-    bound > self.score || (bound == self.score && first < self.doc)
-  }
-}
-
 /// Blocks scored before the walk, at most: those of exact names, then of the strongest name
 /// prefixes. The tools whose whole name the query says are the likeliest top, and their
 /// neighbours in id order are often their siblings; a top filled from them early lets the walk
 /// skip most of the rest.
 const SEEDS: usize = 4;
-
-/// One list a query reads, and where its walk is in the list's blocks.
-#[derive(Clone)]
-struct Cursor<'i> {
-  postings: &'i [Posting],
-  blocks: &'i [Block],
-  at: usize,
-}
-
-impl<'i> Cursor<'i> {
-  fn new(postings: &'i [Posting], blocks: &'i [Block]) -> Self {
-    Cursor {
-      postings,
-      blocks,
-      at: 0,
-    }
-  }
-
-  /// The next block this list has postings in.
-  fn next_block(&self) -> u32 {
-    self.blocks.get(self.at).map_or(u32::MAX, |b| b.block)
-  }
-
-  /// Moves past the blocks before `block` (a binary search: skipped blocks cost nothing).
-  fn seek(&mut self, block: u32) {
-    if self.next_block() < block {
-      self.at += self.blocks[self.at..].partition_point(|b| b.block < block);
-    }
-  }
-
-  /// This list's part of block `block`, if it has one.
-  fn block(&self, block: u32) -> Option<&'i Block> {
-    self.blocks.get(self.at).filter(|b| b.block == block)
-  }
-
-  /// This list's postings in block `block` (none if it has none there).
-  fn postings(&self, block: u32) -> &'i [Posting] {
-    match self.block(block) {
-      Some(b) => {
-        let end = self
-          .blocks
-          .get(self.at + 1)
-          .map_or(self.postings.len(), |n| n.start as usize);
-        &self.postings[b.start as usize..end]
-      }
-      None => &[],
-    }
-  }
-}
-
-/// One term a query reaches: its concept, its alternative (numbered across the query), its list,
-/// the list's bounds and its scale. A query's terms are kept in query order: concepts, then
-/// alternatives.
-#[derive(Clone)]
-struct Term<'i> {
-  concept: u32,
-  alternative: u32,
-  cursor: Cursor<'i>,
-  whole: Block,
-  scale: f32,
-}
-
-/// One query word.
-struct Concept {
-  minor: bool,
-  weight: f32,
-}
-
-/// A phrase list: its cursor, bounds and idf, and the terms (the two words' own) a tool must be
-/// in to be in it.
-#[derive(Clone)]
-struct Phrase<'i> {
-  cursor: Cursor<'i>,
-  whole: Block,
-  idf: f32,
-  words: (usize, usize),
-}
-
-/// A tool whose name is or starts with the whole query.
-#[derive(Clone, Copy)]
-struct Named {
-  doc: u32,
-  exact: bool,
-  /// The name-prefix boost, added last.
-  boost: Option<f32>,
-}
-
-/// What one query has found out about one document of the current block.
-#[derive(Clone, Copy, Default)]
-struct Acc {
-  /// Score so far, before coverage.
-  total: f32,
-  /// Major concepts matched, and how many of them hit the name.
-  matched: u16,
-  named: u16,
-  /// The current concept: its best alternative, the sum over alternatives, a name hit.
-  best: f32,
-  sum: f32,
-  in_name: bool,
-  /// The current alternative's best hit (a prefix can match several words of one tool).
-  hit: f32,
-  exact: bool,
-}
-
-/// The documents of a block set in `mask`, in order.
-fn each(mut mask: u64, mut f: impl FnMut(usize)) {
-  while mask != 0 {
-    f(mask.trailing_zeros() as usize);
-    mask &= mask - 1;
-  }
-}
 
 /// A search's result: positions in the list the index was built from, best first, and whether
 /// only the first part of the query was searched.
@@ -205,147 +82,7 @@ pub struct Ranked {
   pub truncated: Option<QueryTruncation>,
 }
 
-/// What one concept can add to a tool in a block (or anywhere): its value as a score adds it
-/// (a minor concept's already scaled), the tools that have one of its words, and those that have
-/// one in their name.
-struct Reach {
-  value: f32,
-  docs: u64,
-  names: u64,
-  minor: bool,
-}
-
-/// The concepts of the terms `chosen` (query order, each with the bounds of its postings: in a
-/// block, or in the whole list) into `out`: each with the scoring's own steps on the largest
-/// weights, as if every chosen list hit a tool at its largest weight.
-fn reaches<'t>(
-  terms: &[Term],
-  plan: &[Concept],
-  chosen: impl Iterator<Item = (usize, &'t Block)>,
-  out: &mut Vec<Reach>,
-) {
-  out.clear();
-  // The open concept (its best alternative, sum, tools) and alternative (its best hit).
-  let mut concept: Option<(u32, f32, f32, u64, u64)> = None;
-  let mut alternative: Option<(u32, f32)> = None;
-  let close_alternative =
-    |alternative: &mut Option<(u32, f32)>, concept: &mut Option<(u32, f32, f32, u64, u64)>| {
-      if let (Some((_, hit)), Some((_, best, sum, _, _))) = (alternative.take(), concept) {
-        *sum += hit;
-        *best = best.max(hit);
-      }
-    };
-  let close_concept = |concept: &mut Option<(u32, f32, f32, u64, u64)>, out: &mut Vec<Reach>| {
-    if let Some((c, best, sum, docs, names)) = concept.take() {
-      let c = &plan[c as usize];
-      let score = (KEEP * best + EXTRA * sum) * c.weight;
-      out.push(Reach {
-        value: if c.minor { score * MINOR } else { score },
-        docs,
-        names,
-        minor: c.minor,
-      });
-    }
-  };
-  for (t, b) in chosen {
-    let term = &terms[t];
-    let minor = plan[term.concept as usize].minor;
-    let weight = if minor { b.titled } else { b.max };
-    if weight == 0.0 {
-      // No posting here, or a minor word's in descriptions only: none of them count.
-      continue;
-    }
-    if alternative.is_some_and(|(a, _)| a != term.alternative) {
-      close_alternative(&mut alternative, &mut concept);
-    }
-    if concept.is_some_and(|(c, ..)| c != term.concept) {
-      close_concept(&mut concept, out);
-    }
-    let open = concept.get_or_insert((term.concept, 0.0, 0.0, 0, 0));
-    open.3 |= b.docs;
-    open.4 |= b.names;
-    let hit = &mut alternative.get_or_insert((term.alternative, 0.0)).1;
-    *hit = hit.max(weight * term.scale);
-  }
-  close_alternative(&mut alternative, &mut concept);
-  close_concept(&mut concept, out);
-}
-
-/// The most a tool can score that has every concept of `reach`, the phrase bonuses `phrases`
-/// (largest weight times idf) and a name boost, with at least `fewest` name words: the
-/// scoring's own steps, in its order.
-fn bound(
-  reach: &[Reach],
-  phrases: impl Iterator<Item = f32>,
-  boost: Option<f32>,
-  fewest: u8,
-  coverage: &impl Fn(u16) -> f32,
-) -> f32 {
-  let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
-  for r in reach {
-    total += r.value;
-    if !r.minor {
-      matched += 1;
-      named += (r.names != 0) as u16;
-    }
-  }
-  for phrase in phrases {
-    total += phrase;
-  }
-  if let Some(boost) = boost {
-    total += boost;
-  }
-  let share = (named as f32 / fewest as f32).min(1.0);
-  total * coverage(matched) * (1.0 + NAME_COVER * share)
-}
-
 impl SearchIndex {
-  /// Number of tools that contain at least one of `terms`, counted once per term set and index.
-  fn union_size(&self, terms: &[usize], read: &mut usize) -> usize {
-    if let [t] = terms {
-      return self.words.postings[*t].len();
-    }
-    let mut key: Vec<u32> = terms.iter().map(|&t| t as u32).collect();
-    key.sort_unstable();
-    key.dedup();
-    let kept = key.len() <= MAX_UNION_TERMS;
-    if kept && let Some(&size) = self.unions.lock().get(&key[..]) {
-      return size as usize;
-    }
-    let size = MARKS.with(|marks| {
-      let mut marks = marks.borrow_mut();
-      let words = self.docs.div_ceil(64);
-      if marks.len() < words {
-        marks.resize(words, 0);
-      }
-      let mut size = 0;
-      for &t in &key {
-        let postings = &self.words.postings[t as usize];
-        *read += postings.len();
-        for p in postings {
-          let (word, bit) = ((p.doc >> 6) as usize, 1u64 << (p.doc & 63));
-          size += (marks[word] & bit == 0) as usize;
-          marks[word] |= bit;
-        }
-      }
-      // Clear what was set, not the whole map: the count costs the postings, not the catalog.
-      for &t in &key {
-        for p in &self.words.postings[t as usize] {
-          marks[(p.doc >> 6) as usize] = 0;
-        }
-      }
-      size
-    });
-    if kept {
-      let mut unions = self.unions.lock();
-      if unions.len() >= MAX_UNIONS {
-        unions.clear();
-      }
-      unions.insert(key.into_boxed_slice(), size as u32);
-    }
-    size
-  }
-
   /// Positions (in the list the index was built from) ranked for `query`, best first, ties by
   /// id, at most `limit`. An empty query lists the first `limit` in the given order.
   pub fn search(&self, query: &str, limit: usize) -> Vec<usize> {
@@ -386,7 +123,7 @@ impl SearchIndex {
 
   fn rank(&self, query: &super::query::Query, limit: usize, skip: bool) -> Vec<u32> {
     let (mut read, mut scored, mut visited) = (0usize, 0usize, 0usize);
-    let (parsed, whole) = (&query.concepts, query.whole.as_str());
+    let parsed = &query.concepts;
     let major = parsed.iter().filter(|c| !c.minor).count();
     let coverage = |matched: u16| {
       if major == 0 {
@@ -397,106 +134,14 @@ impl SearchIndex {
       }
     };
 
-    let mut plan: Vec<Concept> = Vec::with_capacity(parsed.len());
-    let mut terms: Vec<Term> = Vec::new();
-    let mut term_ids: Vec<usize> = Vec::new();
-    // Each concept's own word, as a position in `terms` (phrases need both words').
-    let mut own: Vec<Option<usize>> = Vec::with_capacity(parsed.len());
-    let mut alternatives = 0u32;
-    for (c, concept) in parsed.iter().enumerate() {
-      let mut raw: Vec<(u32, usize, f32, bool)> = Vec::new();
-      for (k, (word, factor)) in concept.alternatives().enumerate() {
-        for t in self.words.reached(word, k == 0 && !concept.minor) {
-          raw.push((
-            alternatives + k as u32,
-            t,
-            factor,
-            &*self.words.terms[t] == word,
-          ));
-        }
-      }
-      let own_alternative = alternatives;
-      alternatives += concept.alternatives().count() as u32;
-      // A hit says no more than its concept does: "get" reaches every tool that says get, fetch,
-      // load or retrieve, so a rare synonym (`web_fetch`) must not score like a rare word.
-      term_ids.clear();
-      term_ids.extend(raw.iter().map(|&(_, t, _, _)| t));
-      let ceiling = idf(self.docs, self.union_size(&term_ids, &mut read));
-      // A stopword counts only in names and labels: a list with none there adds nothing.
-      if concept.minor {
-        raw.retain(|&(_, t, _, _)| self.words.whole[t].titled > 0.0);
-      }
-      let first = terms.len();
-      own.push(
-        raw
-          .iter()
-          .position(|&(a, _, _, exact)| a == own_alternative && exact)
-          .map(|i| first + i),
-      );
-      terms.extend(raw.iter().map(|&(alternative, t, factor, exact)| Term {
-        concept: c as u32,
-        alternative,
-        cursor: Cursor::new(&self.words.postings[t], &self.words.blocks[t]),
-        whole: self.words.whole[t],
-        scale: factor * self.words.idf[t].min(ceiling) * if exact { 1.0 } else { PREFIX },
-      }));
-      plan.push(Concept {
-        minor: concept.minor,
-        weight: if c == 0 { LEAD } else { 1.0 },
-      });
-    }
-
-    // Phrases: consecutive main query words that are consecutive in a tool's text.
-    let mains: Vec<usize> = (0..parsed.len()).filter(|&c| !parsed[c].minor).collect();
-    let mut phrases: Vec<Phrase> = Vec::new();
-    for pair in mains.windows(2) {
-      let (Some(a), Some(b)) = (own[pair[0]], own[pair[1]]) else {
-        continue;
-      };
-      let (Some(first), Some(second)) = (
-        self.words.get(&parsed[pair[0]].word),
-        self.words.get(&parsed[pair[1]].word),
-      ) else {
-        continue;
-      };
-      if let Ok(i) = self
-        .pairs
-        .binary_search_by_key(&(first as u32, second as u32), |p| p.0)
-      {
-        let (_, postings, idf) = &self.pairs[i];
-        phrases.push(Phrase {
-          cursor: Cursor::new(postings, &self.pair_blocks[i]),
-          whole: self.pair_whole[i],
-          idf: *idf,
-          words: (a, b),
-        });
-      }
-    }
-
-    // Names that are or start with the whole query: an exact name ranks first outright; a
-    // prefix adds a boost, last. A name that does neither adds nothing and is left out.
-    let from = self.names.partition_point(|(name, _)| **name < *whole);
-    let mut named: Vec<Named> = self.names[from..]
-      .iter()
-      .take_while(|(name, _)| name.starts_with(whole))
-      .map(|(name, doc)| {
-        let exact = **name == *whole;
-        Named {
-          doc: *doc,
-          exact,
-          boost: (!exact && whole.len() >= 2)
-            .then(|| NAME_PREFIX_BOOST * whole.len() as f32 / name.len() as f32),
-        }
-      })
-      .filter(|n| n.exact || n.boost.is_some())
-      .collect();
-    named.sort_unstable_by_key(|n| n.doc);
-    let exact_blocks: Vec<u32> = named
-      .iter()
-      .filter(|n| n.exact)
-      .map(|n| n.doc >> BLOCK_BITS)
-      .collect();
-    let most_boost = named.iter().filter_map(|n| n.boost).reduce(f32::max);
+    let Lists {
+      plan,
+      mut terms,
+      mut phrases,
+      named,
+      exact_blocks,
+      most_boost,
+    } = self.lists(query, &mut read);
     let (mut next_named, mut next_exact) = (0, 0);
 
     // Top `limit` by (exact, score, id), kept sorted (documents are numbered in id order).
@@ -767,299 +412,5 @@ impl SearchIndex {
     }
     WORK.with(|w| w.set((read, scored, visited)));
     top.into_iter().map(|(d, _, _)| d).collect()
-  }
-
-  /// Whether a tool of the block may still enter a full top whose worst entry is `worst`. First
-  /// from the block's largest weights alone; then tool by tool, from the words each has (the
-  /// lists' tool masks), each at the block's largest weight, with the tool's own name words and
-  /// boost.
-  fn may_enter(
-    &self,
-    hits: &Hits,
-    worst: Worst,
-    coverage: &impl Fn(u16) -> f32,
-    reach: &mut Vec<Reach>,
-  ) -> bool {
-    let exact_here = hits.names.iter().any(|n| n.exact);
-    if exact_here && !worst.exact {
-      return true;
-    }
-    if worst.exact && !exact_here {
-      // Only an exact name can pass an exact name.
-      return false;
-    }
-    let block = hits.block;
-    reaches(
-      hits.terms,
-      hits.plan,
-      hits
-        .active
-        .iter()
-        .filter_map(|&t| hits.term(t).cursor.block(block).map(|b| (t as usize, b))),
-      reach,
-    );
-    let phrases = || {
-      hits.phrases.iter().filter_map(|p| {
-        p.cursor
-          .block(block)
-          .map(|b| (PHRASE * b.max * p.idf, b.docs))
-      })
-    };
-    let coarse = bound(
-      reach,
-      phrases().map(|(value, _)| value),
-      hits.names.iter().filter_map(|n| n.boost).reduce(f32::max),
-      self.block_name_words[block as usize],
-      coverage,
-    );
-    let base = block << BLOCK_BITS;
-    if !worst.passed_by(coarse, base) {
-      return false;
-    }
-    let mut tools = reach.iter().fold(0u64, |m, r| m | r.docs);
-    for n in hits.names {
-      tools |= 1 << (n.doc - base);
-    }
-    let mut found = false;
-    each(tools, |i| {
-      if found {
-        return;
-      }
-      let bit = 1u64 << i;
-      let own = hits.names.iter().find(|n| n.doc == base + i as u32);
-      if worst.exact && !own.is_some_and(|n| n.exact) {
-        return;
-      }
-      let (mut total, mut matched, mut named) = (0f32, 0u16, 0u16);
-      for r in reach.iter().filter(|r| r.docs & bit != 0) {
-        total += r.value;
-        if !r.minor {
-          matched += 1;
-          named += (r.names & bit != 0) as u16;
-        }
-      }
-      for (value, docs) in phrases() {
-        if docs & bit != 0 {
-          total += value;
-        }
-      }
-      if let Some(boost) = own.and_then(|n| n.boost) {
-        total += boost;
-      }
-      let words = self.name_words[(base + i as u32) as usize].max(1);
-      let share = (named as f32 / words as f32).min(1.0);
-      let bound = total * coverage(matched) * (1.0 + NAME_COVER * share);
-      found = worst.passed_by(bound, base + i as u32);
-    });
-    found
-  }
-}
-
-/// Numbering of the lists a search can skip by: terms, phrases, the name boosts.
-#[derive(Clone, Copy)]
-struct Sources {
-  terms: usize,
-  phrases: usize,
-}
-
-enum Source {
-  Term(usize),
-  Phrase(usize),
-  Names,
-}
-
-impl Sources {
-  fn names(self) -> usize {
-    self.terms + self.phrases
-  }
-
-  fn kind(self, i: usize) -> Source {
-    if i < self.terms {
-      Source::Term(i)
-    } else if i < self.names() {
-      Source::Phrase(i - self.terms)
-    } else {
-      Source::Names
-    }
-  }
-}
-
-/// What the split of a query's lists into active and passive ones needs.
-struct Split<'s, 'i> {
-  terms: &'s [Term<'i>],
-  plan: &'s [Concept],
-  phrases: &'s [Phrase<'i>],
-  sources: Sources,
-  most_boost: Option<f32>,
-}
-
-impl Split<'_, '_> {
-  /// Marks passive the longest prefix of `order` whose lists together cannot lift a tool
-  /// numbered `next` or later above the worst kept entry `worst`, bounded from each list's
-  /// largest weight anywhere. (A phrase counts only with both its words' lists: a tool in it is
-  /// in theirs.) Behind an exact name every list is passive: only exact names, which the walk
-  /// always visits, can still enter.
-  #[allow(clippy::too_many_arguments)]
-  fn passive(
-    &self,
-    index: &SearchIndex,
-    order: &[usize],
-    worst: Worst,
-    next: u32,
-    coverage: &impl Fn(u16) -> f32,
-    reach: &mut Vec<Reach>,
-    passive: &mut [bool],
-  ) {
-    if worst.exact {
-      passive.fill(true);
-      return;
-    }
-    let mut chosen = vec![false; order.len()];
-    let mut fits = |k: usize| {
-      chosen.fill(false);
-      for &i in &order[..k] {
-        chosen[i] = true;
-      }
-      let terms = self.terms;
-      reaches(
-        terms,
-        self.plan,
-        (0..terms.len())
-          .filter(|&t| chosen[t])
-          .map(|t| (t, &terms[t].whole)),
-        reach,
-      );
-      let phrases = self.phrases.iter().enumerate().filter(|(p, phrase)| {
-        chosen[self.sources.terms + p] && chosen[phrase.words.0] && chosen[phrase.words.1]
-      });
-      let boost = self
-        .most_boost
-        .filter(|_| chosen.get(self.sources.names()).copied().unwrap_or(false));
-      let value = bound(
-        reach,
-        phrases.map(|(_, p)| PHRASE * p.whole.max * p.idf),
-        boost,
-        index.fewest_name_words,
-        coverage,
-      );
-      !worst.passed_by(value, next)
-    };
-    // The bound only grows with the prefix: the longest one that fits, by bisection.
-    let (mut lo, mut hi) = (0, order.len());
-    while lo < hi {
-      let mid = (lo + hi).div_ceil(2);
-      if fits(mid) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    for &i in &order[..lo] {
-      passive[i] = true;
-    }
-  }
-}
-
-/// What a query has in one block: the terms with postings in it (`active`, in query order),
-/// the phrases and the names.
-struct Hits<'h, 'i> {
-  block: u32,
-  terms: &'h [Term<'i>],
-  active: &'h [u32],
-  plan: &'h [Concept],
-  phrases: &'h [Phrase<'i>],
-  names: &'h [Named],
-}
-
-impl<'h, 'i> Hits<'h, 'i> {
-  /// The block's concepts in query order, each with its alternatives (runs of `active`).
-  fn concepts(&self) -> impl Iterator<Item = (&'h Concept, impl Iterator<Item = &'h [u32]>)> {
-    let (terms, plan) = (self.terms, self.plan);
-    self
-      .active
-      .chunk_by(move |a, b| terms[*a as usize].concept == terms[*b as usize].concept)
-      .map(move |concept| {
-        let alternatives = concept
-          .chunk_by(move |a, b| terms[*a as usize].alternative == terms[*b as usize].alternative);
-        (
-          &plan[terms[concept[0] as usize].concept as usize],
-          alternatives,
-        )
-      })
-  }
-
-  fn term(&self, t: u32) -> &'h Term<'i> {
-    &self.terms[t as usize]
-  }
-
-  /// Scores the tools of the block into `acc` (all defaults on entry), exactly as the exhaustive
-  /// ranking does: concepts in query order, each alternative's best hit, then phrases, then the
-  /// name-prefix boost. Returns the postings read and the candidates (a bit per tool).
-  fn score(&self, acc: &mut [Acc; BLOCK]) -> (usize, u64) {
-    let base = self.block << BLOCK_BITS;
-    let slot = |p: &Posting| (p.doc - base) as usize;
-    let (mut read, mut candidates) = (0usize, 0u64);
-    for (concept, alternatives) in self.concepts() {
-      let mut in_concept = 0u64;
-      // One alternative (its exact word and prefix extensions share the factor) at a time: each
-      // keeps its best hit per tool before the concept adds them up.
-      for alternative in alternatives {
-        let mut in_alternative = 0u64;
-        for term in alternative.iter().map(|&t| self.term(t)) {
-          let postings = term.cursor.postings(self.block);
-          read += postings.len();
-          for p in postings {
-            if concept.minor && p.field == Field::Description {
-              continue;
-            }
-            let s = slot(p);
-            in_alternative |= 1 << s;
-            let a = &mut acc[s];
-            a.hit = a.hit.max(p.weight * term.scale);
-            a.in_name |= p.field == Field::Name;
-          }
-        }
-        each(in_alternative, |s| {
-          let a = &mut acc[s];
-          a.sum += a.hit;
-          a.best = a.best.max(a.hit);
-          a.hit = 0.0;
-        });
-        in_concept |= in_alternative;
-      }
-      // More than one way of saying the concept (`gmail_send` for "email": both `gmail` and
-      // `send`) is more evidence, with diminishing weight.
-      each(in_concept, |s| {
-        let a = &mut acc[s];
-        let score = (KEEP * a.best + EXTRA * a.sum) * concept.weight;
-        if concept.minor {
-          a.total += score * MINOR;
-        } else {
-          a.total += score;
-          a.matched += 1;
-          a.named += a.in_name as u16;
-        }
-        a.best = 0.0;
-        a.sum = 0.0;
-        a.in_name = false;
-      });
-      candidates |= in_concept;
-    }
-    for phrase in self.phrases {
-      let postings = phrase.cursor.postings(self.block);
-      read += postings.len();
-      for p in postings {
-        acc[slot(p)].total += PHRASE * p.weight * phrase.idf;
-      }
-    }
-    for n in self.names {
-      let a = &mut acc[(n.doc - base) as usize];
-      candidates |= 1 << (n.doc - base);
-      a.exact |= n.exact;
-      if let Some(boost) = n.boost {
-        a.total += boost;
-      }
-    }
-    (read, candidates)
   }
 }

@@ -1,7 +1,7 @@
 //! TEST ONLY. The exhaustive ranking as it was before `rank.rs` skipped anything: scores every
 //! tool a query's concepts reach (best field, rarity capped per concept, coverage, phrases, name
 //! matches) in a per-thread scratch, and keeps the top `limit`. Kept, with `KEEP * best + EXTRA *
-//! sum` (the form `rank.rs` bounds) and documents numbered in id order as the index numbers them
+//! sum` (the form `rank/bounds.rs` bounds) and documents numbered in id order as the index numbers them
 //! (ties are still compared as id strings), so that tests can compare the search with it over
 //! random queries.
 

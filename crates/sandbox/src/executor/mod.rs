@@ -2,7 +2,7 @@
 //! bare VMs. The contract (`execute`, boundaries, continuations) is driven from
 //! `lib/openclaw-executor.js` through the addon's `NativeExecutorCell`, a handle on one of the
 //! cells here; each leg runs on a worker and answers with the leg's outcome JSON
-//! (`session.rs`).
+//! (`session.rs`, written by `session/outcome.rs`).
 
 mod session;
 mod stack;

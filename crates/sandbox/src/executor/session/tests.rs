@@ -1,0 +1,230 @@
+//! Tests of a leg on a bare VM against a stand-in controller: boundaries and settlements, the
+//! host functions' checks, the outcome JSON, errors, the deadline and the memory cap.
+
+use super::*;
+
+/// A controller with upstream's host-facing names and none of its API: the guest reaches the
+/// host functions directly (`host`), and the cell's value is its JSON.
+const CONTROLLER: &str = r#"
+    (() => {
+      const host = globalThis.__openclawHostRequest;
+      const output = [];
+      let rejections = new Set();
+      Object.defineProperties(globalThis, {
+        host: { value: host },
+        cancel: { value: globalThis.__openclawHostCancelRequest },
+        log: { value: (t) => output.push({ type: 'text', text: String(t) }) },
+        __openclawSettleBridge: { value: (id, ok, json) => { globalThis.settled = [id, ok, json] } },
+        __openclawDrainQueuedRequests: { value: () => {} },
+        __openclawAdmissionError: { value: () => undefined },
+        __openclawRunCell: { value: async (run) => JSON.stringify(await run()) },
+        __openclawTakeOutputJson: { value: () => JSON.stringify(output.splice(0)) },
+        __openclawTrackRejection: { value: (p, r, handled) => { if (handled) rejections.delete(p); else rejections.add(p) } },
+        __openclawUnhandledRejection: { value: () => rejections.values().next().value },
+      });
+    })();
+  "#;
+
+fn cell(code: &str, max_pending: usize) -> (Session, Outcome) {
+  let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
+  let mut session = Session::new(64 << 20, max_pending, DEFAULT_MAX_ERROR).unwrap();
+  session.prepare("{}", &controller).unwrap();
+  let source =
+    format!("globalThis.__openclawResult = __openclawRunCell(async () => {{\n{code}\n}})");
+  let location = r#"{"file":"openclaw-code-mode:user.js","lineOffset":1,"lineCount":1,"columnOffset":0,"endColumn":200}"#;
+  let outcome = session.leg(Step::Exec {
+    source,
+    location: location.into(),
+  });
+  (session, outcome)
+}
+
+fn json(session: &Session, outcome: &Outcome) -> serde_json::Value {
+  serde_json::from_str(&outcome_json(outcome, &session.bridge.lock())).unwrap()
+}
+
+#[test]
+fn a_request_makes_a_boundary_and_a_settlement_continues_the_cell() {
+  let (mut session, outcome) = cell(
+    "log('a'); host('callValue', JSON.stringify(['t', {x: 1}]), 'bridge:callValue:1', ''); await new Promise(() => {})",
+    16,
+  );
+  let v = json(&session, &outcome);
+  assert_eq!(v["status"], "boundary");
+  assert_eq!(v["settlementMode"]["kind"], "awaiting");
+  assert_eq!(v["pendingRequests"][0]["args"][1]["x"], 1);
+  assert_eq!(v["output"][0]["text"], "a");
+  assert!(v["memoryUsedBytes"].as_u64().unwrap() > 0);
+  let next = session.leg(Step::Settle {
+    settled: r#"[{"id":"bridge:callValue:1","ok":true,"json":"2"}]"#.into(),
+    pending: vec![],
+  });
+  // The cell's promise never settles and nothing is pending: upstream's failure.
+  let v = json(&session, &next);
+  assert_eq!(v["status"], "failed");
+  assert_eq!(v["error"], "code mode promise is pending without host work");
+}
+
+#[test]
+fn the_host_refuses_bad_requests_and_caps_pending_ones() {
+  for (call, message) in [
+    (
+      "host('exec', '[]', 'bridge:exec:1')",
+      "unsupported code mode bridge method",
+    ),
+    (
+      "host('search', '{}', 'bridge:search:1')",
+      "expected an array",
+    ),
+    (
+      "host('search', '[]', 'bridge:search:01')",
+      "invalid code mode bridge id",
+    ),
+    (
+      "host('search', '[]', 'bridge:describe:1')",
+      "invalid code mode bridge id",
+    ),
+    (
+      "host('search', '[]', 'bridge:search:1'); host('search', '[]', 'bridge:search:1')",
+      "duplicate code mode bridge id",
+    ),
+  ] {
+    let (session, outcome) = cell(
+      &format!("try {{ {call} }} catch (e) {{ cancel('bridge:search:1'); return e.message }}"),
+      16,
+    );
+    let v = json(&session, &outcome);
+    assert!(
+      v["value"].as_str().unwrap().contains(message),
+      "{call}: {v}"
+    );
+  }
+  let (session, outcome) = cell(
+    "for (let i = 1; i <= 3; i++) host('search', '[]', 'bridge:search:' + i)",
+    2,
+  );
+  let v = json(&session, &outcome);
+  assert_eq!(v["status"], "failed");
+  assert_eq!(v["code"], "invalid_input");
+  assert_eq!(v["error"], "too many pending code mode tool calls");
+}
+
+#[test]
+fn arguments_pass_through_as_the_controller_wrote_them() {
+  // A lone surrogate (half an emoji) is valid for JavaScript's JSON.parse on the host side.
+  let (session, outcome) = cell(
+    "host('callValue', JSON.stringify(['t', {s: '\\uD83D'.slice(0, 1)}]), 'bridge:callValue:1', ''); return 1",
+    16,
+  );
+  let text = outcome_json(&outcome, &session.bridge.lock());
+  assert!(text.contains(r#""args":["t",{"s":"\ud83d"}]"#), "{text}");
+}
+
+#[test]
+fn the_host_pending_set_replaces_the_cells_and_names_only_its_requests() {
+  let (mut session, _) = cell(
+    "host('search', '[1]', 'bridge:search:1', ''); host('search', '[2]', 'bridge:search:2', ''); await new Promise(() => {})",
+    16,
+  );
+  let next = session.leg(Step::Settle {
+    settled: "[]".into(),
+    pending: vec!["bridge:search:2".into()],
+  });
+  let v = json(&session, &next);
+  assert_eq!(v["pendingRequests"].as_array().unwrap().len(), 1);
+  assert_eq!(v["pendingRequests"][0]["args"][0], 2);
+  let next = session.leg(Step::Settle {
+    settled: "[]".into(),
+    pending: vec!["bridge:search:9".into()],
+  });
+  let v = json(&session, &next);
+  assert_eq!(v["code"], "invalid_input");
+  assert!(
+    v["error"]
+      .as_str()
+      .unwrap()
+      .contains("not one of this cell's"),
+    "{v}"
+  );
+}
+
+#[test]
+fn oversized_arguments_are_refused_in_the_guest() {
+  let (session, outcome) = cell(
+    "const big = JSON.stringify(['x'.repeat(17 << 20)]); try { host('callValue', big, 'bridge:callValue:1') } catch (e) { return e.message }",
+    16,
+  );
+  let v = json(&session, &outcome);
+  assert!(
+    v["value"]
+      .as_str()
+      .unwrap()
+      .contains("arguments are too large"),
+    "{v}"
+  );
+}
+
+#[test]
+fn a_cancelled_request_is_reported_and_a_fire_and_forget_one_drains() {
+  let (session, outcome) = cell(
+    "host('sleep', '[5]', 'bridge:sleep:1'); cancel('bridge:sleep:1'); host('callValue', '[]', 'bridge:callValue:2'); return 1",
+    16,
+  );
+  let v = json(&session, &outcome);
+  assert_eq!(v["status"], "boundary");
+  assert_eq!(v["canceledRequestIds"][0], "bridge:sleep:1");
+  assert_eq!(v["settlementMode"]["kind"], "draining");
+  assert_eq!(
+    v["settlementMode"]["requiredRequestIds"][0],
+    "bridge:callValue:2"
+  );
+}
+
+#[test]
+fn errors_carry_user_positions_and_unhandled_rejections_fail_the_cell() {
+  let (session, outcome) = cell("null.x", 16);
+  let v = json(&session, &outcome);
+  assert_eq!(v["code"], "internal_error");
+  assert!(
+    v["error"]
+      .as_str()
+      .unwrap()
+      .starts_with("TypeError: cannot read property 'x' of null"),
+    "{v}"
+  );
+  let (session, outcome) = cell("Promise.reject(new Error('lost')); return 1", 16);
+  let v = json(&session, &outcome);
+  assert_eq!(v["status"], "failed");
+  assert!(
+    v["error"].as_str().unwrap().starts_with("Error: lost"),
+    "{v}"
+  );
+  let (session, outcome) = cell("require('fs')", 16);
+  assert_eq!(
+    json(&session, &outcome)["error"],
+    "code mode module access is disabled."
+  );
+}
+
+#[test]
+fn deadline_and_memory_cap_end_the_leg() {
+  let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
+  let mut session = Session::new(8 << 20, 16, DEFAULT_MAX_ERROR).unwrap();
+  session.prepare("{}", &controller).unwrap();
+  session.vm.signals.set_deadline(Some(
+    std::time::Instant::now() + std::time::Duration::from_millis(50),
+  ));
+  let outcome = session.leg(Step::Exec {
+    source: "globalThis.__openclawResult = __openclawRunCell(async () => { for (;;) {} })".into(),
+    location: "{}".into(),
+  });
+  assert_eq!(json(&session, &outcome)["code"], "timeout");
+  let (session, outcome) = cell(
+    "const a = []; for (;;) a.push('x'.repeat(1 << 16) + a.length)",
+    16,
+  );
+  assert_eq!(
+    json(&session, &outcome)["error"],
+    "InternalError: out of memory"
+  );
+}

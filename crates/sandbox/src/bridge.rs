@@ -109,7 +109,7 @@ fn install<'js>(
     host,
     bound,
     "search",
-    |ctx, run, query: String, limit: Value<'js>| { search(&ctx, &run, &query, &limit) }
+    |ctx, run, query: String, limit: Value<'js>| search(&ctx, &run, &query, &limit)
   );
   host_fn!(host, bound, "describe", |ctx, run, id: String| describe(
     &ctx, &run, &id

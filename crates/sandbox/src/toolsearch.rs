@@ -44,7 +44,7 @@ fn install<'js>(
     host,
     bound,
     "toolSearch",
-    |ctx, run, query: String, limit: Value<'js>| { bridge::search(&ctx, &run, &query, &limit) }
+    |ctx, run, query: String, limit: Value<'js>| bridge::search(&ctx, &run, &query, &limit)
   );
   host_fn!(host, bound, "toolDescribe", |ctx, run, id: String| {
     bridge::describe(&ctx, &run, &id)

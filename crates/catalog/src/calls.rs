@@ -81,7 +81,7 @@ pub fn write_call(call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static st
   if out.is_empty() {
     out.push(b'[');
     match call.parent_tool_call_id {
-      Some(parent) => serde_json::to_writer(&mut *out, parent).expect("strings serialise"),
+      Some(parent) => push_json(out, &parent),
       None => out.extend_from_slice(b"null"),
     }
   }
@@ -103,15 +103,24 @@ pub fn write_call(call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static st
         "index": index,
       });
       out.push(b',');
-      serde_json::to_writer(&mut *out, &via).expect("JSON values serialise");
+      push_json(out, &via);
     }
   }
   Ok(())
+}
+
+/// Appends `value` as JSON text.
+fn push_json(out: &mut Vec<u8>, value: &impl serde::Serialize) {
+  #[allow(
+    clippy::expect_used,
+    reason = "serialising strings and plain JSON data into memory cannot fail"
+  )]
+  serde_json::to_writer(&mut *out, value).expect("JSON data serialises");
 }
 
 /// Closes a batch written by [`write_call`]: the payload of a [`super::Message::Calls`].
 pub fn finish_batch(mut batch: Vec<u8>) -> String {
   batch.push(b']');
   // Only UTF-8 went in: guest JSON text, serde's output and ASCII.
-  String::from_utf8(batch).expect("the payload is UTF-8")
+  String::from_utf8(batch).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }

@@ -7,6 +7,10 @@ use std::time::Instant;
 use tokio::runtime::Handle;
 use tokio::task::AbortHandle;
 
+#[allow(
+  clippy::expect_used,
+  reason = "without its clock thread the engine cannot keep a deadline: a process that cannot start one must not run cells"
+)]
 fn handle() -> &'static Handle {
   static CLOCK: OnceLock<Handle> = OnceLock::new();
   CLOCK.get_or_init(|| {

@@ -63,7 +63,7 @@ pub fn request_promise<'js>(ctx: &Ctx<'js>, id: u32) -> rquickjs::Result<Promise
   let (promise, resolve, reject) = ctx.promise()?;
   ctx
     .userdata::<RequestPromises>()
-    .expect("the request table is installed with the VM")
+    .ok_or_else(|| throw(ctx, "code mode runtime failed: the VM has no request table"))?
     .0
     .borrow_mut()
     .insert(id, (resolve, reject));

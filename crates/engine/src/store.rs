@@ -18,16 +18,23 @@ pub struct Store<T> {
   cap: AtomicUsize,
 }
 
-/// A fresh token: 128 random bits.
-pub fn new_token() -> String {
+/// A fresh token: 128 random bits; `None` when the OS gives no random bytes (a guessable token
+/// would let another session resume the cell, so there is none).
+pub fn new_token() -> Option<String> {
   let mut bytes = [0u8; 16];
-  getrandom::fill(&mut bytes).expect("the OS random source is available");
+  getrandom::fill(&mut bytes).ok()?;
   let mut token = String::with_capacity(3 + 32);
   token.push_str("cm_");
   for b in bytes {
     token.push_str(&format!("{b:02x}"));
   }
-  token
+  Some(token)
+}
+
+impl<T> Default for Store<T> {
+  fn default() -> Self {
+    Store::new()
+  }
 }
 
 impl<T> Store<T> {
@@ -45,6 +52,10 @@ impl<T> Store<T> {
 
   pub fn len(&self) -> usize {
     self.count.load(Ordering::Acquire)
+  }
+
+  pub fn is_empty(&self) -> bool {
+    self.len() == 0
   }
 
   pub fn get(&self, token: &str) -> Option<Arc<T>> {
@@ -88,8 +99,8 @@ mod tests {
 
   #[test]
   fn tokens_are_unguessable_and_unique() {
-    let a = new_token();
-    let b = new_token();
+    let a = new_token().unwrap();
+    let b = new_token().unwrap();
     assert_ne!(a, b);
     assert_eq!(a.len(), 35);
     assert!(a.starts_with("cm_"));

@@ -203,6 +203,10 @@ impl Vm {
     })
   }
 
+  #[allow(
+    clippy::expect_used,
+    reason = "Vm::build stores the hooks before the VM exists; no VM runs without them"
+  )]
   fn hooks<'js>(ctx: &Ctx<'js>) -> Hooks<'js> {
     let hooks = ctx
       .userdata::<Hooks>()
@@ -274,6 +278,10 @@ impl Vm {
 
   /// Delivers host results, runs every ready job and (with `host_work`) every due timer, and
   /// reports where it stopped.
+  #[allow(
+    clippy::expect_used,
+    reason = "Vm::build stores the request table before the VM exists; no VM runs without it"
+  )]
   pub fn drive(&mut self, deliveries: Vec<Delivery>, host_work: bool) -> SliceEnd {
     let host = self.state.clone();
     let signals = self.signals.clone();

@@ -91,19 +91,34 @@ pub(super) fn unwatch(id: u64) {
   WATCHED.lock().remove(&id);
 }
 
+/// A watched slice to give up on, taken out of the table's lock.
+struct Overdue {
+  id: u64,
+  owner: Weak<dyn Overrun>,
+  slice: u64,
+  thread: u64,
+  token: u64,
+}
+
 fn scan_watched() {
   let now = Instant::now();
-  let overdue: Vec<(u64, Weak<dyn Overrun>, u64, u64, u64)> = WATCHED
+  let overdue: Vec<Overdue> = WATCHED
     .lock()
     .iter()
     .filter(|(_, w)| w.overdue(now))
-    .map(|(id, w)| (*id, w.owner.clone(), w.slice, w.thread, w.token))
+    .map(|(id, w)| Overdue {
+      id: *id,
+      owner: w.owner.clone(),
+      slice: w.slice,
+      thread: w.thread,
+      token: w.token,
+    })
     .collect();
-  for (id, owner, slice, thread, token) in overdue {
-    if let Some(owner) = owner.upgrade() {
-      unwatch(id);
-      if owner.overran(slice) {
-        stuck::freeze(thread, token);
+  for stuck in overdue {
+    if let Some(owner) = stuck.owner.upgrade() {
+      unwatch(stuck.id);
+      if owner.overran(stuck.slice) {
+        stuck::freeze(stuck.thread, stuck.token);
       }
     }
   }

@@ -1,5 +1,10 @@
 //! Entry points for the cargo-fuzz targets in `fuzz/` (not part of the Node API). Each one runs
 //! a parser or renderer on arbitrary input and checks the invariants the runtime relies on.
+#![allow(
+  clippy::expect_used,
+  clippy::unwrap_used,
+  reason = "fuzz entry points: a panic is the fuzzer's finding"
+)]
 
 use crate::error::Failure;
 use crate::frontend::{Language, PREPARE_STACK, Program, parse_wrapped, prepare_until};

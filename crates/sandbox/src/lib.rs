@@ -435,10 +435,13 @@ mod testing {
     )
   }
 
+  /// Tries one forbidden operation: `Ok(what succeeded)` or `Err(why not)`.
+  #[cfg(feature = "testing")]
+  pub type Probe = fn(&str) -> Result<String, String>;
+
   /// The executable's probe of forbidden operations (platform code lives in `main.rs`).
   #[cfg(feature = "testing")]
-  pub static PROBE: std::sync::OnceLock<fn(&str) -> Result<String, String>> =
-    std::sync::OnceLock::new();
+  pub static PROBE: std::sync::OnceLock<Probe> = std::sync::OnceLock::new();
 }
 
 #[cfg(feature = "testing")]

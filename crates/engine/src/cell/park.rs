@@ -90,7 +90,11 @@ impl Cell {
       );
       return self.finish(Some(vm), End::Failed(failure));
     }
-    let token = new_token();
+    let Some(token) = new_token() else {
+      let failure = Failure::internal("code mode cell could not be suspended: no random token.")
+        .in_phase(FailurePhase::Host);
+      return self.finish(Some(vm), End::Failed(failure));
+    };
     let mut st = self.state.lock();
     // The watchdog may have ended the leg while this slice was winding down.
     if st.phase == Phase::Done {
@@ -107,7 +111,13 @@ impl Cell {
         End::Failed(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host)),
       );
     }
-    let leg = st.leg.take().expect("a suspending cell is in a leg");
+    let Some(leg) = st.leg.take() else {
+      // Only a slice of a leg suspends; without one there is no caller to tell.
+      drop(st);
+      let failure =
+        Failure::internal("code mode cell suspended outside a leg.").in_phase(FailurePhase::Host);
+      return self.finish(Some(vm), End::Failed(failure));
+    };
     if let Some(wall) = &leg.wall {
       wall.abort();
     }

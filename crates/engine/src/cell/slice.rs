@@ -209,7 +209,7 @@ impl Cell {
           Err(failure) => return Err(failure),
         }
       }
-      let vm = slot.as_mut().expect("the VM exists from here on");
+      let vm = slot.as_mut().ok_or_else(no_vm)?;
       let caller_id = self
         .state
         .lock()
@@ -220,7 +220,7 @@ impl Cell {
       *self.vm_state.lock() = Some(vm.state.clone());
       stuck::guest(|| vm.start(program))?;
     }
-    let vm = slot.as_mut().expect("the VM exists from here on");
+    let vm = slot.as_mut().ok_or_else(no_vm)?;
     Ok(stuck::guest(|| vm.drive(deliveries, host_work)))
   }
 
@@ -322,4 +322,9 @@ impl Overrun for Cell {
   fn overran(self: Arc<Self>, slice: u64) -> bool {
     Cell::overran(&self, slice)
   }
+}
+
+/// A slice past its preparation found no VM: the runtime's fault, never the guest's.
+fn no_vm() -> Failure {
+  Failure::internal("code mode cell has no VM.").in_phase(FailurePhase::Host)
 }

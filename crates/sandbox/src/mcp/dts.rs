@@ -75,7 +75,8 @@ fn key(name: &str) -> String {
   if is_identifier(name) {
     name.to_string()
   } else {
-    serde_json::to_string(name).expect("strings serialise")
+    // A string always serialises.
+    serde_json::to_string(name).unwrap_or_default()
   }
 }
 

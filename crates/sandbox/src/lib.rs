@@ -307,7 +307,8 @@ impl Sandbox {
       let answer = match guest_run.search_limit(limit) {
         Ok(limit) => {
           // The hits, or `{ hits, queryTruncated }` when only the query's first part was searched.
-          let hits = engine::stuck::guest(|| toolsearch::hits(&guest_run, &query, limit).guest_json());
+          let hits =
+            engine::stuck::guest(|| toolsearch::hits(&guest_run, &query, limit).guest_json());
           Answer::Text(hits)
         }
         Err(message) => Answer::Error(message.to_string()),

@@ -120,4 +120,23 @@ describe('release workflow', () => {
   it('runs the repository check (.ci/run) as a job', () => {
     expect(runs(workflow.jobs['test-source'])).toBe('.ci/run')
   })
+
+  it('has the repository check run the README\'s test command and every gate, cheapest first', () => {
+    const check = readFileSync(resolve(root, '.ci/run'), 'utf8')
+    const order = [
+      'cargo fmt --all --check',
+      'cargo clippy --workspace --all-targets --features testing -- -D warnings',
+      'npm ci',
+      'npm test',
+      'tools/ci/check-bindings.sh',
+      'tools/ci/fuzz-smoke.sh',
+      'tools/ci/quickjs-asan.sh',
+    ]
+    // `step <name> <command>` lines, in the order they run.
+    const steps = check.split('\n').flatMap((line) => /^step [\w-]+ (.*)$/.exec(line)?.slice(1) ?? [])
+    const positions = order.map((command) => steps.indexOf(command))
+    expect(positions.every((p) => p >= 0), JSON.stringify(positions)).toBe(true)
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions)
+    expect(check).toMatch(/^set -euo pipefail$/m)
+  })
 })

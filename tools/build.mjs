@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Builds the addon and its sandbox executable together, with the same profile, features and
 // target: `node tools/build.mjs [--release] [--features F] [--target T] [--js F --dts F]
-// [--out DIR] [--no-js]`. The addon is `napi build --platform --no-const-enum` (which writes
-// `code-mode.<platform>.node` into the package root, or DIR); the executable is
-// `crates/sandbox`'s `code-mode-sandbox`, copied next to it. The release workflow passes
+// [--out DIR] [--no-js] [--no-sandbox]`. The addon is `napi build --platform --no-const-enum`
+// (which writes `code-mode.<platform>.node` into the package root, or DIR); the executable is
+// `crates/sandbox`'s `code-mode-sandbox`, copied next to it (`--no-sandbox`: the addon and its
+// generated files alone, as tools/ci/check-bindings.sh needs them). The release workflow passes
 // `--target` for cross builds.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync } from 'node:fs'
@@ -40,6 +41,7 @@ if (features) napiArgs.push('--features', features)
 napiArgs.push('--target', target)
 if (out !== root) napiArgs.push('--output-dir', out)
 run(process.execPath, [napi, ...napiArgs])
+if (args.includes('--no-sandbox')) process.exit(0)
 
 const cargoArgs = ['build', '-p', 'code-mode-sandbox', '--bin', 'code-mode-sandbox']
 if (release) cargoArgs.push('--release')

@@ -1,9 +1,9 @@
 #![no_main]
-// cargo fuzz run dts_render (see the README's Fuzzing section).
+// cargo fuzz run dts_render (see CONTRIBUTING.md, "Fuzzing").
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
   if let Ok(text) = std::str::from_utf8(data) {
-    openclaw_code_mode::fuzzing::dts_render(text);
+    code_mode_sandbox::fuzzing::dts_render(text);
   }
 });

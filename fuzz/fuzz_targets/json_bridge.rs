@@ -1,9 +1,9 @@
 #![no_main]
-// cargo fuzz run json_bridge (see the README's Fuzzing section).
+// cargo fuzz run json_bridge (see CONTRIBUTING.md, "Fuzzing").
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
   if let Ok(text) = std::str::from_utf8(data) {
-    openclaw_code_mode::fuzzing::json_bridge(text);
+    code_mode_sandbox::fuzzing::json_bridge(text);
   }
 });

@@ -1,9 +1,9 @@
 #![no_main]
-// cargo fuzz run typescript (see the README's Fuzzing section).
+// cargo fuzz run typescript (see CONTRIBUTING.md, "Fuzzing").
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
   if let Ok(text) = std::str::from_utf8(data) {
-    openclaw_code_mode::fuzzing::typescript(text);
+    code_mode_sandbox::fuzzing::typescript(text);
   }
 });

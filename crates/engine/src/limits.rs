@@ -7,7 +7,6 @@
 
 use super::Limits;
 use crate::error::{ErrorCode, Failure, FailurePhase, messages};
-use libmimalloc_sys as mi;
 use rquickjs::allocator::Allocator;
 use std::sync::Arc;
 use std::sync::OnceLock;
@@ -135,6 +134,18 @@ pub fn bytes_held(ctx: &rquickjs::Ctx<'_>) -> usize {
   unsafe { JS_GetMallocSize(rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr())) }
 }
 
+// Where the VMs' blocks come from: mimalloc, or with the `sanitize` feature the C library's
+// malloc, which AddressSanitizer and valgrind watch block by block (tools/ci/quickjs-asan.sh).
+#[cfg(all(feature = "sanitize", target_os = "linux"))]
+use libc::{calloc, free, malloc, malloc_usable_size as usable_size, realloc};
+#[cfg(not(feature = "sanitize"))]
+use libmimalloc_sys::{
+  mi_calloc as calloc, mi_free as free, mi_malloc as malloc, mi_realloc as realloc,
+  mi_usable_size as usable_size,
+};
+#[cfg(all(feature = "sanitize", not(target_os = "linux")))]
+compile_error!("the `sanitize` feature is for Linux (tools/ci/quickjs-asan.sh)");
+
 /// The VMs' allocator: mimalloc, called directly. QuickJS allocates every object, string and
 /// shape here (its own small-block arenas are off, see vendor/rquickjs-sys): mimalloc pools small
 /// blocks across VMs without a per-block header, and frees blocks allocated on another worker
@@ -151,24 +162,24 @@ impl VmAllocator {
   }
 }
 
-// SAFETY: every call forwards to mimalloc's malloc/calloc/realloc/free, which return blocks
-// aligned for any C type (as QuickJS needs) or null, and accept null in free/realloc. The one
-// request this wrapper answers itself, `realloc(null, usize::MAX)`, gets null, as mimalloc
-// would answer it.
+// SAFETY: every call forwards to mimalloc's (with `sanitize`, the C library's)
+// malloc/calloc/realloc/free, which return blocks aligned for any C type (as QuickJS needs) or
+// null, and accept null in free/realloc. The one request this wrapper answers itself,
+// `realloc(null, usize::MAX)`, gets null, as either would answer it.
 unsafe impl Allocator for VmAllocator {
   fn alloc(&mut self, size: usize) -> *mut u8 {
     // SAFETY: plain allocation.
-    unsafe { mi::mi_malloc(size) }.cast()
+    unsafe { malloc(size) }.cast()
   }
 
   fn calloc(&mut self, count: usize, size: usize) -> *mut u8 {
-    // SAFETY: plain allocation; mimalloc checks `count * size` for overflow.
-    unsafe { mi::mi_calloc(count, size) }.cast()
+    // SAFETY: plain allocation; both allocators check `count * size` for overflow.
+    unsafe { calloc(count, size) }.cast()
   }
 
   unsafe fn dealloc(&mut self, ptr: *mut u8) {
-    // SAFETY: the caller guarantees `ptr` came from this allocator, i.e. from mimalloc.
-    unsafe { mi::mi_free(ptr.cast()) }
+    // SAFETY: the caller guarantees `ptr` came from this allocator, i.e. from `malloc`.
+    unsafe { free(ptr.cast()) }
   }
 
   unsafe fn realloc(&mut self, ptr: *mut u8, new_size: usize) -> *mut u8 {
@@ -179,12 +190,12 @@ unsafe impl Allocator for VmAllocator {
     }
     // SAFETY: the caller guarantees `ptr` came from this allocator; on failure the old block
     // is left untouched.
-    unsafe { mi::mi_realloc(ptr.cast(), new_size) }.cast()
+    unsafe { realloc(ptr.cast(), new_size) }.cast()
   }
 
   unsafe fn usable_size(ptr: *mut u8) -> usize {
-    // SAFETY: forwarded contract; mimalloc answers 0 for null.
-    unsafe { mi::mi_usable_size(ptr.cast()) }
+    // SAFETY: forwarded contract; both answer 0 for null.
+    unsafe { usable_size(ptr.cast()) }
   }
 }
 

@@ -932,6 +932,16 @@ impl Run {
       self.forget_cell(cell, process, [None, None]);
       return Err(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host));
     }
+    // The sandbox makes tokens (128 random bits): one it reports twice is not its own
+    // randomness, and a process that would take over another cell's token is not trusted again.
+    if TOKENS.contains_key(token) {
+      process.kill("it reported a token that is already in use");
+      self.forget_cell(cell, process, [None, None]);
+      return Err(
+        Failure::internal("the code mode sandbox reported a token already in use.")
+          .in_phase(FailurePhase::Host),
+      );
+    }
     if let Some(previous) = previous {
       TOKENS.remove(previous);
     }
@@ -993,16 +1003,24 @@ fn abort_cell(cell: u64) {
 }
 
 /// The run a report about `cell` concerns: the one driving it, else the one the report names.
-fn run_for(run: u64, cell: u64) -> Option<Arc<Run>> {
-  LIVE
-    .get(&cell)
-    .map(|live| live.run.clone())
-    .or_else(|| RUNS.get(&run).and_then(|weak| weak.upgrade()))
+/// The run of `cell`, if `process` holds that cell for run `run`. A sandbox process is where
+/// hostile code runs: a report counts only for cells the addon itself placed in that process,
+/// for the run driving them now, so a process taken over by a cell can act for no other
+/// cell's run, session or token.
+fn owned(process: &Arc<Process>, run: u64, cell: u64) -> Option<Arc<Run>> {
+  let live = LIVE.get(&cell)?;
+  (Arc::ptr_eq(&live.process, process) && live.run.id == run).then(|| live.run.clone())
+}
+
+/// The process that holds `cell` now (tests: forging reports from it).
+#[cfg(test)]
+pub fn live_process(cell: u64) -> Option<Arc<Process>> {
+  LIVE.get(&cell).map(|live| live.process.clone())
 }
 
 /// Nested calls a cell started (a sandbox report).
-pub fn on_calls(run: u64, cell: u64, batch: String) {
-  if let Some(run) = run_for(run, cell) {
+pub fn on_calls(process: &Arc<Process>, run: u64, cell: u64, batch: String) {
+  if let Some(run) = owned(process, run, cell) {
     run.port.send(Message::Calls {
       cell,
       payload: batch,
@@ -1011,15 +1029,15 @@ pub fn on_calls(run: u64, cell: u64, batch: String) {
 }
 
 /// A cell ended with calls in flight (a sandbox report).
-pub fn on_cancel(run: u64, cell: u64) {
-  if let Some(run) = run_for(run, cell) {
+pub fn on_cancel(process: &Arc<Process>, run: u64, cell: u64) {
+  if let Some(run) = owned(process, run, cell) {
     run.port.send(Message::AbortCell { cell });
   }
 }
 
 /// A leg ended or a parked cell was dropped (a sandbox report).
 pub fn on_ended(process: &Arc<Process>, run: u64, ended: Ended, counts: Counts) {
-  if let Some(run) = run_for(run, ended.cell) {
+  if let Some(run) = owned(process, run, ended.cell) {
     run.add(counts);
     run.ended(process, ended);
   }

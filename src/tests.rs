@@ -930,3 +930,81 @@ fn parallel_calls_loop() {
   assert!(per_call > 0.0, "{r}");
   eprintln!("{per_call:.2} µs per call");
 }
+
+/// A sandbox process is where hostile code runs: whatever it reports counts only for cells the
+/// addon placed in it, for the run driving them. Reports from another process, or naming
+/// another run, start no calls and end no leg.
+#[test]
+fn reports_count_only_for_cells_the_addon_placed_in_that_process() {
+  use code_mode_protocol::leg::{Ended, LegEnd, LegTag};
+  use code_mode_protocol::wire::Counts;
+  let mut h = Harness::new(json!({ "enabled": true, "timeoutMs": 10_000 }));
+  let input = Field::from_json(
+    &json!({ "code": "await tools.slow({}); 'done'" }),
+    EXEC_KEYS,
+  );
+  h.next_leg += 1;
+  let leg = h.next_leg;
+  assert!(h.run.exec(&input, start(leg, "tc-exec")).is_none());
+  let (cell, batch) = loop {
+    match h
+      .messages
+      .recv_timeout(Duration::from_secs(20))
+      .expect("the call")
+    {
+      Message::Calls { cell, payload } => break (cell, payload),
+      _ => {}
+    }
+  };
+  let call = expand_batch(&h.run, cell, &batch)[0]["call"]
+    .as_u64()
+    .unwrap() as u32;
+  let forged = |value: &str| Ended {
+    cell,
+    leg: Some(LegTag {
+      id: leg,
+      caller_id: None,
+    }),
+    end: Some(LegEnd::Completed {
+      value: value.into(),
+    }),
+    dropped: None,
+    token: None,
+    output: Vec::new(),
+  };
+  let stranger = Process::new(
+    9_999,
+    0,
+    Arc::new(MemoryOutbox(parking_lot::Mutex::new(None))),
+    None,
+    0,
+  );
+  crate::run::on_calls(&stranger, h.run.id, cell, batch.clone());
+  crate::run::on_ended(&stranger, h.run.id, forged("\"forged\""), Counts::default());
+  let owner = crate::run::live_process(cell).expect("the cell's process");
+  crate::run::on_calls(&owner, h.run.id + 1_000, cell, batch.clone());
+  crate::run::on_ended(
+    &owner,
+    h.run.id + 1_000,
+    forged("\"forged\""),
+    Counts::default(),
+  );
+  assert!(
+    h.messages.recv_timeout(Duration::from_millis(300)).is_err(),
+    "a forged report reached the run"
+  );
+  // The cell's own process still drives it to its real end.
+  h.run.settle(cell, call, true, Some("1".into()));
+  let result = loop {
+    match h
+      .messages
+      .recv_timeout(Duration::from_secs(20))
+      .expect("the result")
+    {
+      Message::LegDone { leg: done, result } if done == leg => break result,
+      _ => {}
+    }
+  };
+  let result: Value = serde_json::from_str(&result).unwrap();
+  assert_eq!(result["value"], "done", "{result}");
+}

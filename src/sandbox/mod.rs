@@ -316,8 +316,8 @@ fn spawn_one() -> Result<Arc<Process>, String> {
 /// A report from a process, on its reader thread.
 fn dispatch(process: &Arc<Process>, report: Report) {
   match report {
-    Report::Calls { run, cell, batch } => crate::run::on_calls(run, cell, batch),
-    Report::CancelCalls { run, cell } => crate::run::on_cancel(run, cell),
+    Report::Calls { run, cell, batch } => crate::run::on_calls(process, run, cell, batch),
+    Report::CancelCalls { run, cell } => crate::run::on_cancel(process, run, cell),
     Report::Ended { run, ended, counts } => crate::run::on_ended(process, run, *ended, counts),
     Report::Answer { request, answer } => process.answer(request, answer),
     Report::Started { request } => process.started(request, now_ms()),

@@ -312,6 +312,6 @@ pub fn spawn(
 }
 
 fn read_report(input: &mut impl Read) -> Option<Report> {
-  let frame = wire::read_frame(input).ok()??;
+  let frame = wire::read_frame(input, wire::MAX_REPORT).ok()??;
   wire::decode(&frame).ok()
 }

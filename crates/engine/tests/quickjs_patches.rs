@@ -4,7 +4,10 @@
 //! one of those polls. `tools/ci/quickjs-asan.sh` runs these tests with QuickJS compiled with
 //! AddressSanitizer and the VMs on the C library's malloc (the `sanitize` feature), so a leak,
 //! double free or stray access on any of those paths fails CI.
-#![allow(clippy::expect_used, reason = "test helpers: a panic is the test failing")]
+#![allow(
+  clippy::expect_used,
+  reason = "test helpers: a panic is the test failing"
+)]
 
 use code_mode_engine::bare::BareVm;
 use code_mode_engine::limits::{Kill, Signals, VmAllocator};

@@ -12,9 +12,15 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::io::{self, Read};
 
-/// Largest frame either end accepts: a tool result may be a quarter of a 1 GiB heap, and a
-/// catalog a few hundred MB; anything larger is a broken peer.
+/// Largest command a sandbox process accepts: a tool result may be a quarter of a 1 GiB heap,
+/// and a catalog a few hundred MB; anything larger is a broken peer.
 pub const MAX_FRAME: usize = 1 << 30;
+
+/// Largest report the addon accepts from a sandbox process. Honest reports are bounded by the
+/// run's limits: a call batch is sent once it holds 16 MiB and one input is at most 64 MiB
+/// (`maxToolInputBytes`), a result at most 10 MiB of output and value (`maxOutputBytes`). A
+/// process that sends more is broken or compromised, and is treated as dead.
+pub const MAX_REPORT: usize = 128 << 20;
 
 /// Process-wide settings, sent first and again whenever the operator changes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -289,8 +295,8 @@ pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
   frame
 }
 
-/// Reads one frame's bytes; `None` at a clean end of the stream.
-pub fn read_frame(reader: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
+/// Reads one frame's bytes, at most `max` of them; `None` at a clean end of the stream.
+pub fn read_frame(reader: &mut impl Read, max: usize) -> io::Result<Option<Vec<u8>>> {
   let mut len = [0u8; 4];
   match reader.read_exact(&mut len) {
     Ok(()) => {}
@@ -298,10 +304,10 @@ pub fn read_frame(reader: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
     Err(e) => return Err(e),
   }
   let len = u32::from_le_bytes(len) as usize;
-  if len > MAX_FRAME {
+  if len > max {
     return Err(io::Error::new(
       io::ErrorKind::InvalidData,
-      format!("a frame of {len} bytes is over the limit of {MAX_FRAME}"),
+      format!("a frame of {len} bytes is over the limit of {max}"),
     ));
   }
   let mut body = vec![0u8; len];
@@ -309,9 +315,16 @@ pub fn read_frame(reader: &mut impl Read) -> io::Result<Option<Vec<u8>>> {
   Ok(Some(body))
 }
 
-/// Decodes one frame's bytes.
+/// Decodes one frame's bytes. A length inside the frame can claim no more than the frame holds
+/// (bincode's limit), so a small forged frame cannot make its reader allocate gigabytes.
 pub fn decode<T: DeserializeOwned>(body: &[u8]) -> io::Result<T> {
-  bincode::deserialize(body).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+  use bincode::Options;
+  bincode::options()
+    .with_fixint_encoding()
+    .allow_trailing_bytes()
+    .with_limit(body.len() as u64)
+    .deserialize(body)
+    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// A failure as data: a leg that cannot start in the sandbox still ends with a [`Failure`].
@@ -378,7 +391,7 @@ mod tests {
     }
     let mut reader = stream.as_slice();
     let mut read = Vec::new();
-    while let Some(frame) = read_frame(&mut reader).unwrap() {
+    while let Some(frame) = read_frame(&mut reader, MAX_FRAME).unwrap() {
       read.push(decode::<Report>(&frame).unwrap());
     }
     assert_eq!(read, messages);
@@ -388,9 +401,19 @@ mod tests {
   fn a_truncated_or_oversized_frame_is_an_error_not_a_message() {
     let frame = encode(&Command::Abort { cell: 3 });
     let mut short = &frame[..frame.len() - 1];
-    assert!(read_frame(&mut short).is_err());
+    assert!(read_frame(&mut short, MAX_FRAME).is_err());
     let huge = ((MAX_FRAME + 1) as u32).to_le_bytes();
-    assert!(read_frame(&mut &huge[..]).is_err());
+    assert!(read_frame(&mut &huge[..], MAX_FRAME).is_err());
+    let report = ((MAX_REPORT + 1) as u32).to_le_bytes();
+    assert!(read_frame(&mut &report[..], MAX_REPORT).is_err());
+    // A string claiming a terabyte inside a 20-byte frame is refused, not allocated.
+    let mut forged = bincode::serialize(&Report::Log {
+      message: String::new(),
+    })
+    .unwrap();
+    let at = forged.len() - 8;
+    forged[at..].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    assert!(decode::<Report>(&forged).is_err());
     assert!(decode::<Command>(&[0xff, 0xff, 0xff]).is_err());
   }
 }

@@ -89,6 +89,6 @@ fn main() {
 
 /// The next command; `None` when the channel closed or carried something that is not one.
 fn read_command(input: &mut impl Read) -> Option<Command> {
-  let frame = wire::read_frame(input).ok()??;
+  let frame = wire::read_frame(input, wire::MAX_FRAME).ok()??;
   wire::decode(&frame).ok()
 }

@@ -947,15 +947,15 @@ fn reports_count_only_for_cells_the_addon_placed_in_that_process() {
   let leg = h.next_leg;
   assert!(h.run.exec(&input, start(leg, "tc-exec")).is_none());
   let (cell, batch) = loop {
-    match h
+    let message = h
       .messages
       .recv_timeout(Duration::from_secs(20))
-      .expect("the call")
-    {
-      Message::Calls { cell, payload } => break (cell, payload),
-      _ => {}
+      .expect("the call");
+    if let Message::Calls { cell, payload } = message {
+      break (cell, payload);
     }
   };
+
   let call = expand_batch(&h.run, cell, &batch)[0]["call"]
     .as_u64()
     .unwrap() as u32;

@@ -30,7 +30,8 @@ pub fn guarded<'js, R>(
   state: &Mutex<VmState>,
   body: impl FnOnce() -> rquickjs::Result<R>,
 ) -> rquickjs::Result<R> {
-  match catch_unwind(AssertUnwindSafe(body)) {
+  // A host function is not guest work: it may take locks shared beyond its VM.
+  match crate::stuck::outside_guest(|| catch_unwind(AssertUnwindSafe(body))) {
     Ok(result) => result,
     Err(panic) => {
       // The lock may be held by the code that panicked (parking_lot does not poison, and the

@@ -85,8 +85,10 @@ pub struct Batch {
 }
 
 impl Batch {
+  /// Sends the batch to the host, out of guest work: the host's channel is shared by every cell
+  /// of the process, and a thread frozen while holding it would silence them all.
   pub fn send(self) {
-    self.host.send_requests(self.cell, self.bytes);
+    crate::stuck::outside_guest(|| self.host.send_requests(self.cell, self.bytes));
   }
 }
 

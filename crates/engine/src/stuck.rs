@@ -5,9 +5,12 @@
 //! loop and exits).
 //!
 //! A thread may be frozen only inside *guest work* ([`guest`]): preparing a program, building
-//! a VM, running guest JavaScript and the host functions it calls. Engine bookkeeping (the
-//! cell's state, the worker pool, the store) is never guest work, so a frozen thread never
-//! holds the engine's locks; it may hold its own VM's, which nothing waits on for long.
+//! a VM and running guest JavaScript. Engine bookkeeping (the cell's state, the worker pool,
+//! the store) is never guest work, and neither is what guest code calls out to
+//! ([`outside_guest`]: the host functions, and the sending of requests to the host), which may
+//! take locks that other cells' threads need (the channel to the addon, a catalog's search
+//! tables). So a frozen thread holds no lock but its own VM's, which nothing waits on for long.
+//! A thread asked to freeze while it is out of guest work freezes as soon as it is back.
 
 use std::cell::Cell;
 use std::sync::OnceLock;
@@ -18,6 +21,8 @@ thread_local! {
   static SLICE: Cell<u64> = const { Cell::new(0) };
   /// The slice whose guest work this thread is inside now (0: none).
   static GUEST: Cell<u64> = const { Cell::new(0) };
+  /// A slice asked to freeze while this thread was out of its guest work (0: none).
+  static DEFERRED: Cell<u64> = const { Cell::new(0) };
 }
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
@@ -29,6 +34,9 @@ pub struct Freezer {
   /// Stops thread `thread` for good if it is still inside the guest work of slice `token`.
   /// Called on the clock thread; must not block.
   pub freeze: fn(thread: u64, token: u64),
+  /// Stops the calling thread for good (it was asked to freeze while out of guest work, and is
+  /// back in it). Never returns.
+  pub freeze_self: fn() -> !,
   /// The CPU time thread `thread` has used so far, where the platform can tell: the watchdog
   /// then gives up only on a thread that used its slice's budget and the grace, not on one a
   /// loaded machine left waiting for a core. Must not block.
@@ -46,6 +54,39 @@ pub fn set_freezer(freezer: Freezer) {
 /// a signal handler may call it.
 pub fn current() -> u64 {
   GUEST.with(Cell::get)
+}
+
+/// The slice this thread runs now, inside its guest work or out of it (0: none). Reads one
+/// thread-local word, so a signal handler may call it.
+pub fn current_slice() -> u64 {
+  SLICE.with(Cell::get)
+}
+
+/// Notes that slice `token`, which this thread runs, was asked to freeze while out of its
+/// guest work: it freezes when it is back ([`outside_guest`]). Writes one thread-local word, so
+/// a signal handler may call it.
+pub fn defer_freeze(token: u64) {
+  DEFERRED.with(|d| d.set(token));
+}
+
+/// Runs `f` out of the guest work of the slice on this thread: the thread cannot be frozen
+/// inside `f`, which may take locks that other threads need. Back in guest work, a freeze asked
+/// for meanwhile happens.
+pub fn outside_guest<R>(f: impl FnOnce() -> R) -> R {
+  struct Back(u64);
+  impl Drop for Back {
+    fn drop(&mut self) {
+      GUEST.set(self.0);
+      if self.0 != 0
+        && DEFERRED.with(|d| d.replace(0)) == self.0
+        && let Some(freezer) = FREEZER.get()
+      {
+        (freezer.freeze_self)();
+      }
+    }
+  }
+  let _back = Back(GUEST.replace(0));
+  f()
 }
 
 /// A slice (or task) running on this thread, from [`begin`] to its drop.
@@ -121,5 +162,34 @@ mod tests {
     assert_eq!(current(), 0, "a panic leaves the guest region");
     drop(slice);
     assert_eq!(guest(current), 0);
+  }
+
+  #[test]
+  fn out_of_guest_work_a_thread_is_not_frozen_until_it_is_back() {
+    fn freeze_self() -> ! {
+      panic!("frozen")
+    }
+    set_freezer(Freezer {
+      this_thread: || 0,
+      freeze: |_, _| {},
+      freeze_self,
+      cpu_time: |_| None,
+    });
+    let slice = begin();
+    let token = slice.token();
+    let frozen = std::panic::catch_unwind(|| {
+      guest(|| {
+        // A host function: out of guest work, where a freeze request only waits.
+        let inside = outside_guest(|| {
+          defer_freeze(token);
+          current()
+        });
+        assert_eq!(inside, 0, "not guest work inside");
+      })
+    });
+    assert!(frozen.is_err(), "back in guest work, the deferred freeze happens");
+    // Without a request, leaving guest work and coming back changes nothing.
+    guest(|| assert_eq!(outside_guest(current), 0));
+    drop(slice);
   }
 }

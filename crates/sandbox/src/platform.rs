@@ -72,6 +72,7 @@ pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   code_mode_engine::stuck::set_freezer(code_mode_engine::stuck::Freezer {
     this_thread: freezer::this_thread,
     freeze,
+    freeze_self: freezer::freeze_self,
     cpu_time: freezer::cpu_time,
   });
   freezer::install();
@@ -150,10 +151,22 @@ mod freezer {
   /// Runs on the thread asked to freeze: if it is still inside the guest work the watchdog gave
   /// up on, it never returns (sleeping costs no CPU; its memory stays until the process ends).
   extern "C" fn on_signal(_: libc::c_int) {
-    let token = code_mode_engine::stuck::current();
-    if token == 0 || !REQUESTED.iter().any(|r| r.load(Ordering::Acquire) == token) {
-      return;
+    use code_mode_engine::stuck;
+    let asked =
+      |token: u64| token != 0 && REQUESTED.iter().any(|r| r.load(Ordering::Acquire) == token);
+    if asked(stuck::current()) {
+      freeze_self();
     }
+    // Out of its guest work (a host function, a send): it freezes once it is back.
+    let slice = stuck::current_slice();
+    if asked(slice) {
+      stuck::defer_freeze(slice);
+    }
+  }
+
+  /// Stops the calling thread for good: sleeping costs no CPU; its memory stays until the
+  /// process ends. Async-signal-safe (atomics and nanosleep).
+  pub fn freeze_self() -> ! {
     FROZEN.fetch_add(1, Ordering::AcqRel);
     loop {
       let hour = libc::timespec {
@@ -220,6 +233,12 @@ mod freezer {
   /// Not told here: the watchdog goes by wall time alone.
   pub fn cpu_time(_thread: u64) -> Option<std::time::Duration> {
     None
+  }
+  /// Never asked for here (nothing is frozen); parks the thread for good if it were.
+  pub fn freeze_self() -> ! {
+    loop {
+      std::thread::park();
+    }
   }
   pub fn install() {}
   pub fn freeze(_thread: u64, _token: u64) {}

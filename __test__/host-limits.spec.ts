@@ -143,6 +143,21 @@ describe.runIf(linuxX64)('OpenClaw executor cells', () => {
   it("time queued behind another tenant's spinning cells never counts against a cell", () => {
     expect(f.fairness.small).toEqual({ status: 'completed', value: { kind: 'complete', json: '2' } })
     expect(f.fairness.spun).toEqual(['timeout', 'timeout', 'timeout', 'timeout'])
+    // It waited for a worker: it settled only after a spinner gave its worker back.
+    expect(f.fairness.order[0]).toBe('spinner')
+  })
+
+  it('a native loop that never polls fails timeout in an executor cell too; the thread is given up on', () => {
+    expect(f.nonPolling).toMatchObject({ status: 'failed', code: 'timeout', failurePhase: 'guest', after: 'completed' })
+    expect(f.nonPolling.givenUp).toBeGreaterThan(0)
+  })
+
+  it('a crash fails the executor leg it ran and loses the continuation parked there, as runtime_unavailable (host)', () => {
+    expect(f.crash.probe).toMatch(/^ended: /)
+    expect(f.crash.leg).toEqual({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(f.crash.parked).toBe('waiting')
+    expect(f.crash.resumed).toEqual({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(f.crash.next).toBe('completed')
   })
 
   it('maxActiveCells and maxSuspendedCells hold for executor cells', () => {

@@ -4,7 +4,7 @@
 // only the legs it held, as data.
 import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CodeModeRun, configureCodeModeRuntime, type NestedToolCall } from '../index.js'
+import { CodeModeRun, ToolSearchRun, configureCodeModeRuntime, type NestedToolCall } from '../index.js'
 import { __testAbandonedWorkers, __testProbe, __testSandboxCounts, __testSandboxPids } from './support/native-testing.js'
 import { deferred, expectStatus, sleep } from './helpers.js'
 
@@ -195,4 +195,43 @@ describe('a sandbox process that crashes', () => {
       expect(expectStatus(await session().exec({ code: '3' }), 'completed').value).toBe(3)
     })
   }
+})
+
+// Tool Search's cells run in the same sandbox processes as code mode's, in VMs of their own kind:
+// the same watchdog and the same crash containment hold for them.
+describe('Tool Search in the sandbox', () => {
+  let searches = 0
+  const toolSearch = (codeTimeoutMs: number, executor: (call: NestedToolCall) => unknown = (call) => call.input) =>
+    ToolSearchRun.create({
+      config: { mode: 'code', codeTimeoutMs },
+      runId: `tool-search-${++searches}`,
+      sessionId: `tool-search-${searches}`,
+      tools: [{ name: 'echo', description: 'Echo the input' }, { name: 'slow', description: 'Answer later' }],
+      executor,
+    })
+
+  it('a tool_search_code cell looping natively fails timeout; the thread is given up on, Tool Search serves on', { timeout: 60_000 }, async () => {
+    const search = toolSearch(1000)
+    const givenUp = __testAbandonedWorkers()
+    const result = await search.call('tool_search_code', { code: Object.values(NON_POLLING)[0] })
+    expect(result).toMatchObject({ status: 'failed', code: 'timeout' })
+    expect((result as { error: string }).error).toMatch(/codeTimeoutMs/)
+    await sleep(300)
+    expect(__testAbandonedWorkers()).toBeGreaterThan(givenUp)
+    expect(await search.call('tool_search_code', { code: 'return 1 + 1' })).toMatchObject({ status: 'completed', value: 2 })
+  })
+
+  it('a crash fails the tool_search_code call it held runtime_unavailable (phase host); the next call runs', { timeout: 60_000 }, async () => {
+    const called = deferred<void>()
+    const search = toolSearch(10_000, () => {
+      called.resolve()
+      return new Promise(() => {})
+    })
+    const pending = search.call('tool_search_code', { code: "return await openclaw.tools.call('openclaw:core:slow', {})" })
+    await called.promise
+    expect(await __testProbe('segfault', 0)).toMatch(/^ended: /)
+    const failed = await pending
+    expect(failed).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(await toolSearch(5000).call('tool_search_code', { code: 'return 3' })).toMatchObject({ status: 'completed', value: 3 })
+  })
 })

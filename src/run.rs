@@ -424,8 +424,9 @@ impl Run {
       };
       run.define_in(&process);
       sandbox::send_armed(&process, &run.scope.run_id);
-      run.track(cell, &process, None);
+      // The leg first: a process that dies from here on fails it (`lose_cell` finds it).
       run.legs.lock().insert(tag.id, LegState::Sent(cell));
+      run.track(cell, &process, None);
       let sent = process.send(&Command::Exec {
         run: run.id,
         cell,
@@ -535,8 +536,9 @@ impl Run {
     let start = move || {
       run.define_in(&process);
       sandbox::send_armed(&process, &run.scope.run_id);
-      run.track(cell, &process, Some(token.clone()));
+      // The leg first: a process that dies from here on fails it (`lose_cell` finds it).
       run.legs.lock().insert(tag.id, LegState::Sent(cell));
+      run.track(cell, &process, Some(token.clone()));
       let sent = process.send(&Command::Resume {
         run: run.id,
         cell,

@@ -9,6 +9,8 @@ const { createCodeModeExecutor, loadOpenClawRuntime } = require('../../lib/openc
 const { configureCodeModeRuntime } = require('../../index.js')
 const native = require('../../lib/native.js')
 await loadOpenClawRuntime()
+// One sandbox process with four workers: the fairness and crash findings below depend on it.
+configureCodeModeRuntime({ sandboxProcesses: 1, workerThreads: 4 })
 
 const base = {
   enabled: true,
@@ -66,14 +68,50 @@ const findings = {}
   findings.surrogates = { error: error.error, thrown: thrown.error }
 }
 
-// Time queued never counts against a cell: tenant B's small cell waits behind tenant A's four
-// spinning cells, then runs and completes.
+// Time queued never counts against a cell: tenant B's small cell (1 s) waits behind tenant A's
+// four spinning cells (3 s), which hold all four workers, then runs and completes. The order in
+// which they settle shows it did wait.
 {
-  const spinning = Array.from({ length: 4 }, () => run(execInput('for (;;) {}', { timeoutMs: 3000 })))
+  const order = []
+  const spinning = Array.from({ length: 4 }, () => run(execInput('for (;;) {}', { timeoutMs: 3000 })).then((r) => (order.push('spinner'), r)))
   await new Promise((r) => setTimeout(r, 100))
-  const small = await run(execInput('return 1 + 1', { timeoutMs: 1000 }))
+  const small = await run(execInput('return 1 + 1', { timeoutMs: 1000 })).then((r) => (order.push('small'), r))
   const spun = await Promise.all(spinning)
-  findings.fairness = { small: { status: small.status, code: small.code, value: small.value }, spun: spun.map((r) => r.code) }
+  findings.fairness = { small: { status: small.status, code: small.code, value: small.value }, spun: spun.map((r) => r.code), order }
+}
+
+// A native loop that never polls the deadline, in an executor cell: the leg fails timeout, the
+// stuck thread is given up on, and the next cell of another tenant runs.
+{
+  const givenUp = native.__testAbandonedWorkers()
+  const stuck = await run(execInput('const a = 3n ** 320000n; for (;;) a * a', { timeoutMs: 500 }))
+  await new Promise((r) => setTimeout(r, 300))
+  const after = await run(execInput('return 7'))
+  findings.nonPolling = { status: stuck.status, code: stuck.code, failurePhase: stuck.failurePhase, givenUp: native.__testAbandonedWorkers() - givenUp, after: after.status }
+}
+
+// A sandbox process that crashes: the executor leg it was running fails runtime_unavailable
+// (phase host), a continuation parked there is lost and says so, and the next cell runs.
+{
+  const parked = await run(execInput('await yield_control(); return 8'), checkpoint)
+  const spinning = run(execInput('for (;;) {}', { timeoutMs: 5000 }))
+  await new Promise((r) => setTimeout(r, 300))
+  const probe = await native.__testProbe('segfault', 0)
+  const leg = await spinning
+  const resumed = parked.continuation
+    ? await parked.continuation.resume(
+        { kind: 'resume', retainFinalValue: true, config: base, settledRequests: [], pendingRequests: [] },
+        { timeoutMs: 7000, signal: new AbortController().signal, inlineHost: answer },
+      )
+    : undefined
+  const next = await run(execInput('return 9'))
+  findings.crash = {
+    probe,
+    leg: { status: leg.status, code: leg.code, failurePhase: leg.failurePhase },
+    parked: parked.status,
+    resumed: resumed && { status: resumed.status, code: resumed.code, failurePhase: resumed.failurePhase },
+    next: next.status,
+  }
 }
 
 // maxActiveCells and maxSuspendedCells hold for executor cells too.

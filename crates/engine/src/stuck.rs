@@ -187,7 +187,10 @@ mod tests {
         assert_eq!(inside, 0, "not guest work inside");
       })
     });
-    assert!(frozen.is_err(), "back in guest work, the deferred freeze happens");
+    assert!(
+      frozen.is_err(),
+      "back in guest work, the deferred freeze happens"
+    );
     // Without a request, leaving guest work and coming back changes nothing.
     guest(|| assert_eq!(outside_guest(current), 0));
     drop(slice);

@@ -52,8 +52,8 @@ const _: () = assert!(frontend::PREPARE_STACK <= engine::WORKER_STACK);
 
 /// How long a structured search may run on a worker (a query is capped long before).
 const SEARCH_BUDGET: Duration = Duration::from_secs(5);
-/// How long compiling a controller may run (it is the gateway's own source).
-const COMPILE_BUDGET: Duration = Duration::from_secs(10);
+/// How long a bench preparation may run.
+const BENCH_BUDGET: Duration = Duration::from_secs(10);
 /// Executor data texts kept for reuse by later cells (each is one run's catalog as JSON).
 const MAX_DATA: usize = 8;
 
@@ -179,20 +179,19 @@ impl Sandbox {
         query,
         limit,
       } => self.search(request, run, query, limit),
+      // Compiled here, in order: an `ExecutorStart` right behind it (a new process is told the
+      // controller just before its first cell) finds it. The source is the gateway's own guest
+      // controller, compiled once per process, not a cell's.
       Command::Compile {
         request,
         key,
         source,
       } => {
-        let sink = self.sink.clone();
-        let work = Box::new(move || {
-          let answer = match executor::compile(&key, &source) {
-            Ok(()) => Answer::Unit,
-            Err(message) => Answer::Error(message),
-          };
-          sink.report(Report::Answer { request, answer });
-        });
-        self.spawn(request, work, COMPILE_BUDGET);
+        let answer = match executor::compile(&key, &source) {
+          Ok(()) => Answer::Unit,
+          Err(message) => Answer::Error(message),
+        };
+        self.answer(request, answer);
       }
       Command::ExecutorStart {
         request,
@@ -259,7 +258,7 @@ impl Sandbox {
             answer: Answer::Number(micros),
           });
         });
-        self.spawn(request, work, COMPILE_BUDGET);
+        self.spawn(request, work, BENCH_BUDGET);
       }
       Command::Ping { request } => self.answer(request, Answer::Unit),
       Command::Testing(command) => testing::handle(self, command),

@@ -131,10 +131,9 @@ function serializeScope(scope) {
 }
 
 /**
- * Builds the scope of each candidate namespace (`[{ id }]`, from
- * `NativeRun::namespace_candidates_json`) with `ctx`; returns the descriptors
- * `NativeRun::install_namespaces` takes and fills `mappers` (namespace id -> input mappers by
- * callable index). A failing createScope hides only its namespace.
+ * Builds the scope of each candidate namespace (`NativeRun.namespaceCandidates()`) with `ctx`;
+ * returns the scopes `NativeRun.installNamespaces` takes and fills `mappers` (namespace id ->
+ * input mappers by callable index). A failing createScope hides only its namespace.
  */
 function describeNamespaces(candidates, ctx, mappers) {
   return candidates.map(({ id }) => {
@@ -143,7 +142,7 @@ function describeNamespaces(candidates, ctx, mappers) {
     try {
       const { data, callables } = serializeScope(createScope(Object.freeze({ ...ctx })))
       mappers.set(id, callables.map((c) => c.inputMapper))
-      return { id, ok: true, data, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
+      return { id, ok: true, dataJson: JSON.stringify(data), callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
     } catch (error) {
       return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
     }

@@ -517,7 +517,7 @@ async function driveLegs(sdk, cell, first, context) {
       }
       consumed = release
       legWatchdog = command.timeoutMs + grace
-      leg = cell.next(JSON.stringify(command.settledRequests), pendingIds(command.pendingRequests), command.timeoutMs)
+      leg = cell.next(command.settledRequests, pendingIds(command.pendingRequests), command.timeoutMs)
     }
   } catch (error) {
     return failedResult(errorText(error), 'runtime_unavailable')
@@ -605,7 +605,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   const budget = Number(config.timeoutMs) - (performance.now() - startedAt)
   if (!(budget > 0)) return refuse(workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', []))
   const first = () => {
-    const leg = cell.next(JSON.stringify(settled), pendingIds(pending), budget)
+    const leg = cell.next(settled, pendingIds(pending), budget)
     leg.then(release, release)
     return leg
   }
@@ -617,7 +617,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
  * arguments itself (every request in the set is one of the cell's own).
  */
 function pendingIds(pending) {
-  return pending.map((request) => request.id).join('\n')
+  return pending.map((request) => request.id)
 }
 
 const codeModeExecutor = createCodeModeExecutor()

@@ -9,18 +9,7 @@ const { describeNamespaces } = require('./namespaces.js')
 const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
 const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
 const { debugEnabled, debugLine, byteLength } = require('./debug-log.js')
-const {
-  CALL,
-  LEG_DONE,
-  ABORT_CELL,
-  EVENT,
-  forEachCall,
-  decodeCallTools,
-  nestedToolCallId,
-  decodeLegResult,
-  decodeEvent,
-  OutcomeQueue,
-} = require('./protocol.js')
+const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, OutcomeQueue } = require('./generated/protocol.js')
 
 /**
  * Calls the run's listener. A listener that throws must not break the run, and must not fail
@@ -72,8 +61,8 @@ class CodeModeRun {
   #mappers = new Map()
   /** runId, sessionId, sessionKey, agentId: every nested call's scope */
   #scope
-  /** The catalog as nested calls name it: `{ id, name, source, sourceName, mcp }` by index */
-  #callTools
+  /** The catalog tools nested calls named so far, by tool index (`NativeRun.callTool`) */
+  #callTools = []
   #nestedIdPrefix
   #outcomes = new OutcomeQueue()
   #lifetime = new AbortController()
@@ -130,7 +119,7 @@ class CodeModeRun {
 
   // createScope runs once per run, here on the main thread; a failure hides that namespace.
   #installNamespaces(options) {
-    const candidates = JSON.parse(this.#native.namespaceCandidatesJson())
+    const candidates = this.#native.namespaceCandidates()
     const ctx = {
       agentId: optionalString(options.agentId),
       sessionKey: optionalString(options.sessionKey),
@@ -140,7 +129,7 @@ class CodeModeRun {
       signal: this.#lifetime.signal,
     }
     const descriptors = describeNamespaces(candidates, ctx, this.#mappers)
-    const hidden = JSON.parse(this.#native.installNamespaces(JSON.stringify(descriptors)))
+    const hidden = this.#native.installNamespaces(descriptors)
     for (const { id, reason } of hidden) {
       emit(this, this.#onEvent, { type: 'namespace_hidden', runId: options.runId, namespaceId: id, reason })
     }
@@ -206,7 +195,7 @@ class CodeModeRun {
           ? this.#native.execCall(input[0], input[1], leg, toolCallId, aborted)
           : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
-        resolve(decodeLegResult(immediate))
+        resolve(JSON.parse(immediate))
         return
       }
       let onAbort
@@ -258,7 +247,7 @@ class CodeModeRun {
         const done = this.#legs.get(id)
         if (done) {
           this.#legs.delete(id)
-          done(decodeLegResult(payload))
+          done(JSON.parse(payload))
         }
       } else if (kind === ABORT_CELL) {
         const calls = this.#calls.get(id)
@@ -266,7 +255,7 @@ class CodeModeRun {
           this.#calls.delete(id)
           for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
         }
-      } else if (kind === EVENT) emit(this, this.#onEvent, decodeEvent(payload))
+      } else if (kind === EVENT) emit(this, this.#onEvent, JSON.parse(payload))
     } catch {
       // Only a bug can get here; the run carries on.
     }
@@ -279,10 +268,10 @@ class CodeModeRun {
 
   #flushSettled = () => this.#outcomes.flush(this.#native)
 
-  // One nested call of a batch (see lib/protocol.js): the tool by catalog index, the rest from
-  // this run's scope.
+  // One nested call of a batch (see lib/generated/protocol.js): the tool by catalog index, the
+  // rest from this run's scope.
   #startCall(cell, call, toolIndex, rawInput, namespace, parentToolCallId) {
-    const tool = (this.#callTools ??= decodeCallTools(this.#native.callToolsJson))[toolIndex]
+    const tool = (this.#callTools[toolIndex] ??= this.#native.callTool(toolIndex))
     const toolCallId = nestedToolCallId((this.#nestedIdPrefix ??= this.#native.nestedIdPrefix), cell, call)
     const controller = new AbortController()
     let calls = this.#calls.get(cell)

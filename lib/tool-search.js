@@ -223,16 +223,15 @@ class ToolSearchRun {
     if (limit !== undefined && limit !== null && !(Number.isInteger(limit) && limit >= 1)) {
       return this.#failed('invalid_input', 'tool_search limit must be a positive integer.')
     }
-    let text
+    let found
     try {
       // In the run's sandbox process: a query's cost is the model's to choose.
-      text = await this.#search.search(query, limit ?? undefined)
+      found = await this.#search.search(query, limit ?? undefined)
     } catch (error) {
       return this.#failed('invalid_input', error?.message ?? String(error))
     }
-    const found = JSON.parse(text)
     // A query past the caps: its first part was searched, and the model is told so beside the hits.
-    if (Array.isArray(found)) return this.#completed(found)
+    if (!found.queryTruncated) return this.#completed(found.hits)
     return { ...this.#completed(found.hits), queryTruncated: found.queryTruncated }
   }
 
@@ -240,9 +239,9 @@ class ToolSearchRun {
     if (typeof input.id !== 'string' || input.id.length === 0) {
       return this.#failed('invalid_input', 'tool_describe requires an id string.')
     }
-    const text = this.#search.describe(input.id)
-    if (text === null || text === undefined) return this.#failed('invalid_input', this.#search.unavailable(input.id))
-    return this.#completed(JSON.parse(text))
+    const entry = this.#search.describe(input.id)
+    if (!entry) return this.#failed('invalid_input', this.#search.unavailable(input.id))
+    return this.#completed(entry)
   }
 
   async #toolCall(input, leg) {
@@ -275,7 +274,7 @@ class ToolSearchRun {
     if (outcome === null || typeof outcome !== 'object' || outcome.ok !== true) {
       return this.#failed('internal_error', String(outcome?.error ?? 'tool call failed'), result.output)
     }
-    const tool = JSON.parse(this.#search.entry(id) ?? 'null') ?? { id }
+    const tool = this.#search.entry(id) ?? { id }
     return this.#completed({ tool, result: outcome.value }, result.output)
   }
 

@@ -64,7 +64,8 @@ pub struct RuntimeOptions {
   pub worker_threads: Option<u32>,
 }
 
-/// Applies process-wide runtime settings.
+/// Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
+/// current value. Call it before or between runs.
 #[napi(catch_unwind)]
 pub fn configure_code_mode_runtime(options: RuntimeOptions) {
   if let Some(n) = options.max_active_cells {

@@ -143,6 +143,7 @@ pub fn javascript() -> String {
 // file differs. The JS ends of the two hot formats between the addon and this layer: call
 // batches (written by crates/catalog/src/calls.rs) and settled outcomes (read by
 // src/protocol/settle.rs), and the kinds of the port's messages (src/protocol/mod.rs).
+// @ts-check
 'use strict'
 
 // Kinds of the messages a run's port function receives as `(kind, id, payload)`.

@@ -246,9 +246,10 @@ class CodeModeRun {
       /** @type {(result: CodeModeResult) => void} */
       const resolve = debug ? (result) => outer(debug(result)) : outer
       const aborted = signal?.aborted === true
+      const call = /** @type {[string, string]} */ (input)
       const immediate =
         kind === 'execCall'
-          ? this.#native.execCall(.../** @type {[string, string]} */ (input), leg, toolCallId, aborted)
+          ? this.#native.execCall(call[0], call[1], leg, toolCallId, aborted)
           : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
         resolve(JSON.parse(immediate))

@@ -194,7 +194,9 @@ pub struct NativeRunOptions {
 pub struct CallTool {
   /// Exact catalog id, `<source>:<owner>:<name>`.
   pub id: String,
+  /// The tool's name as the gateway gave it.
   pub name: String,
+  /// Where the tool comes from.
   #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
   pub source: String,
   /// `core`, the plugin id, the MCP server or the client app.
@@ -206,8 +208,11 @@ pub struct CallTool {
 /// What an MCP catalog entry calls (`NestedToolCall.mcp`).
 #[napi(object, object_from_js = false)]
 pub struct CallToolMcp {
+  /// The MCP server.
   pub server_name: String,
+  /// The tool (or resource/prompt operation) on that server.
   pub tool_name: String,
+  /// What to call: a tool, or a resources or prompts operation.
   #[napi(
     ts_type = "'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get'"
   )]

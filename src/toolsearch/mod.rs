@@ -88,10 +88,14 @@ pub struct ToolSearchTelemetry {
 pub struct ToolSearchEntry {
   /// Exact catalog id, `<source>:<owner>:<name>`: what `tool_describe` and `tool_call` take.
   pub id: String,
+  /// The tool's name as the gateway gave it.
   pub name: String,
+  /// Its human-readable title, when it has one.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub label: Option<String>,
+  /// What the tool does (the gateway's text).
   pub description: String,
+  /// Where the tool comes from.
   #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
   pub source: String,
   /// `core`, the plugin id, the MCP server or the client app.
@@ -163,10 +167,14 @@ impl Found {
 /// The tool a `tool_call` called, as its completed result names it.
 #[napi(object, object_from_js = false)]
 pub struct ToolSearchCalledTool {
+  /// Exact catalog id, `<source>:<owner>:<name>`.
   pub id: String,
+  /// The tool's name as the gateway gave it.
   pub name: String,
+  /// Where the tool comes from.
   #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
   pub source: String,
+  /// `core`, the plugin id, the MCP server or the client app.
   pub source_name: String,
 }
 

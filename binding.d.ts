@@ -165,7 +165,9 @@ export declare function benchPrepare(code: string, typescript: boolean, iteratio
 export interface CallTool {
   /** Exact catalog id, `<source>:<owner>:<name>`. */
   id: string
+  /** The tool's name as the gateway gave it. */
   name: string
+  /** Where the tool comes from. */
   source: 'openclaw' | 'mcp' | 'client'
   /** `core`, the plugin id, the MCP server or the client app. */
   sourceName: string
@@ -175,8 +177,11 @@ export interface CallTool {
 
 /** What an MCP catalog entry calls (`NestedToolCall.mcp`). */
 export interface CallToolMcp {
+  /** The MCP server. */
   serverName: string
+  /** The tool (or resource/prompt operation) on that server. */
   toolName: string
+  /** What to call: a tool, or a resources or prompts operation. */
   operation: 'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get'
 }
 
@@ -345,7 +350,10 @@ export interface CodeModeTelemetry {
  */
 export declare function compileExecutorController(source: string): Promise<string>
 
-/** Applies process-wide runtime settings. */
+/**
+ * Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
+ * current value. Call it before or between runs.
+ */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 
 /** Limits of one executor cell (`tools.codeMode` as the gateway resolved it). */
@@ -509,9 +517,13 @@ export interface ToolCatalogEntry {
 
 /** The tool a `tool_call` called, as its completed result names it. */
 export interface ToolSearchCalledTool {
+  /** Exact catalog id, `<source>:<owner>:<name>`. */
   id: string
+  /** The tool's name as the gateway gave it. */
   name: string
+  /** Where the tool comes from. */
   source: 'openclaw' | 'mcp' | 'client'
+  /** `core`, the plugin id, the MCP server or the client app. */
   sourceName: string
 }
 
@@ -544,9 +556,13 @@ export interface ToolSearchConfig {
 export interface ToolSearchEntry {
   /** Exact catalog id, `<source>:<owner>:<name>`: what `tool_describe` and `tool_call` take. */
   id: string
+  /** The tool's name as the gateway gave it. */
   name: string
+  /** Its human-readable title, when it has one. */
   label?: string
+  /** What the tool does (the gateway's text). */
   description: string
+  /** Where the tool comes from. */
   source: 'openclaw' | 'mcp' | 'client'
   /** `core`, the plugin id, the MCP server or the client app. */
   sourceName: string

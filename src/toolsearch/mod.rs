@@ -252,12 +252,18 @@ impl NativeToolSearch {
 
   /// `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
   #[napi(catch_unwind, ts_return_type = "ToolSearchEntry | null")]
-  pub fn describe(&self, id: String) -> Option<serde_json::Value> {
+  pub fn describe(&self, id: String) -> Result<Option<serde_json::Value>> {
     Counters::bump(&self.run.telemetry.describes);
-    let entry = self.run.catalog.get(&id)?;
-    // Read as the declared shape, so that the declaration cannot drift from what is written.
-    let entry: ToolSearchEntry = serde_json::from_value(catalog::compact_json(entry, true)).ok()?;
-    serde_json::to_value(entry).ok()
+    let Some(entry) = self.run.catalog.get(&id) else {
+      return Ok(None);
+    };
+    // Read as the declared shape, so that the declaration cannot drift from what is written
+    // (a drift throws: `ToolSearchRun.call` makes it an `internal_error` result).
+    let entry: ToolSearchEntry = serde_json::from_value(catalog::compact_json(entry, true))
+      .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
+    serde_json::to_value(entry)
+      .map(Some)
+      .map_err(|error| Error::from_reason(error.to_string()))
   }
 
   /// The tool `tool_call` reports it called (not counted as a describe), or null when `id` is

@@ -34,12 +34,11 @@ export declare class NativeExecutorCell {
    */
   start(key: string, dataJson: string, source: string, locationJson: string, timeoutMs: number): Promise<string>
   /**
-   * A later leg: settles `settledJson` (`[{id, ok, json}]`), keeps pending only the requests
-   * named in `pendingIds` (newline-separated, in the host's order: the host's pending set
-   * replaces the cell's, and every request in it is one of the cell's own), then runs. Resolves
-   * with the outcome JSON.
+   * A later leg: settles `settled`, keeps pending only the requests named in `pendingIds` (in
+   * the host's order: the host's pending set replaces the cell's, and every request in it is
+   * one of the cell's own), then runs. Resolves with the outcome JSON.
    */
-  next(settledJson: string, pendingIds: string, timeoutMs: number): Promise<string>
+  next(settled: Array<ExecutorSettledRequest>, pendingIds: Array<string>, timeoutMs: number): Promise<string>
   /**
    * Collects the parked VM's garbage and resolves with the bytes it still holds (a
    * continuation's `retainedBytes`: the VM and the requests it waits on), or -1 when the
@@ -69,22 +68,25 @@ export declare class NativeRun {
   get modelTools(): Array<ModelToolDefinition>
   /** The guest's `ALL_TOOLS`. */
   get catalog(): Array<ToolCatalogEntry>
-  /** The tools nested calls name by index: `[[id, name, source, sourceName, mcp | null], …]`. */
-  get callToolsJson(): string
+  /**
+   * The catalog tool a nested call names by `toolIndex` (in a call batch, see
+   * `lib/generated/protocol.js`), or null past the end of the catalog.
+   */
+  callTool(toolIndex: number): CallTool | null
   /** What every nested `toolCallId` starts with (then `<cell>_<call>`). */
   get nestedIdPrefix(): string
   /** The run's counters, host-only. */
   get telemetry(): CodeModeRunTelemetry
   /**
-   * Registered namespaces this run's catalog makes visible, as JSON `[{ id, pluginId,
-   * globalName }]`: the JS layer builds their scopes next.
+   * Registered namespaces this run's catalog makes visible: the JS layer builds their scopes
+   * next, and hands them to `installNamespaces`.
    */
-  namespaceCandidatesJson(): string
+  namespaceCandidates(): Array<NamespaceCandidate>
   /**
-   * Takes the serialised scopes (`[{ id, ok, data, callables } | { id, ok: false, reason }]`);
-   * returns the hidden namespaces as JSON `[{ id, reason }]`.
+   * Takes the candidates' scopes (once); returns the namespaces hidden for this run, each with
+   * why (the JS layer reports them as `namespace_hidden` events).
    */
-  installNamespaces(descriptorsJson: string): string
+  installNamespaces(scopes: Array<NamespaceScope>): Array<CodeModeHiddenNamespace>
   /**
    * Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or
    * the leg's signal had already fired.
@@ -122,17 +124,16 @@ export declare class NativeToolSearch {
   get sources(): CodeModeSources
   /**
    * `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
-   * resolves with the compact hits as JSON text; rejects on a bad limit (the JS layer makes
-   * it a failed result).
+   * resolves with the hits; rejects on a bad limit (the JS layer makes it a failed result).
    */
-  search(query: string, limit?: number | undefined | null): Promise<string>
-  /** `tool_describe`: the entry with `parameters` as JSON text, or null when unavailable. */
-  describe(id: string): string | null
+  search(query: string, limit?: number | undefined | null): Promise<ToolSearchHits>
+  /** `tool_describe`: the entry with its input schema, or null when it is not in the catalog. */
+  describe(id: string): ToolSearchEntry | null
   /**
-   * `{ id, name, source, sourceName }` of a catalog entry as JSON text (not counted as a
-   * describe), or null when it is not in the catalog.
+   * The tool `tool_call` reports it called (not counted as a describe), or null when `id` is
+   * not in the catalog.
    */
-  entry(id: string): string | null
+  entry(id: string): ToolSearchCalledTool | null
   /** Whether `id` is in the catalog (callable). */
   has(id: string): boolean
   /** The message for an id that is not (or no longer) in the catalog. */
@@ -156,6 +157,33 @@ export declare function assertCodeModePayload(toolNames: Array<string>): void
  * process.
  */
 export declare function benchPrepare(code: string, typescript: boolean, iterations: number): Promise<number>
+
+/**
+ * A catalog tool as a nested call names it (`NativeRun.callTool`): what the JS layer puts in
+ * the `NestedToolCall` it hands the executor.
+ */
+export interface CallTool {
+  /** Exact catalog id, `<source>:<owner>:<name>`. */
+  id: string
+  /** The tool's name as the gateway gave it. */
+  name: string
+  /** Where the tool comes from. */
+  source: 'openclaw' | 'mcp' | 'client'
+  /** `core`, the plugin id, the MCP server or the client app. */
+  sourceName: string
+  /** What an MCP entry calls on its server; absent for other tools. */
+  mcp?: CallToolMcp
+}
+
+/** What an MCP catalog entry calls (`NestedToolCall.mcp`). */
+export interface CallToolMcp {
+  /** The MCP server. */
+  serverName: string
+  /** The tool (or resource/prompt operation) on that server. */
+  toolName: string
+  /** What to call: a tool, or a resources or prompts operation. */
+  operation: 'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get'
+}
 
 /** Removes every namespace (tests). */
 export declare function clearNamespaces(): void
@@ -322,18 +350,33 @@ export interface CodeModeTelemetry {
  */
 export declare function compileExecutorController(source: string): Promise<string>
 
-/** Applies process-wide runtime settings. */
+/**
+ * Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
+ * current value. Call it before or between runs.
+ */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 
-/** Limits of one executor cell. */
+/** Limits of one executor cell (`tools.codeMode` as the gateway resolved it). */
 export interface ExecutorCellLimits {
+  /** The VM's heap limit (`memoryLimitBytes`), clamped to 1 MiB..4 GB; 64 MiB when not finite. */
   memoryLimitBytes: number
+  /** Tool requests the cell may have pending at once (`maxPendingToolCalls`), at least 1. */
   maxPendingToolCalls: number
   /**
    * The cell's `maxOutputBytes`: an error text longer than this is cut in the sandbox, before
    * it is copied or escaped.
    */
   maxOutputBytes?: number
+}
+
+/** A request the host settled, as a continuation's `settledRequests` gives it. */
+export interface ExecutorSettledRequest {
+  /** The request's id (one of the cell's pending requests). */
+  id: string
+  /** Whether the request succeeded. */
+  ok: boolean
+  /** Its result (ok) or error, as JSON text. */
+  json: string
 }
 
 /** A model-visible tool definition (`exec` and `wait`). */
@@ -343,6 +386,27 @@ export interface ModelToolDefinition {
   description: string
   /** JSON Schema (flat: no oneOf/anyOf). */
   parameters: Record<string, unknown>
+}
+
+/** A callable of a namespace scope: a `createCodeModeNamespaceTool` marker's place and tool. */
+export interface NamespaceCallable {
+  /** Its path in the scope (`['issues', 'create']` for `Issues.issues.create`). */
+  path: Array<string>
+  /** The catalog tool it calls: one of the registration's `requiredToolNames`. */
+  toolName: string
+}
+
+/**
+ * A registered namespace a run's catalog makes visible, before its scope is built
+ * (`NativeRun.namespaceCandidates`).
+ */
+export interface NamespaceCandidate {
+  /** The namespace id. */
+  id: string
+  /** The plugin that registered it. */
+  pluginId: string
+  /** Its guest global. */
+  globalName: string
 }
 
 /**
@@ -360,6 +424,23 @@ export interface NamespaceRegistration {
   prompt?: string
   /** Visibility gate and ownership check: each must be in the run with `sourceName === pluginId`. */
   requiredToolNames: Array<string>
+}
+
+/**
+ * A candidate's scope as the JS layer built it with the registration's `createScope`
+ * (`lib/namespaces.js`), for `NativeRun.installNamespaces`.
+ */
+export interface NamespaceScope {
+  /** The candidate's namespace id. */
+  id: string
+  /** False when no scope was built: the namespace is hidden for `reason`. */
+  ok: boolean
+  /** The scope's plain data as JSON text, callables left out. */
+  dataJson?: string
+  /** Where the scope's callables are, and the tool each calls. */
+  callables?: Array<NamespaceCallable>
+  /** Why no scope was built (`createScope` threw, or returned what is not a scope). */
+  reason?: string
 }
 
 /** Identity and tools of a run, as the JS layer passes them. */
@@ -434,6 +515,18 @@ export interface ToolCatalogEntry {
   sourceName?: string
 }
 
+/** The tool a `tool_call` called, as its completed result names it. */
+export interface ToolSearchCalledTool {
+  /** Exact catalog id, `<source>:<owner>:<name>`. */
+  id: string
+  /** The tool's name as the gateway gave it. */
+  name: string
+  /** Where the tool comes from. */
+  source: 'openclaw' | 'mcp' | 'client'
+  /** `core`, the plugin id, the MCP server or the client app. */
+  sourceName: string
+}
+
 /** Normalised `tools.toolSearch` settings, as returned by `resolveToolSearchConfig`. */
 export interface ToolSearchConfig {
   /** `true` or an object (unless it says `enabled: false`) turns Tool Search on. Default `false`. */
@@ -456,6 +549,38 @@ export interface ToolSearchConfig {
   maxSearchLimit: number
 }
 
+/**
+ * A catalog entry as Tool Search shows it: compact in `tool_search` hits, with its input schema
+ * from `tool_describe` (`code_mode_catalog::compact_json` writes both).
+ */
+export interface ToolSearchEntry {
+  /** Exact catalog id, `<source>:<owner>:<name>`: what `tool_describe` and `tool_call` take. */
+  id: string
+  /** The tool's name as the gateway gave it. */
+  name: string
+  /** Its human-readable title, when it has one. */
+  label?: string
+  /** What the tool does (the gateway's text). */
+  description: string
+  /** Where the tool comes from. */
+  source: 'openclaw' | 'mcp' | 'client'
+  /** `core`, the plugin id, the MCP server or the client app. */
+  sourceName: string
+  /**
+   * The input's JSON Schema (`tool_describe` only; `{ type: 'object', properties: {} }` when
+   * the tool gave none).
+   */
+  parameters?: Record<string, unknown>
+}
+
+/** What `tool_search` found. */
+export interface ToolSearchHits {
+  /** The best matches first, at most the search's limit. */
+  hits: Array<ToolSearchEntry>
+  /** Set when the query was past its caps and only its first part was searched. */
+  queryTruncated?: ToolSearchQueryTruncation
+}
+
 /** A model-visible Tool Search tool definition. */
 export interface ToolSearchModelTool {
   name: 'tool_search_code' | 'tool_search' | 'tool_describe' | 'tool_call'
@@ -463,6 +588,16 @@ export interface ToolSearchModelTool {
   description: string
   /** JSON Schema (flat: no oneOf/anyOf). */
   parameters: Record<string, unknown>
+}
+
+/** A search query cut to its first part. */
+export interface ToolSearchQueryTruncation {
+  /** The part of the query that was searched. */
+  searched: string
+  /** Which cap it was past: its length in characters, or its count of distinct words. */
+  reason: 'chars' | 'words'
+  /** One sentence for the model. */
+  message: string
 }
 
 /** What a Tool Search run reports: prompt size, catalog, and what the model did with it. */

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // OpenClaw's code-mode executor seam: the gateway loads this file with a synchronous require()
 // when `tools.codeMode.executor` is "quickjs" and this plugin owns that choice

@@ -17,12 +17,18 @@ import type {
   ToolCatalogEntry,
   ToolSearchConfig,
   ToolSearchModelTool,
+  ToolSearchQueryTruncation,
   ToolSearchTelemetry,
   ToolSearchToolCall,
 } from './binding'
 
-// Shapes the native side produces, declared once in Rust (src/protocol/types.rs) and generated
-// into binding.d.ts.
+// The native functions, declared once in Rust (src/lib.rs, src/toolsearch) and generated into
+// binding.d.ts with their documentation.
+export { assertCodeModePayload, configureCodeModeRuntime, resolveCodeModeConfig, resolveToolSearchConfig } from './binding'
+export type { RuntimeOptions } from './binding'
+
+// Shapes the native side produces, declared once in Rust (src/protocol/types.rs,
+// src/toolsearch) and generated into binding.d.ts.
 export type {
   CodeModeCellEvent,
   CodeModeConfig,
@@ -38,6 +44,7 @@ export type {
   ToolCatalogEntry,
   ToolSearchConfig,
   ToolSearchModelTool,
+  ToolSearchQueryTruncation,
   ToolSearchTelemetry,
   ToolSearchToolCall,
 }
@@ -58,27 +65,6 @@ export interface CodeModeAbortSignalLike {
   removeEventListener(type: 'abort', listener: (this: any, event: any) => any, options?: boolean | { capture?: boolean }): void
   throwIfAborted(): void
 }
-
-/** Normalises a `tools.codeMode` value (shorthand, `enabled: true` gate, defaults, clamps). Never throws. */
-export declare function resolveCodeModeConfig(input?: unknown): CodeModeConfig
-
-/** Process-wide runtime settings; every field optional. */
-export declare function configureCodeModeRuntime(options: {
-  /** Suspended (waiting) cells kept at once, across every host and sandbox process. Default 64. */
-  maxSuspendedCells?: number
-  /** Cells in a leg (running or idle) at once; past it new execs queue, then fail `runtime_unavailable`. Default 1024. */
-  maxActiveCells?: number
-  /**
-   * Sandbox processes that run guest work (every cell runs in one, never in the gateway's process).
-   * Default: one per eight cores, 1 to 8. A process whose worker is stuck in native code is replaced.
-   */
-  sandboxProcesses?: number
-  /** Threads that run guest JavaScript in each sandbox process. Default: available parallelism divided among the processes, at least 4. */
-  workerThreads?: number
-}): void
-
-/** Throws unless `toolNames` is exactly `exec` and `wait`. */
-export declare function assertCodeModePayload(toolNames: string[]): void
 
 /** One effective tool, after the gateway's policy filtering. */
 export interface CatalogTool {
@@ -319,9 +305,6 @@ export declare function clearCodeModeNamespacesForTest(): void
 // ---------------------------------------------------------------------------------------------
 // Tool Search (`tools.toolSearch`): search, describe and call on the same catalog and sandbox
 
-/** Normalises a `tools.toolSearch` value (`true` → code mode, `false` → off). Never throws. */
-export declare function resolveToolSearchConfig(input?: unknown): ToolSearchConfig
-
 export interface ToolSearchRunOptions {
   /** The `tools.toolSearch` value. */
   config?: unknown
@@ -359,16 +342,6 @@ export type ToolSearchResult =
       output?: CodeModeOutput[]
       telemetry: ToolSearchTelemetry
     }
-
-/** A search query cut to its first part. */
-export interface ToolSearchQueryTruncation {
-  /** The part of the query that was searched. */
-  searched: string
-  /** Which cap it was past: its length in characters, or its count of distinct words. */
-  reason: 'chars' | 'words'
-  /** One sentence for the model. */
-  message: string
-}
 
 export interface ToolSearchCallOptions {
   /** The model's call id; becomes `parentToolCallId` of the nested calls. */

@@ -1,9 +1,11 @@
+// @ts-check
 'use strict'
 // The public surface of @openclaw/code-mode: this export table. Everything that can live in Rust
 // does; lib/ holds what must touch JavaScript values: the run and its exec/wait promises and
 // AbortSignals (run.js), the executor's side of a nested call (nested-call.js), namespace
 // callbacks (namespaces.js), the agent-tool adapter (agent-tools.js), Tool Search (tool-search.js), and the wire format to
-// the native side (protocol.js).
+// the native side (generated/protocol.js). The table is checked against index.d.ts, the
+// declared API (`npm run typecheck`).
 
 const native = require('./lib/native.js')
 const { CodeModeRun } = require('./lib/run.js')
@@ -39,3 +41,7 @@ module.exports = {
   createToolSearchAgentTools,
   resolveToolSearchConfig,
 }
+
+// The table is the API index.d.ts declares (checked by `npm run typecheck`; no runtime effect).
+/** @type {typeof import('./index.d.ts')} */
+const _declared = module.exports

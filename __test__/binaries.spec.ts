@@ -6,7 +6,6 @@ import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { elf, macho, pe } from './support/binaries'
-// @ts-expect-error: a plain ES module without types
 import { debugInfo, sandboxFileName, testExports, TESTING_SANDBOX_MARKER } from '../tools/binaries.mjs'
 
 const require = createRequire(import.meta.url)

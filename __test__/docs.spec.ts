@@ -4,7 +4,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain ES module without types
 import { selfContainedTarball, tarballPrefix } from '../tools/package.mjs'
 
 const root = resolve(__dirname, '..')

@@ -72,7 +72,10 @@ describe('executor faults', () => {
       executor: (call: NestedToolCall) => {
         const k = (call.input as { k: string }).k
         if (k === 'reject') return Promise.reject(new Error('async no'))
+        // Thenables on purpose: what the run makes of an executor's thenable is the test.
+        // oxlint-disable-next-line unicorn/no-thenable
         if (k === 'thenThrows') return { then() { throw new Error('then threw') } }
+        // oxlint-disable-next-line unicorn/no-thenable
         return { then(_: unknown, fail: (e: unknown) => void) { fail('thenable no') } }
       },
     })

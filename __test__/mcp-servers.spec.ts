@@ -33,8 +33,6 @@ afterAll(async () => {
   rmSync(workspace, { recursive: true, force: true })
 })
 
-const text = (result: unknown) => ((result as { content: { text: string }[] }).content[0].text)
-
 describe('server-memory', () => {
   it('creates and reads a knowledge graph', async () => {
     const result = await run.exec({

@@ -25,7 +25,6 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain ES module without types
 import { selfContainedTarball, tarballPrefix } from '../tools/package.mjs'
 import { packableAddon } from './support/binaries'
 

@@ -9,9 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error: a plain ES module without types
 import { SANDBOX_REQUIRED, selfContainedTarball, tarballPrefix } from '../tools/package.mjs'
-// @ts-expect-error: a plain ES module without types
 import { TESTING_SANDBOX_MARKER } from '../tools/binaries.mjs'
 import { elf, packableAddon, userEnv } from './support/binaries'
 

@@ -1,162 +1,100 @@
-// The JS half of the wire format (lib/protocol.js), round-tripped against reference codecs
-// that mirror the Rust half (crates/catalog/src/calls.rs: `write_call` builds call batches;
-// src/protocol/settle.rs: `decode` reads settled outcomes), and against the Rust half itself through the addon's test exports.
-import { readFileSync } from 'node:fs'
+// The two hot formats between the addon and the JS layer, round-tripped through both ends: the
+// JS ends are generated from crates/protocol/src/packed.rs (lib/generated/protocol.js), the Rust
+// ends are reached through the addon's test exports (crates/catalog/src/calls.rs writes call
+// batches, src/protocol/settle.rs reads settled outcomes).
 import { describe, expect, it } from 'vitest'
 import { __testDecodeSettled, __testWriteCalls } from './support/native-testing.js'
 import {
-  ABORT_CELL,
-  CALL,
-  EVENT,
-  LEG_DONE,
   OutcomeQueue,
   SETTLE_JOIN_LIMIT,
   decodeCallBatch,
-  decodeCallTools,
   forEachCall,
   nestedToolCallId,
   packOutcomes,
-  type Outcome,
-  type OutcomeChunk,
-} from '../lib/protocol.js'
+} from '../lib/generated/protocol.js'
 
-// --- reference codecs (the Rust side, in JS) -------------------------------------------------
-
-/** Rust's `f64 as u64` / `as u32` / `as usize`: truncates, saturates, NaN becomes 0. */
-const asUnsigned = (x: number, max: number) => (Number.isNaN(x) || x <= 0 ? 0 : Math.min(Math.trunc(x), max))
-
-/** `String::from_utf16_lossy`: each unpaired surrogate becomes U+FFFD. */
-const fromUtf16Lossy = (units: string) =>
-  units.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-
-interface Delivered {
+interface Outcome {
   cell: number
-  outcomes: { call: number; ok: boolean; text: string }[]
-}
-
-/**
- * `NativeRun::settle_many`: the per-cell batches it hands `Run::settle_many`. A lone outcome
- * sent through `settle` is the same as a chunk of one (`settle` calls `settle_many` with it).
- */
-function settleMany(numbers: Float64Array, payloads: string): Delivered[] {
-  const delivered: Delivered[] = []
-  let at = 0
-  for (let i = 0; i + 4 <= numbers.length; i += 4) {
-    const cell = asUnsigned(numbers[i], 2 ** 64)
-    const call = asUnsigned(numbers[i + 1], 2 ** 32 - 1)
-    const ok = numbers[i + 2] !== 0
-    const end = at + asUnsigned(numbers[i + 3], 2 ** 64)
-    if (end > payloads.length) break // `units.get(at..end)` is None: the list ends there
-    const text = fromUtf16Lossy(payloads.slice(at, end))
-    at = end
-    if (delivered.at(-1)?.cell !== cell) delivered.push({ cell, outcomes: [] })
-    delivered.at(-1)!.outcomes.push({ call, ok, text })
-  }
-  return delivered
-}
-
-function unpack(chunks: OutcomeChunk[]): Outcome[] {
-  return chunks.flatMap(({ numbers, payloads }) =>
-    settleMany(numbers, payloads).flatMap(({ cell, outcomes }) => outcomes.map((o) => ({ cell, ...o }))),
-  )
-}
-
-interface WrittenCall {
   call: number
-  toolIndex: number
-  /** The guest's JSON text, spliced in raw. */
-  inputJson: string
-  namespace?: { id: string; globalName: string; path: string[]; index: number }
+  ok: boolean
+  text: string
+}
+type Chunk = ReturnType<typeof packOutcomes>[number]
+
+/** What the Rust decoder makes of packed outcomes: `[cell, [[call, ok, text], …]]` runs. */
+function rustDecode({ numbers, payloads }: Chunk): [number, [number, boolean, string][]][] {
+  return JSON.parse(__testDecodeSettled(numbers, payloads))
 }
 
-/** `Run::write_call` for each call, then `Run::send_calls`'s closing bracket. */
-function writeCalls(parent: string | null, calls: WrittenCall[]): string {
-  let out = ''
-  for (const c of calls) {
-    if (out === '') out = '[' + (parent === null ? 'null' : JSON.stringify(parent))
-    out += `,${c.call},${c.toolIndex},` + c.inputJson
-    if (c.namespace) {
-      const { id, globalName, path, index } = c.namespace
-      out += ',' + JSON.stringify({ id, globalName, path: path.join('.'), index })
-    } else out += ',0'
-  }
-  return out + ']'
+/** Every outcome the Rust decoder reads back from the chunks, in order. */
+function unpack(chunks: Chunk[]): Outcome[] {
+  return chunks.flatMap((chunk) => rustDecode(chunk).flatMap(([cell, list]) => list.map(([call, ok, text]) => ({ cell, call, ok, text }))))
 }
 
-// --- tests ----------------------------------------------------------------------------------
-
-describe('port message kinds', () => {
-  it('match the kinds of src/protocol/mod.rs', () => {
-    const source = readFileSync(new URL('../src/protocol/mod.rs', import.meta.url), 'utf8')
-    const kinds = Object.fromEntries([...source.matchAll(/pub const (\w+): u32 = (\d+);/g)].map((m) => [m[1], Number(m[2])]))
-    expect(kinds).toEqual({ CALL, LEG_DONE, ABORT_CELL, EVENT })
-    const args = Object.fromEntries([...source.matchAll(/Message::(\w+)\s*\{[^}]*\}\s*=>\s*\((\w+),/g)].map((m) => [m[1], m[2]]))
-    expect(args).toEqual({ Calls: 'CALL', LegDone: 'LEG_DONE', AbortCell: 'ABORT_CELL', Event: 'EVENT' })
-  })
-})
+/** Each lone surrogate as U+FFFD, as in any string the JS layer hands the addon. */
+const toWellFormed = (units: string) =>
+  units.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+const wellFormed = (outcomes: Outcome[]) => outcomes.map((o) => ({ ...o, text: toWellFormed(o.text) }))
 
 describe('call batches', () => {
+  const tools = [{ name: 'read_file' }, { name: 'write_file' }, { name: 'list' }, { name: 'search' }]
+  const toolsJson = JSON.stringify(tools)
+  // Catalog ids; a tool's index is its place in the gateway's list.
+  const ids = tools.map((t) => `openclaw:core:${t.name}`)
   const namespace = { id: 'notes', globalName: 'notes', path: ['items', 'add'], index: 2 }
-  const calls: WrittenCall[] = [
-    { call: 1, toolIndex: 0, inputJson: '{}' },
-    // Brackets, commas and zeros inside the input must not shift the fields after it.
-    { call: 2, toolIndex: 7, inputJson: '{"a":[1,2,{"b":"],0,0,["}],"c":null}' },
-    { call: 3, toolIndex: 1, inputJson: '0', namespace },
-    { call: 4, toolIndex: 0, inputJson: '"emoji 😀 é \\ud83d lone"' },
-    { call: 5, toolIndex: 3, inputJson: 'null' },
-    { call: 6, toolIndex: 2, inputJson: '[0,0,0,0]' },
-    { call: 4_294_967_295, toolIndex: 0, inputJson: '-1.5e3' },
-    { call: 8, toolIndex: 0, inputJson: 'false', namespace: { ...namespace, path: ['x'], index: 0 } },
+  const calls: [number, string, string, typeof namespace?][] = [
+    [1, ids[0], '{}'],
+    // Brackets, commas and zeros inside an input must not shift the fields after it.
+    [2, ids[3], '{"a":[1,2,{"b":"],0,0,["}],"c":null}'],
+    [3, ids[1], '0', namespace],
+    [4, ids[0], '"emoji 😀 é \\ud83d lone"'],
+    [5, ids[3], 'null'],
+    [6, ids[2], '[0,0,0,0]'],
+    [4_294_967_295, ids[0], '-1.5e3'],
+    [8, ids[0], 'false', { ...namespace, path: ['x'], index: 0 }],
+    [9, ids[1], '{"nested":{"deep":[[[]]]},"path":"a,0,1,{}]"}'],
   ]
 
-  it('decode into the records write_call encoded', () => {
+  it('decode into the calls the Rust writer wrote', () => {
     for (const parent of ['tc-exec-1', 'quote " and \\ and 😀', null]) {
-      const records = decodeCallBatch(writeCalls(parent, calls))
+      const records = decodeCallBatch(__testWriteCalls(toolsJson, parent, JSON.stringify(calls)))
       expect(records).toEqual(
-        calls.map(({ call, toolIndex, inputJson, namespace }) => ({
+        calls.map(([call, id, input, ns]) => ({
           call,
-          toolIndex,
-          input: JSON.parse(inputJson),
-          namespace: namespace && { ...namespace, path: namespace.path.join('.') },
+          toolIndex: ids.indexOf(id),
+          input: JSON.parse(input),
+          namespace: ns && { ...ns, path: ns.path.join('.') },
           parentToolCallId: parent ?? undefined,
         })),
       )
     }
-    expect(decodeCallBatch(writeCalls(null, calls))[3].input).toBe('emoji 😀 é \ud83d lone')
+    expect(decodeCallBatch(__testWriteCalls(toolsJson, null, JSON.stringify(calls)))[3].input).toBe('emoji 😀 é \ud83d lone')
+    expect(decodeCallBatch(__testWriteCalls(toolsJson, null, JSON.stringify([[7, ids[2], '{"q":1}']])))).toEqual([
+      { call: 7, toolIndex: 2, input: { q: 1 }, namespace: undefined, parentToolCallId: undefined },
+    ])
   })
 
-  it('decode a batch of one', () => {
-    expect(decodeCallBatch(writeCalls(null, [{ call: 1, toolIndex: 4, inputJson: '{"q":1}' }]))).toEqual([
-      { call: 1, toolIndex: 4, input: { q: 1 }, namespace: undefined, parentToolCallId: undefined },
-    ])
+  it('refuse an input that is not exactly one JSON value (it could forge a call)', () => {
+    for (const input of ['{},0,1,{}', '1,2', '', '{']) {
+      expect(__testWriteCalls(toolsJson, null, JSON.stringify([[1, ids[0], input]]))).toBe('error: tool input must be JSON-serialisable')
+    }
   })
 
   it('start every other call when one start throws', () => {
     const started: number[] = []
-    forEachCall(writeCalls('p', calls), (call) => {
+    forEachCall(__testWriteCalls(toolsJson, 'p', JSON.stringify(calls)), (call) => {
       if (call === 3) throw new Error('bug')
       started.push(call)
     })
-    expect(started).toEqual([1, 2, 4, 5, 6, 4_294_967_295, 8])
+    expect(started).toEqual([1, 2, 4, 5, 6, 4_294_967_295, 8, 9])
   })
 
-  it('name their tools by index and their calls by cell and call', () => {
-    const mcp = { serverName: 'github', toolName: 'create_issue', operation: 'tool' }
-    const json = JSON.stringify([
-      ['openclaw:core:read_file', 'read_file', 'openclaw', 'core', null],
-      ['mcp:github:create_issue', 'create_issue', 'mcp', 'github', mcp],
-    ])
-    expect(decodeCallTools(json)).toEqual([
-      { id: 'openclaw:core:read_file', name: 'read_file', source: 'openclaw', sourceName: 'core', mcp: null },
-      { id: 'mcp:github:create_issue', name: 'create_issue', source: 'mcp', sourceName: 'github', mcp },
-    ])
+  it('name their calls by cell and call', () => {
     expect(nestedToolCallId('cm_ab12_', 2 ** 40 + 1, 7)).toBe('cm_ab12_1099511627777_7')
   })
 })
 
 describe('settled outcomes', () => {
-  const wellFormed = (outcomes: Outcome[]) => outcomes.map((o) => ({ ...o, text: fromUtf16Lossy(o.text) }))
-
   it('round-trip emoji, lone surrogates, empty texts and large cell ids', () => {
     const outcomes: Outcome[] = [
       { cell: 1, call: 1, ok: true, text: '"ü😀✓"' },
@@ -170,14 +108,13 @@ describe('settled outcomes', () => {
     ]
     const chunks = packOutcomes(outcomes)
     expect(chunks).toHaveLength(1)
-    expect(chunks[0].payloads).toBe(outcomes.map((o) => o.text).join(''))
-    expect(unpack(chunks)).toEqual(wellFormed(outcomes))
-    expect(unpack(chunks)[1].text).toBe('a\ufffd')
-    expect(unpack(chunks)[2].text).toBe('\ufffdb')
-    expect(unpack(chunks)[4].text).toBe('\ufffd\ufffd\ud800\udc00')
-    // Consecutive outcomes of one cell reach `Run::settle_many` as one batch.
-    const [{ numbers, payloads }] = chunks
-    expect(settleMany(numbers, payloads).map((d) => [d.cell, d.outcomes.length])).toEqual([
+    const back = unpack(chunks)
+    expect(back).toEqual(wellFormed(outcomes))
+    expect(back[1].text).toBe('a\ufffd')
+    expect(back[2].text).toBe('\ufffdb')
+    expect(back[4].text).toBe('\ufffd\ufffd\ud800\udc00')
+    // Consecutive outcomes of one cell reach the run as one batch (one wake-up of the cell).
+    expect(rustDecode(chunks[0]).map(([cell, list]) => [cell, list.length])).toEqual([
       [1, 3],
       [2 ** 40 + 1, 1],
       [2, 1],
@@ -202,7 +139,8 @@ describe('settled outcomes', () => {
       for (const [i, { numbers, payloads }] of chunks.entries()) {
         if (numbers.length > 4) expect(payloads.length).toBeLessThanOrEqual(limit)
         const next = chunks[i + 1]
-        if (next) expect(payloads.length + next.numbers[3]).toBeGreaterThan(limit)
+        // (U+FFFD stands for one code unit: lengths are as packed.)
+        if (next) expect(payloads.length + unpack([next])[0].text.length).toBeGreaterThan(limit)
       }
     }
   })
@@ -220,16 +158,18 @@ describe('settled outcomes', () => {
     const chunks = packOutcomes(outcomes)
     // 12 M fit together, a third 6 M would pass 16 M; an over-limit text goes alone.
     expect(chunks.map((c) => c.numbers.length / 4)).toEqual([2, 1, 1, 1])
-    const back = unpack(chunks)
-    expect(back.map(({ cell, call, ok }) => [cell, call, ok])).toEqual(outcomes.map(({ cell, call, ok }) => [cell, call, ok]))
-    expect(back.every((o, i) => o.text === outcomes[i].text)).toBe(true)
+    const texts = outcomes.map((o) => o.text)
+    const joined = [texts[0] + texts[1], texts[2], texts[3], texts[4]]
+    expect(chunks.every((chunk, i) => chunk.payloads === joined[i])).toBe(true)
+    // The small last one, through the Rust decoder.
+    expect(unpack(chunks.slice(-1))).toEqual([outcomes[4]])
   })
 
   it('go through settle alone and settleMany together, once per flush', () => {
     const sent: unknown[] = []
     const sink = {
       settle: (cell: number, call: number, ok: boolean, payload: string) => sent.push(['settle', cell, call, ok, payload]),
-      settleMany: (numbers: Float64Array, payloads: string) => sent.push(['settleMany', [...numbers], payloads]),
+      settleMany: (numbers: Float64Array, payloads: string) => sent.push(['settleMany', rustDecode({ numbers, payloads })]),
     }
     const queue = new OutcomeQueue()
     expect(queue.push(3, 1, false, 'no')).toBe(true)
@@ -240,7 +180,13 @@ describe('settled outcomes', () => {
     queue.flush(sink)
     expect(sent).toEqual([
       ['settle', 3, 1, false, 'no'],
-      ['settleMany', [3, 2, 1, 3, 4, 1, 1, 2], '"a"😀'],
+      [
+        'settleMany',
+        [
+          [3, [[2, true, '"a"']]],
+          [4, [[1, true, '😀']]],
+        ],
+      ],
     ])
   })
 
@@ -262,45 +208,5 @@ describe('settled outcomes', () => {
     expect(sent).toEqual(['bbcc', 'ddddd'])
     queue.flush(sink)
     expect(sent).toEqual(['bbcc', 'ddddd', 'late'])
-  })
-})
-
-describe('the Rust half, through the test exports', () => {
-  const tools = [{ name: 'read_file' }, { name: 'write_file' }]
-  const toolsJson = JSON.stringify(tools)
-  // Catalog ids; a tool's index is its place in the gateway's list.
-  const ids = tools.map((t) => `openclaw:core:${t.name}`)
-
-  it('decodes the batches crates/catalog/src/calls.rs writes', () => {
-    const inputs = ['{"path":"a,0,1,{}]"}', '["😀","\\ud800",0]', '0', 'null', '{"nested":{"deep":[[[]]]}}']
-    const calls = inputs.map((input, n) => [n + 1, ids[n % 2], input])
-    for (const parent of [null, 'exec_1', 'quote"and\\back']) {
-      const batch = __testWriteCalls(toolsJson, parent, JSON.stringify(calls))
-      const decoded = decodeCallBatch(batch)
-      expect(decoded.map((c) => [c.call, c.toolIndex, c.input, c.namespace, c.parentToolCallId])).toEqual(
-        inputs.map((input, n) => [n + 1, n % 2, JSON.parse(input), undefined, parent ?? undefined]),
-      )
-    }
-    // The writer refuses input that is not exactly one JSON value (it could forge a call).
-    expect(__testWriteCalls(toolsJson, null, JSON.stringify([[1, ids[0], '{},0,1,{}']]))).toBe(
-      'error: tool input must be JSON-serialisable',
-    )
-  })
-
-  it('hands src/protocol/settle.rs exactly what lib/protocol.js packed', () => {
-    const outcomes: Outcome[] = [
-      { cell: 1, call: 1, ok: true, text: '{"a":"😀"}' },
-      { cell: 1, call: 2, ok: false, text: 'boom \ud800 lone' },
-      { cell: 2 ** 40, call: 7, ok: true, text: '' },
-      { cell: 1, call: 3, ok: true, text: 'é'.repeat(1000) },
-    ]
-    for (const limit of [SETTLE_JOIN_LIMIT, 8, 1]) {
-      const decoded = packOutcomes(outcomes, limit).flatMap(({ numbers, payloads }) =>
-        (JSON.parse(__testDecodeSettled(numbers, payloads)) as [number, [number, boolean, string][]][]).flatMap(
-          ([cell, list]) => list.map(([call, ok, text]) => ({ cell, call, ok, text })),
-        ),
-      )
-      expect(decoded).toEqual(outcomes.map((o) => ({ ...o, text: fromUtf16Lossy(o.text) })))
-    }
   })
 })

@@ -162,11 +162,18 @@ describe('structured tools', () => {
       sourceName: 'core',
     })
     for (const hit of hits) expect(hit).not.toHaveProperty('parameters')
+    // The model reads these as JSON: the keys come in the catalog's order, an absent label is
+    // left out (not null).
+    expect(Object.keys(hits[0])).toEqual(['id', 'name', 'label', 'description', 'source', 'sourceName'])
+    for (const hit of hits) expect(hit.label === undefined ? !('label' in hit) : typeof hit.label === 'string').toBe(true)
+    expect(hits.some((hit) => !('label' in hit))).toBe(true)
     expect((completed(await run.call('tool_search', { query: 'file', limit: 1 })) as unknown[]).length).toBe(1)
     const described = completed(await run.call('tool_describe', { id: 'mcp:github:create_issue' })) as Record<string, unknown>
     expect(described).toMatchObject({ id: 'mcp:github:create_issue', source: 'mcp', parameters: { type: 'object' } })
     const readFile = completed(await run.call('tool_describe', { id: 'openclaw:core:read_file' })) as Record<string, unknown>
     expect(readFile.parameters).toEqual(TOOLS[0].parameters)
+    expect(Object.keys(readFile)).toEqual(['id', 'name', 'label', 'description', 'source', 'sourceName', 'parameters'])
+    expect(JSON.stringify(readFile.parameters)).toBe(JSON.stringify(TOOLS[0].parameters))
     const called = completed(
       await run.call('tool_call', { id: 'openclaw:core:read_file', args: { path: 'a.txt' } }, { toolCallId: 'model-1' }),
     )

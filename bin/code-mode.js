@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 'use strict'
 // `npx code-mode run <cell>` and `npx code-mode check <cell>`: see `code-mode --help`.
 require('../lib/cli.js')

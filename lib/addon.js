@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // The native addon for the OpenClaw plugin's entry points (lib/openclaw-plugin.js,
 // lib/openclaw-executor.js), which must not throw while OpenClaw loads them: when this
@@ -5,6 +6,7 @@
 // path it tried) would reach the model as the text of every failed cell. Here a failed load
 // becomes one short message that names the package to install and holds no file paths.
 
+/** @type {{ name: string, optionalDependencies?: Record<string, string> }} */
 const pkg = require('../package.json')
 
 /** This platform as the binary packages name it (`linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`). */
@@ -14,7 +16,9 @@ function platformName() {
   if (platform === 'linux') {
     let glibc = true
     try {
-      glibc = Boolean(process.report?.getReport?.()?.header?.glibcVersionRuntime)
+      // A report's header has no type in @types/node.
+      const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.())
+      glibc = Boolean(report?.header?.glibcVersionRuntime)
     } catch {}
     return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
   }
@@ -24,23 +28,31 @@ function platformName() {
 /** The binary package this platform needs. */
 const binaryPackage = () => `${pkg.name}-${platformName()}`
 
-/** Every message of a load error and its cause chain (napi-rs chains one per place it looked). */
+/**
+ * Every message of a load error and its cause chain (napi-rs chains one per place it looked).
+ * @param {unknown} error
+ */
 function messages(error) {
+  /** @type {string[]} */
   const out = []
-  for (let e = error, depth = 0; e && depth < 32; e = e.cause, depth++) {
+  for (let e = /** @type {any} */ (error), depth = 0; e && depth < 32; e = e.cause, depth++) {
     out.push(typeof e?.message === 'string' ? e.message : String(e))
   }
   return out
 }
 
-/** `text` with every file path cut to its last part (a dynamic linker names the files it read). */
+/**
+ * `text` with every file path cut to its last part (a dynamic linker names the files it read).
+ * @param {string} text
+ */
 const withoutPaths = (text) =>
-  text.replace(/(?:[A-Za-z]:|[\w@.~-]+)?(?:[\\/][^\\/\s'"`()]+)+[\\/]?/g, (path) => path.split(/[\\/]/).filter(Boolean).pop() ?? '')
+  text.replace(/(?:[A-Za-z]:|[\w@.~-]+)?(?:[\\/][^\\/\s'"`()]+)+[\\/]?/g, (/** @type {string} */ path) => path.split(/[\\/]/).filter(Boolean).pop() ?? '')
 
 /**
  * What to tell the model and the operator when the addon did not load: that the binary package
  * is not installed (every place napi-rs looked had nothing), or why it did not load (the first
  * other failure, on one line, without paths).
+ * @param {unknown} error
  */
 function missingAddonMessage(error) {
   const all = messages(error)
@@ -63,10 +75,12 @@ function missingAddonMessage(error) {
   )
 }
 
+/** @type {{ native: typeof import('./native.js') } | undefined} */
 let loaded
 /**
  * The addon (binding.js's exports), or `{ error }`: the short message of missingAddonMessage.
  * A failed load is not kept: the next call tries again (the package may be installed since).
+ * @returns {{ native: typeof import('./native.js'), error?: undefined } | { native?: undefined, error: string }}
  */
 function loadAddon() {
   if (loaded) return loaded

@@ -1,7 +1,11 @@
+// @ts-check
 'use strict'
 // A run's exec and wait as OpenClaw agent tools.
 
 const { CodeModeRun } = require('./run.js')
+
+/** @typedef {import('../index').CodeModeResult} CodeModeResult */
+/** @typedef {import('../index').OpenClawAgentTool} OpenClawAgentTool */
 
 // Pretty-printing indents every line by its depth, so a deeply nested value of a few kilobytes
 // (within maxOutputBytes) would become megabytes of model content. Indented only when shallow
@@ -9,7 +13,10 @@ const { CodeModeRun } = require('./run.js')
 const PRETTY_MAX_CHARS = 1 << 20
 const PRETTY_MAX_DEPTH = 16
 
-/** Deepest nesting of arrays and objects in JSON text. */
+/**
+ * Deepest nesting of arrays and objects in JSON text.
+ * @param {string} json
+ */
 function nesting(json) {
   let depth = 0
   let deepest = 0
@@ -26,7 +33,10 @@ function nesting(json) {
   return deepest
 }
 
-/** The result as the model reads it: indented JSON, or compact when indenting would bloat it. */
+/**
+ * The result as the model reads it: indented JSON, or compact when indenting would bloat it.
+ * @param {CodeModeResult} result
+ */
 function modelText(result) {
   const compact = JSON.stringify(result)
   if (compact.length > PRETTY_MAX_CHARS || nesting(compact) > PRETTY_MAX_DEPTH) return compact
@@ -34,7 +44,11 @@ function modelText(result) {
   return pretty.length <= 2 * compact.length + 4096 ? pretty : compact
 }
 
-/** Wraps a run's exec and wait as OpenClaw agent tools (drop-in for the gateway's tool list). */
+/**
+ * Wraps a run's exec and wait as OpenClaw agent tools (drop-in for the gateway's tool list).
+ * @param {import('../index').CodeModeRun} run
+ * @returns {OpenClawAgentTool[]}
+ */
 function createCodeModeAgentTools(run) {
   if (!(run instanceof CodeModeRun)) {
     throw new TypeError('createCodeModeAgentTools(run): run must be a CodeModeRun.')
@@ -46,15 +60,17 @@ function createCodeModeAgentTools(run) {
       label: definition.label,
       description: definition.description,
       parameters: definition.parameters,
-      toolKind: isExec ? 'code_mode_exec' : 'code_mode_wait',
+      toolKind: isExec ? /** @type {const} */ ('code_mode_exec') : /** @type {const} */ ('code_mode_wait'),
       /** Hook metadata for one call: lets policies tell a code cell from a shell `exec`. */
       hookMetadata(params) {
         if (!isExec) return { toolKind: 'code_mode_wait' }
-        const language = params?.language === 'typescript' ? 'typescript' : 'javascript'
+        const language = /** @type {{ language?: unknown } | null | undefined} */ (params)?.language === 'typescript' ? 'typescript' : 'javascript'
         return { toolKind: 'code_mode_exec', toolInputKind: language }
       },
       async execute(toolCallId, params, signal, onUpdate) {
-        const result = await run[definition.name](params, { toolCallId, signal })
+        // The model's raw arguments, as the run takes them: it checks them (bad ones are a failed result).
+        const input = /** @type {import('../index').CodeModeExecInput & import('../index').CodeModeWaitInput} */ (params)
+        const result = await run[definition.name](input, { toolCallId, signal })
         if (typeof onUpdate === 'function' && result.status === 'waiting') {
           try {
             onUpdate({ content: [{ type: 'text', text: `waiting: ${result.runId}` }], details: result })

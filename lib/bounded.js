@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // Nested-call payloads as events carry them: a transcript can project a call without wrapping
 // the executor, and an event never carries more than a bounded copy of a large value.
@@ -11,22 +12,33 @@ const EVENT_PAYLOAD_CHARS = 8192
  * alive, so a bounded field a gateway keeps in its transcript would hold the unbounded original.
  * The copy goes through a buffer as UTF-16 code units, which keeps lone surrogates; V8 has no
  * other way to ask for a flat string of its own.
+ * @template T
+ * @param {T} text
+ * @returns {T}
  */
 function ownedText(text) {
-  return typeof text === 'string' && text.length > 0 ? Buffer.from(text, 'utf16le').toString('utf16le') : text
+  return typeof text === 'string' && text.length > 0 ? /** @type {T} */ (Buffer.from(text, 'utf16le').toString('utf16le')) : text
 }
 
-/** An owned copy (see {@link ownedText}) of `text` within the bound, else of its head and the marker `…[truncated N characters]`. */
+/**
+ * An owned copy (see {@link ownedText}) of `text` within the bound, else of its head and the marker `…[truncated N characters]`.
+ * @template T
+ * @param {T} text
+ * @returns {T}
+ */
 function boundedText(text) {
   if (typeof text !== 'string') return text
   if (text.length <= EVENT_PAYLOAD_CHARS) return ownedText(text)
-  return ownedText(`${text.slice(0, EVENT_PAYLOAD_CHARS)}…[truncated ${text.length - EVENT_PAYLOAD_CHARS} characters]`)
+  return /** @type {T} */ (ownedText(`${text.slice(0, EVENT_PAYLOAD_CHARS)}…[truncated ${text.length - EVENT_PAYLOAD_CHARS} characters]`))
 }
 
 /**
  * A value whose JSON text is `json`: `value` (or, without one, `json` parsed, which copies every
  * string) when its JSON is within the bound, else that JSON's bounded text (an owned string
  * ending in the truncation marker) and `truncated: true`.
+ * @param {string | undefined} json
+ * @param {unknown} [value]
+ * @returns {{ value: unknown, truncated: boolean }}
  */
 function boundedJson(json, value) {
   if (typeof json !== 'string') return { value: null, truncated: false }
@@ -34,7 +46,11 @@ function boundedJson(json, value) {
   return { value: boundedText(json), truncated: true }
 }
 
-/** JSON text of `value` for an event (undefined stays undefined; cycles give null). */
+/**
+ * JSON text of `value` for an event (undefined stays undefined; cycles give null).
+ * @param {unknown} value
+ * @returns {string | undefined}
+ */
 function jsonOf(value) {
   try {
     return value === undefined ? undefined : JSON.stringify(value)

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // Built catalogs shared between runs, keyed by content.
 //
@@ -36,7 +37,10 @@ const OBJECT_PROTOTYPE = Object.prototype
 const { getPrototypeOf, keys: ownKeys } = Object
 const { isArray } = Array
 
-/** @type {{ count: number, json: string, record: unknown[] | null, catalog: object, weight: number, used: number }[]} */
+/** @typedef {import('../binding').NativeCatalog} NativeCatalog */
+/** @typedef {{ count: number, json: string, record: unknown[] | null, catalog: NativeCatalog, weight: number, used: number }} Entry */
+
+/** @type {Entry[]} */
 const entries = []
 let bytes = 0
 let clock = 0
@@ -44,12 +48,17 @@ let clock = 0
 /**
  * Text, record and native catalog each hold about the JSON text's size or twice it (strings
  * are kept once per side, the record adds a pointer per value).
+ * @param {string} json
  */
 function weightOf(json) {
   return json.length * 6
 }
 
-/** The tools as JSON text; a tool that is not JSON (a cycle, a bigint) goes as `null`. */
+/**
+ * The tools as JSON text; a tool that is not JSON (a cycle, a bigint) goes as `null`.
+ * @param {unknown[]} tools
+ * @returns {string}
+ */
 function toolsJson(tools) {
   try {
     return JSON.stringify(tools)
@@ -66,7 +75,11 @@ function toolsJson(tools) {
   }
 }
 
-/** The flat record of parsed JSON data. */
+/**
+ * The flat record of parsed JSON data.
+ * @param {unknown} value
+ * @param {unknown[]} out
+ */
 function record(value, out) {
   if (typeof value !== 'object' || value === null) {
     out.push(value)
@@ -78,22 +91,32 @@ function record(value, out) {
     out.push(OBJECT)
     for (const key of ownKeys(value)) {
       out.push(key)
-      record(value[key], out)
+      record(/** @type {Record<string, unknown>} */ (value)[key], out)
     }
     out.push(END)
   }
   return out
 }
 
-let flat = null
+/**
+ * What `walk` reads between walks (no record is held then).
+ * @type {readonly unknown[]}
+ */
+const NO_RECORD = []
+/**
+ * The record being walked.
+ * @type {readonly unknown[]}
+ */
+let flat = NO_RECORD
 let at = 0
 
 /**
  * Whether JSON leaves `value` out of an object (and writes `null` for it in an array). A
  * function with a `toJSON` method is written: `walk` gives up on it, as on any function.
+ * @param {unknown} value
  */
 function unwritable(value) {
-  return value === undefined || typeof value === 'symbol' || (typeof value === 'function' && typeof value.toJSON !== 'function')
+  return value === undefined || typeof value === 'symbol' || (typeof value === 'function' && typeof (/** @type {{ toJSON?: unknown }} */ (value).toJSON) !== 'function')
 }
 
 /**
@@ -109,6 +132,9 @@ function unwritable(value) {
  * `JSON.stringify` reads it: `toJSON`, then an array's length once and its indices, or an
  * object's own enumerable string keys (`Object.keys`, the list JSON takes) and each value in
  * that order, so a getter answers the walk what it would answer JSON.
+ * @param {any} value
+ * @param {number} depth
+ * @returns {boolean}
  */
 function walk(value, depth) {
   if (typeof value === 'string' || typeof value === 'boolean') return flat[at++] === value
@@ -137,24 +163,30 @@ function walk(value, depth) {
   return flat[at++] === END
 }
 
-/** Whether `tools` serialises to the JSON text `entry` was recorded from. */
-function matches(entry, tools) {
-  flat = entry.record
+/**
+ * Whether `tools` serialises to the JSON text `record` was recorded from.
+ * @param {unknown[]} record
+ * @param {unknown[]} tools
+ */
+function matches(record, tools) {
+  flat = record
   at = 0
   try {
     return walk(tools, 0) && at === flat.length
   } catch {
     return false // a getter or proxy threw: the text comparison decides (and throws the same)
   } finally {
-    flat = null
+    flat = NO_RECORD
   }
 }
 
+/** @param {Entry} entry */
 function touch(entry) {
   entry.used = ++clock
   return entry.catalog
 }
 
+/** @param {Entry} entry */
 function insert(entry) {
   if (entry.weight > MAX_BYTES) return
   while (entries.length >= MAX_ENTRIES || bytes + entry.weight > MAX_BYTES) {
@@ -170,11 +202,13 @@ function insert(entry) {
 /**
  * The native catalog of `tools` (an array): the one built for equal content before if it is
  * still kept, else a new one (kept when large enough).
+ * @param {unknown[]} tools
+ * @returns {NativeCatalog}
  */
 function catalogFor(tools) {
   const count = tools.length
   for (const entry of entries) {
-    if (entry.count === count && entry.record !== null && matches(entry, tools)) return touch(entry)
+    if (entry.count === count && entry.record !== null && matches(entry.record, tools)) return touch(entry)
   }
   const json = toolsJson(tools)
   for (const entry of entries) {
@@ -182,6 +216,7 @@ function catalogFor(tools) {
   }
   const catalog = new native.NativeCatalog(json)
   if (count >= MIN_TOOLS) {
+    /** @type {unknown[] | null} */
     let flatRecord = null
     try {
       flatRecord = record(JSON.parse(json), [])

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // `code-mode check <cell>`: type-checks one cell the way it runs (the body of an async function:
 // top-level await and return are fine), at the cell's own lines and columns, against
@@ -14,6 +15,32 @@ const { createRequire } = require('node:module')
 const { tmpdir } = require('node:os')
 const { dirname, join, resolve } = require('node:path')
 const { pathToFileURL } = require('node:url')
+
+/**
+ * A diagnostic as a checker reports it, before cell positions.
+ * @typedef {{ fileName?: string, start?: number, text?: string, category: string, code: number, message: string }} RawDiagnostic
+ */
+/**
+ * A diagnostic of `checkCell`: at the cell's own `line`/`column` (with its `source` line), or
+ * in a declaration `file`.
+ * @typedef {{ category: string, code: number, message: string, file?: string, line?: number, column?: number, source?: string }} Diagnostic
+ */
+/**
+ * A TypeScript that `checkCell` drives ({@link loadTypeScript}).
+ * @typedef {{ version: string, api: string, check(rootNames: string[], tempDir: string): RawDiagnostic[], dir: string }} Checker
+ */
+/**
+ * TypeScript 7's typescript/unstable/sync, the parts used here (it ships no types this package
+ * can name: the module is loaded from the user's install).
+ * @typedef {{ text: string, messageChain?: SyncDiagnostic[], fileName?: string, pos?: number, category: number, code: number }} SyncDiagnostic
+ * @typedef {{ getConfigFileParsingDiagnostics(): SyncDiagnostic[], getProgramDiagnostics(): SyncDiagnostic[], getSyntacticDiagnostics(): SyncDiagnostic[], getGlobalDiagnostics(): SyncDiagnostic[], getSemanticDiagnostics(): SyncDiagnostic[] }} SyncProgram
+ * @typedef {{ API: new (options: { cwd: string }) => { updateSnapshot(options: { openProjects: string[] }): { getProject(config: string): { program: SyncProgram } | undefined }, close(): void } }} SyncModule
+ */
+/**
+ * A JSON Schema as a tool gives it: any JSON, read defensively (hence `any`).
+ * @typedef {any} JsonSchema
+ */
+/** @typedef {{ name: string, description?: string, parameters?: JsonSchema }} Shortcut */
 
 const GUEST_TYPES = resolve(__dirname, '..', 'guest.d.ts')
 const GUEST_OPENCLAW_TYPES = resolve(__dirname, '..', 'guest-openclaw.d.ts')
@@ -38,7 +65,12 @@ class TypeScriptUnavailable extends Error {}
 
 const CATEGORIES = ['warning', 'error', 'suggestion', 'message']
 
-/** TypeScript 5.x/6.x: `createProgram` and `getPreEmitDiagnostics`. */
+/**
+ * TypeScript 5.x/6.x: `createProgram` and `getPreEmitDiagnostics`.
+ * @param {typeof import('typescript')} ts
+ * @param {string} dir
+ * @returns {Checker}
+ */
 function compilerApi(ts, dir) {
   return {
     version: ts.version,
@@ -72,8 +104,15 @@ function compilerApi(ts, dir) {
   }
 }
 
-/** TypeScript 7.x: the sync API over its native compiler, on a tsconfig.json in the check's temp dir. */
+/**
+ * TypeScript 7.x: the sync API over its native compiler, on a tsconfig.json in the check's temp dir.
+ * @param {string} version
+ * @param {SyncModule} mod
+ * @param {string} dir
+ * @returns {Checker}
+ */
 function syncApi(version, mod, dir) {
+  /** @type {(d: SyncDiagnostic, indent?: string) => string} */
   const flatten = (d, indent = '') =>
     [indent + d.text, ...(d.messageChain ?? []).map((c) => flatten(c, `${indent}  `))].join('\n')
   return {
@@ -129,6 +168,7 @@ function syncApi(version, mod, dir) {
  * The `typescript` of the user's project (cwd), else the one next to this package, as a checker
  * `{ version, api, check(rootNames, tempDir) }`; null when neither has it. Throws
  * TypeScriptUnavailable (a message naming the supported versions) for one it cannot drive.
+ * @returns {Promise<Checker | null>}
  */
 async function loadTypeScript(cwd = process.cwd()) {
   for (const base of [join(cwd, 'package.json'), __filename]) {
@@ -141,6 +181,7 @@ async function loadTypeScript(cwd = process.cwd()) {
     const dir = dirname(realpathSync(pkgFile))
     const version = String(JSON.parse(readFileSync(pkgFile, 'utf8')).version)
     const major = parseInt(version, 10)
+    /** @param {string} [why] */
     const unsupported = (why) =>
       new TypeScriptUnavailable(
         `check supports ${SUPPORTED_TEXT}; found TypeScript ${version} in ${dir}${why ? ` (${why})` : ''}. Install a supported one: npm install --save-dev typescript@latest`,
@@ -155,17 +196,20 @@ async function loadTypeScript(cwd = process.cwd()) {
       try {
         mod = await import(pathToFileURL(createRequire(pkgFile).resolve('typescript/unstable/sync')).href)
       } catch (error) {
-        throw unsupported(`its typescript/unstable/sync API did not load: ${error.message.split('\n')[0]}`)
+        throw unsupported(`its typescript/unstable/sync API did not load: ${String(/** @type {Error} */ (error)?.message).split('\n')[0]}`)
       }
       if (typeof mod.API !== 'function') throw unsupported('typescript/unstable/sync has no API class')
-      return syncApi(version, mod, dir)
+      return syncApi(version, /** @type {SyncModule} */ (mod), dir)
     }
     throw unsupported()
   }
   return null
 }
 
-/** Identifier-safe form of a tool name, as the runtime makes `tools.<name>` (crates/catalog/src/names.rs). */
+/**
+ * Identifier-safe form of a tool name, as the runtime makes `tools.<name>` (crates/catalog/src/names.rs).
+ * @param {unknown} name
+ */
 function safeName(name) {
   let out = String(name).replace(/[^A-Za-z0-9_$]/gu, '_')
   if (out === '' || /^[0-9]/.test(out)) out = `_${out}`
@@ -174,24 +218,30 @@ function safeName(name) {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
-/** A TypeScript type for a JSON Schema: what the schema pins down, `unknown` for the rest. */
+/**
+ * A TypeScript type for a JSON Schema: what the schema pins down, `unknown` for the rest.
+ * @param {JsonSchema} schema
+ * @param {number} [depth]
+ * @returns {string}
+ */
 function schemaType(schema, depth = 0) {
   if (schema === true || schema === undefined) return 'unknown'
   if (schema === false) return 'never'
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || depth > 8) return 'unknown'
+  /** @param {unknown} v */
   const literal = (v) => (v === null || ['string', 'number', 'boolean'].includes(typeof v) ? JSON.stringify(v) : 'unknown')
   if (Object.hasOwn(schema, 'const')) return literal(schema.const)
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return [...new Set(schema.enum.map(literal))].join(' | ')
   for (const key of ['anyOf', 'oneOf']) {
     if (Array.isArray(schema[key]) && schema[key].length > 0) {
-      return [...new Set(schema[key].map((s) => paren(schemaType(s, depth + 1))))].join(' | ')
+      return [...new Set(schema[key].map((/** @type {JsonSchema} */ s) => paren(schemaType(s, depth + 1))))].join(' | ')
     }
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length > 0) {
-    return schema.allOf.map((s) => paren(schemaType(s, depth + 1))).join(' & ')
+    return schema.allOf.map((/** @type {JsonSchema} */ s) => paren(schemaType(s, depth + 1))).join(' & ')
   }
   const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type]
-  if (types.length > 1) return types.map((type) => paren(schemaType({ ...schema, type }, depth + 1))).join(' | ')
+  if (types.length > 1) return types.map((/** @type {unknown} */ type) => paren(schemaType({ ...schema, type }, depth + 1))).join(' | ')
   const type = types[0] ?? (schema.properties ? 'object' : schema.items ? 'array' : undefined)
   switch (type) {
     case 'string':
@@ -222,22 +272,30 @@ function schemaType(schema, depth = 0) {
   }
 }
 
+/** @param {string} type */
 function paren(type) {
   return /[|&]/.test(type) && !/^\{.*\}$/.test(type) ? `(${type})` : type
 }
 
-/** True when `{}` is a valid input (no required property): the argument may be left out. */
+/**
+ * True when `{}` is a valid input (no required property): the argument may be left out.
+ * @param {JsonSchema} schema
+ */
 function inputOptional(schema) {
   if (!schema || typeof schema !== 'object') return true
   return !(Array.isArray(schema.required) && schema.required.length > 0)
 }
 
+/** @param {unknown} text */
 const docComment = (text) => {
   const lines = String(text ?? '').replace(/\*\//g, '*\\/').split('\n').filter((l) => l.trim() !== '')
   return lines.length === 0 ? '' : `  /**\n${lines.map((l) => `   * ${l}`).join('\n')}\n   */\n`
 }
 
-/** The `tools.d.ts` of a run: one typed member per `tools.<name>` shortcut. */
+/**
+ * The `tools.d.ts` of a run: one typed member per `tools.<name>` shortcut.
+ * @param {Shortcut[]} shortcuts
+ */
 function toolsDeclaration(shortcuts) {
   const members = shortcuts.map(({ name, description, parameters }) => {
     const input = parameters === undefined ? 'unknown' : schemaType(parameters)
@@ -250,11 +308,14 @@ function toolsDeclaration(shortcuts) {
  * The declaration files of a CodeModeRun over `tools`: the MCP files the runtime renders
  * (`{ "mcp/index.d.ts": text, ... }`, read by a cell through API.list/API.read as a model's cell
  * would) and `tools.d.ts`, each `tools.<name>` shortcut of the run typed from its parameters.
+ * @param {import('../index').CatalogTool[]} tools
+ * @param {Record<string, unknown>} [config]
+ * @returns {Promise<{ files: Record<string, string>, shortcuts: Shortcut[] }>}
  */
 async function renderedDeclarations(tools, config) {
   const { CodeModeRun } = require('../index.js')
   const run = CodeModeRun.create({
-    config: { ...(config ?? {}), maxOutputBytes: 10 << 20, enabled: true },
+    config: { ...config, maxOutputBytes: 10 << 20, enabled: true },
     runId: `check-${process.pid}`,
     tools,
     executor: () => {
@@ -270,16 +331,19 @@ const described = []
 for (const t of ALL_TOOLS) described.push(await tools.describe(t.id))
 return { files, keys: Object.keys(tools), described }`,
     })
-    if (result.status !== 'completed') throw new Error(`could not read the run's declarations: ${result.error ?? result.status}`)
-    const { files, keys, described } = result.value
+    if (result.status !== 'completed') throw new Error(`could not read the run's declarations: ${result.status === 'failed' ? result.error : result.status}`)
+    // What the cell above returns.
+    const { files, keys, described } = /** @type {{ files: Record<string, string>, keys: string[], described: Shortcut[] }} */ (result.value)
+    /** @type {Map<string, Shortcut | null>} */
     const bySafe = new Map()
     for (const entry of described) {
       const name = safeName(entry.name)
       bySafe.set(name, bySafe.has(name) ? null : entry)
     }
-    const shortcuts = keys
-      .filter((k) => !['search', 'describe', 'call'].includes(k) && bySafe.get(k))
-      .map((k) => ({ name: k, description: bySafe.get(k).description, parameters: bySafe.get(k).parameters }))
+    const shortcuts = keys.flatMap((k) => {
+      const entry = ['search', 'describe', 'call'].includes(k) ? undefined : bySafe.get(k)
+      return entry ? [{ name: k, description: entry.description, parameters: entry.parameters }] : []
+    })
     return { files, shortcuts }
   } finally {
     run.abort()
@@ -291,16 +355,24 @@ return { files, keys: Object.keys(tools), described }`,
  * model's cell reads them (`API.list()`, `API.read(path)`): `{ "results.d.ts": text,
  * "mcp/<server>.d.ts": text, "tools/<name>.d.ts": text, ... }`. `gateway` is a
  * lib/openclaw-gateway.js createGateway() result.
+ * @param {{ exec: import('./openclaw-gateway.js').AgentTool }} gateway
+ * @returns {Promise<Record<string, string>>}
  */
 async function openclawDeclarations(gateway) {
   let n = 0
+  /**
+   * @param {string} code
+   * @returns {Promise<any>} the cell's value (what `code` returns)
+   */
   const exec = async (code) => {
     const d = (await gateway.exec.execute(`check_${++n}`, { code })).details
     if (d?.status !== 'completed') throw new Error(`could not read the gateway's declarations: ${d?.code ?? d?.status}: ${String(d?.error ?? '').split('\n')[0]}`)
     return d.value
   }
   const paths = await exec('return (await API.list()).files.map((f) => f.path).filter((p) => p.endsWith(".d.ts"))')
+  /** @type {Record<string, string>} */
   const files = {}
+  /** @param {string[]} batch */
   const read = async (batch) => {
     const value = await exec(`const out = {}\nfor (const p of ${JSON.stringify(batch)}) out[p] = (await API.read(p)).content\nreturn out`)
     const complete = batch.every((p) => typeof value?.[p] === 'string')
@@ -316,7 +388,11 @@ async function openclawDeclarations(gateway) {
   return files
 }
 
-/** 1-based line and column of UTF-16 offset `offset` in `text`. */
+/**
+ * 1-based line and column of UTF-16 offset `offset` in `text`.
+ * @param {string} text
+ * @param {number} offset
+ */
 function lineColumn(text, offset) {
   const before = text.slice(0, offset)
   const line = before.split('\n').length
@@ -329,12 +405,21 @@ function lineColumn(text, offset) {
  * when given) or 'openclaw' (guest-openclaw.d.ts, with the gateway's results.d.ts when given).
  * Returns the diagnostics with cell positions (1-based `line`/`column`) for the cell's own, and
  * `file` set for any in a declaration file.
+ * @param {Checker} checker
+ * @param {string} code
+ * @param {{ language?: 'javascript' | 'typescript', declarations?: Record<string, string>, guest?: 'library' | 'openclaw' }} [options]
+ * @returns {Diagnostic[]}
  */
 function checkCell(checker, code, { language = 'typescript', declarations = {}, guest = 'library' } = {}) {
   // Real path: compilers report files by it (a symlinked tmpdir would not match).
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'code-mode-check-')))
   try {
+    /** @type {Map<string, { path: string, text: string }>} */
     const written = new Map()
+    /**
+     * @param {string} path
+     * @param {string} text
+     */
     const write = (path, text) => {
       const file = join(dir, path)
       mkdirSync(dirname(file), { recursive: true })
@@ -379,7 +464,11 @@ function checkCell(checker, code, { language = 'typescript', declarations = {}, 
   }
 }
 
-/** tsc-style text: `cell.ts:3:15 - error TS2345: …`, the cell line and a caret under the column. */
+/**
+ * tsc-style text: `cell.ts:3:15 - error TS2345: …`, the cell line and a caret under the column.
+ * @param {string} cellName
+ * @param {Diagnostic[]} diagnostics
+ */
 function formatDiagnostics(cellName, diagnostics) {
   const lines = []
   for (const d of diagnostics) {
@@ -387,7 +476,7 @@ function formatDiagnostics(cellName, diagnostics) {
     lines.push(`${where} - ${d.category} TS${d.code}: ${d.message}`)
     if (d.source !== undefined) {
       const gutter = String(d.line)
-      lines.push('', `${gutter} ${d.source}`, `${' '.repeat(gutter.length)} ${d.source.slice(0, d.column - 1).replace(/[^\t]/g, ' ')}^`, '')
+      lines.push('', `${gutter} ${d.source}`, `${' '.repeat(gutter.length)} ${d.source.slice(0, (d.column ?? 1) - 1).replace(/[^\t]/g, ' ')}^`, '')
     }
   }
   return lines.length > 0 ? `${lines.join('\n')}\n` : ''

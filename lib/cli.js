@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // `code-mode run <cell>`: runs one cell against a catalog from a JSON file and/or MCP servers,
 // follows `waiting` with `wait`, and reports output, value, nested calls and telemetry.
@@ -8,7 +9,54 @@
 const { existsSync, readFileSync } = require('node:fs')
 const { basename, extname, join, resolve } = require('node:path')
 
+const { followWaits } = require('./follow-waits.js')
+
 const ROOT = resolve(__dirname, '..')
+
+/**
+ * The command line's options.
+ * @typedef {object} CliOptions
+ * @property {string[]} mcp `--mcp` commands
+ * @property {boolean} json
+ * @property {number} maxLegs
+ * @property {boolean} openclaw
+ * @property {boolean} [help]
+ * @property {boolean} [version]
+ * @property {string} [tools] the `--tools` file
+ * @property {string} [config] the `--config` JSON text
+ * @property {string} [language]
+ * @property {string} [executor]
+ */
+/** @typedef {{ stdout: { write(text: string): unknown }, stderr: { write(text: string): unknown } }} Io */
+/** A `--tools` file's catalog (checked by the runtime) and canned answers. @typedef {{ tools: any[], responses: Record<string, unknown> }} ToolsFile */
+/** @typedef {{ id: string, name: string }} ToolCallName */
+/** @typedef {{ toolId: string, ok: boolean, durationMs: number | undefined, error?: string }} CallSummary */
+/**
+ * What `run` reports: the last result's fields, and the legs, output and calls of all of them.
+ * @typedef {object} Report
+ * @property {string} status
+ * @property {unknown} [value]
+ * @property {string} [code]
+ * @property {string} [failurePhase]
+ * @property {string} [error]
+ * @property {string} [runId]
+ * @property {string} [reason]
+ * @property {number} legs
+ * @property {number} durationMs
+ * @property {import('../index').CodeModeOutput[]} output
+ * @property {CallSummary[]} calls
+ * @property {any} telemetry the result's telemetry (code mode's, or the gateway's)
+ */
+/**
+ * One exec or wait result, as `run` reads it (code mode's `CodeModeResult`, or the gateway's details).
+ * @typedef {{ status: string, value?: unknown, code?: string, failurePhase?: string, error?: string, runId?: string, reason?: string, output?: import('../index').CodeModeOutput[], telemetry?: unknown }} LegResult
+ */
+
+/**
+ * The message of a thrown value.
+ * @param {unknown} error
+ */
+const messageOf = (error) => (error instanceof Error ? error.message : String(error))
 
 const HELP = `Usage: code-mode run <cell.js|cell.ts> [options]
        code-mode check <cell.js|cell.ts> [--tools <file>] [--mcp <command>] [--language <lang>] [--json]
@@ -62,14 +110,18 @@ or, with --openclaw, a missing or old "openclaw" or a Node older than it needs.
 
 class UsageError extends Error {}
 
-/** The `--config` JSON object; anything else is a usage error naming the flag. */
+/**
+ * The `--config` JSON object; anything else is a usage error naming the flag.
+ * @param {string | undefined} text
+ * @returns {Record<string, unknown>}
+ */
 function parseConfig(text) {
   if (text === undefined) return {}
   let config
   try {
     config = JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`--config: not valid JSON (${error.message}): ${text}`)
+    throw new UsageError(`--config: not valid JSON (${messageOf(error)}): ${text}`)
   }
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new UsageError(`--config: expected a JSON object such as '{"timeoutMs": 2000}', got ${text}`)
@@ -77,7 +129,9 @@ function parseConfig(text) {
   return config
 }
 
+/** @param {string[]} argv */
 function parseArgs(argv) {
+  /** @type {CliOptions} */
   const options = { mcp: [], json: false, maxLegs: 100, openclaw: false }
   const positional = []
   for (let i = 0; i < argv.length; i++) {
@@ -106,10 +160,14 @@ function parseArgs(argv) {
   return { options, positional }
 }
 
-/** Splits a command line into words, honouring single and double quotes. */
+/**
+ * Splits a command line into words, honouring single and double quotes.
+ * @param {string} command
+ */
 function splitCommand(command) {
   const words = []
   let word = ''
+  /** @type {string | null} */
   let quote = null
   let started = false
   for (const ch of command) {
@@ -132,6 +190,10 @@ function splitCommand(command) {
   return words
 }
 
+/**
+ * An `--mcp` value as the server's name and command.
+ * @param {string} spec
+ */
 function mcpSpec(spec) {
   const named = /^([A-Za-z][\w-]*)=(.+)$/.exec(spec)
   const words = splitCommand(named ? named[2] : spec)
@@ -141,18 +203,28 @@ function mcpSpec(spec) {
   return { name: named ? named[1] : guessed || 'mcp', command: words[0], args: words.slice(1) }
 }
 
+/**
+ * @param {string} file
+ * @returns {ToolsFile}
+ */
 function loadTools(file) {
   let data
   try {
     data = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new UsageError(`--tools ${file}: ${error.message}`)
+    throw new UsageError(`--tools ${file}: ${messageOf(error)}`)
   }
   const tools = Array.isArray(data) ? data : data.tools
   if (!Array.isArray(tools)) throw new UsageError(`--tools ${file}: expected { "tools": [...] }`)
   return { tools, responses: (data && data.responses) || {} }
 }
 
+/**
+ * The canned answer of `call` in a `--tools` file.
+ * @param {Record<string, any>} responses
+ * @param {ToolCallName} call
+ * @param {string | undefined} file
+ */
 function answer(responses, call, file) {
   const response = Object.hasOwn(responses, call.id) ? responses[call.id] : responses[call.name]
   if (response === undefined) throw new Error(`no response for ${call.name} in ${file}`)
@@ -173,6 +245,7 @@ function sourceCheckout() {
 /**
  * The message for an error: napi's loader says to reinstall when the addon is missing, which is
  * wrong in a source checkout, where the addon is built, not installed.
+ * @param {unknown} error
  */
 function errorMessage(error) {
   const message = error instanceof Error ? error.message : String(error)
@@ -187,11 +260,19 @@ function addon() {
   return require('../index.js')
 }
 
-/** "did you mean" for an unknown config key. */
+/**
+ * "did you mean" for an unknown config key.
+ * @param {string} key
+ * @param {string[]} known
+ */
 function closest(key, known) {
   const lower = key.toLowerCase()
   const hit = known.find((k) => k.toLowerCase() === lower)
   if (hit) return hit
+  /**
+   * @param {string} a
+   * @param {string} b
+   */
   const distance = (a, b) => {
     const row = Array.from({ length: b.length + 1 }, (_, i) => i)
     for (let i = 1; i <= a.length; i++) {
@@ -205,7 +286,7 @@ function closest(key, known) {
     }
     return row[b.length]
   }
-  const best = known.map((k) => [k, distance(lower, k.toLowerCase())]).sort((a, b) => a[1] - b[1])[0]
+  const best = known.map((k) => /** @type {const} */ ([k, distance(lower, k.toLowerCase())])).sort((a, b) => a[1] - b[1])[0]
   return best && best[1] <= 3 ? best[0] : undefined
 }
 
@@ -213,16 +294,21 @@ function closest(key, known) {
  * Warnings for `--config`: a key the runtime does not read, or a value it does not take as given
  * (`enabled` other than true, a limit out of range or not a positive integer), each naming the key
  * and what is used instead. `openclaw`: the keys are the gateway's.
+ * @param {Record<string, unknown>} config
+ * @param {{ openclaw?: boolean, executor?: string }} [options]
  */
 function configWarnings(config, { openclaw = false, executor } = {}) {
   const warnings = []
+  /** @type {Record<string, unknown> | undefined} */
   let resolved
   try {
-    resolved = addon().resolveCodeModeConfig({ ...config, enabled: true })
+    // Read by key (the keys of `config`).
+    resolved = { ...addon().resolveCodeModeConfig({ ...config, enabled: true }) }
   } catch {
     // Without the addon (--openclaw with upstream's executors) only the keys are checked.
   }
   const known = openclaw ? require('./openclaw-gateway.js').OPENCLAW_CONFIG_KEYS : resolved ? Object.keys(resolved) : []
+  /** @param {unknown} v */
   const show = (v) => JSON.stringify(v)
   for (const [key, value] of Object.entries(config)) {
     if (!known.includes(key)) {
@@ -245,7 +331,12 @@ function configWarnings(config, { openclaw = false, executor } = {}) {
   return warnings
 }
 
-/** The language of a cell: --language, else its file extension. */
+/**
+ * The language of a cell: --language, else its file extension.
+ * @param {string} file
+ * @param {CliOptions} options
+ * @returns {'javascript' | 'typescript'}
+ */
 function cellLanguage(file, options) {
   const language = options.language ?? (/\.[cm]?ts$/.test(file) ? 'typescript' : 'javascript')
   if (language !== 'typescript' && language !== 'javascript') throw new UsageError(`--language ${language}: expected javascript or typescript`)
@@ -255,13 +346,18 @@ function cellLanguage(file, options) {
   return language
 }
 
-/** Runs the CLI; resolves to the exit status. `io` = { stdout, stderr } writers. */
+/**
+ * Runs the CLI; resolves to the exit status. `io` = { stdout, stderr } writers.
+ * @param {string[]} argv
+ * @param {Io} [io]
+ * @returns {Promise<number>}
+ */
 async function main(argv, io = { stdout: process.stdout, stderr: process.stderr }) {
   let parsed
   try {
     parsed = parseArgs(argv)
   } catch (error) {
-    io.stderr.write(`code-mode: ${error.message}\n\n${HELP}`)
+    io.stderr.write(`code-mode: ${messageOf(error)}\n\n${HELP}`)
     return 2
   }
   const { options, positional } = parsed
@@ -282,6 +378,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     io.stderr.write(`code-mode: --executor needs "run --openclaw"\n`)
     return 2
   }
+  /** @type {Awaited<ReturnType<typeof import('./mcp.js').connectMcpServer>>[]} */
   const servers = []
   try {
     const config = parseConfig(options.config)
@@ -291,7 +388,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
       if (options.executor !== undefined && !EXECUTORS.includes(options.executor)) {
         throw new UsageError(`--executor ${options.executor}: expected ${EXECUTORS.join(', ')}`)
       }
-      return command === 'check' ? await checkOpenClaw(file, options, config, io) : await runOpenClaw(file, options, config, language, io)
+      return command === 'check' ? await checkOpenClaw(file, options, config, io) : await runOpenClaw(file, options, config, io)
     }
     if (command === 'check') return await check(file, options, config, language, io)
     const code = readFileSync(resolve(file), 'utf8')
@@ -303,6 +400,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     }
     const { CodeModeRun } = addon()
     const { forwardMcpCall } = require('./mcp.js')
+    /** @type {CallSummary[]} */
     const calls = []
     const started = performance.now()
     const run = CodeModeRun.create({
@@ -321,14 +419,12 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
       },
     })
     if (!run.active) throw new UsageError('no tools: give --tools and/or --mcp')
-    const legs = []
-    let result = await run.exec({ code, language }, { toolCallId: 'cli_exec' })
-    legs.push(result)
-    while (result.status === 'waiting' && legs.length < options.maxLegs) {
-      result = await run.wait({ runId: result.runId }, { toolCallId: `cli_wait_${legs.length}` })
-      legs.push(result)
-    }
-    return report(result, legs, calls, started, options, io)
+    const legs = await followWaits(
+      () => run.exec({ code, language }, { toolCallId: 'cli_exec' }),
+      (runId, taken) => run.wait({ runId }, { toolCallId: `cli_wait_${taken}` }),
+      options.maxLegs,
+    )
+    return report(legs, calls, started, options, io)
   } catch (error) {
     return failure(error, io)
   } finally {
@@ -336,7 +432,11 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
   }
 }
 
-/** Prints a caught error; resolves to its exit status (2: usage, or what the environment lacks). */
+/**
+ * Prints a caught error; resolves to its exit status (2: usage, or what the environment lacks).
+ * @param {unknown} error
+ * @param {Io} io
+ */
 function failure(error, io) {
   io.stderr.write(`code-mode: ${errorMessage(error)}\n`)
   const { OpenClawKitError } = require('./openclaw-gateway.js')
@@ -345,8 +445,17 @@ function failure(error, io) {
   return error instanceof UsageError || environment || error instanceof TypeScriptUnavailable ? 2 : 1
 }
 
-/** The run report, printed; resolves to the exit status. */
-function report(result, legs, calls, started, options, io) {
+/**
+ * The run report, printed; resolves to the exit status.
+ * @param {LegResult[]} legs every result, the last one's the cell's
+ * @param {CallSummary[]} calls
+ * @param {number} started
+ * @param {CliOptions} options
+ * @param {Io} io
+ */
+function report(legs, calls, started, options, io) {
+  const result = legs[legs.length - 1]
+  /** @type {Report} */
   const data = {
     status: result.status,
     ...(result.status === 'completed' ? { value: result.value } : {}),
@@ -367,11 +476,16 @@ function report(result, legs, calls, started, options, io) {
  * tools (`sourceName` = the plugin id; core tools without one) and MCP tools (`<server>__<tool>`,
  * answering with an MCP result: a response with a `content` array is one, any other value
  * becomes its text and structuredContent).
+ * @param {ToolsFile} local
+ * @param {string | undefined} file
  */
 function agentToolsFromFile(local, file) {
   const { findOpenClaw, loadGateway } = require('./openclaw-gateway.js')
+  /** @type {Map<object, string | null>} */
   const plugins = new Map()
+  /** @type {import('./openclaw-gateway.js').AgentTool[]} */
   const tools = []
+  /** @type {{ tool: import('./openclaw-gateway.js').AgentTool, server: string, toolName: string }[]} */
   const mcpTools = []
   for (const [i, entry] of local.tools.entries()) {
     if (!entry || typeof entry.name !== 'string' || entry.name === '') throw new UsageError(`--tools ${file}: tools[${i}] needs a name`)
@@ -395,7 +509,8 @@ function agentToolsFromFile(local, file) {
             value && typeof value === 'object' && Array.isArray(value.content)
               ? value
               : { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) ?? 'null' }], ...(value && typeof value === 'object' && !Array.isArray(value) ? { structuredContent: value } : {}) }
-          const gateway = await loadGateway(findOpenClaw())
+          // Found: openclawGateway() checked it before the tools were made.
+          const gateway = await loadGateway(/** @type {{ dir: string, version: string }} */ (findOpenClaw()))
           return gateway.projectMcpCallToolResult(raw, { mcpServer: server, mcpTool: toolName })
         },
       }
@@ -418,10 +533,16 @@ function agentToolsFromFile(local, file) {
       throw new UsageError(`--tools ${file}: "${entry.name}" has source "${source}"; --openclaw takes plugin ("openclaw") and "mcp" tools`)
     }
   }
-  return { tools, mcpTools, pluginId: (tool) => plugins.get(tool) ?? null }
+  return { tools, mcpTools, pluginId: (/** @type {object} */ tool) => plugins.get(tool) ?? null }
 }
 
-/** The gateway for --openclaw: the --tools file and --mcp servers behind its exec/wait. */
+/**
+ * The gateway for --openclaw: the --tools file and --mcp servers behind its exec/wait.
+ * @param {CliOptions} options
+ * @param {object} config `tools.codeMode`
+ * @param {string} who
+ * @param {(record: import('./testing').OpenClawRecordedCall) => void} [onCall]
+ */
 async function openclawGateway(options, config, who, onCall) {
   const { requireOpenClaw, createGateway } = require('./openclaw-gateway.js')
   requireOpenClaw({ who })
@@ -429,32 +550,50 @@ async function openclawGateway(options, config, who, onCall) {
   const { tools, mcpTools, pluginId } = agentToolsFromFile(local, options.tools)
   const mcpServers = options.mcp.length > 0 ? Object.fromEntries(options.mcp.map(mcpSpec).map(({ name, command, args }) => [name, { command, args }])) : undefined
   if (tools.length + mcpTools.length === 0 && !mcpServers) throw new UsageError('no tools: give --tools and/or --mcp')
-  return createGateway({ who, tools, mcpTools, mcpServers, pluginId, config, executor: options.executor, onCall, runId: `cli-${process.pid}` })
+  const executor = /** @type {import('./openclaw-gateway.js').Executor | undefined} */ (options.executor)
+  return createGateway({ who, tools, mcpTools, mcpServers, pluginId, config, executor, onCall, runId: `cli-${process.pid}` })
 }
 
-/** `code-mode run --openclaw <cell.js>`. */
-async function runOpenClaw(file, options, config, language, io) {
+/**
+ * `code-mode run --openclaw <cell.js>`.
+ * @param {string} file
+ * @param {CliOptions} options
+ * @param {Record<string, unknown>} config
+ * @param {Io} io
+ */
+async function runOpenClaw(file, options, config, io) {
+  const { followCell } = require('./openclaw-gateway.js')
   const code = readFileSync(resolve(file), 'utf8')
+  /** @type {import('./testing').OpenClawRecordedCall[]} */
   const records = []
   const gateway = await openclawGateway(options, config, 'run --openclaw', (record) => records.push(record))
   try {
     for (const warning of configWarnings(config, { openclaw: true, executor: gateway.executor })) io.stderr.write(`code-mode: ${warning}\n`)
     const started = performance.now()
-    const legs = []
-    let result = (await gateway.exec.execute('cli_exec', { code })).details
-    legs.push(result)
-    while (result.status === 'waiting' && legs.length < options.maxLegs) {
-      result = (await gateway.wait.execute(`cli_wait_${legs.length}`, { runId: result.runId })).details
-      legs.push(result)
-    }
-    const calls = records.map((r) => ({ toolId: r.name, ok: r.error === undefined, durationMs: r.durationMs, ...(r.error !== undefined ? { error: r.error } : {}) }))
-    return report(result, legs, calls, started, options, io)
+    const legs = await followCell(gateway, code, {
+      maxLegs: options.maxLegs,
+      callId: (leg) => (leg === 0 ? 'cli_exec' : `cli_wait_${leg}`),
+    })
+    // `durationMs` is a hidden property of each record (lib/openclaw-gateway.js).
+    const calls = records.map((r) => ({
+      toolId: r.name,
+      ok: r.error === undefined,
+      durationMs: /** @type {{ durationMs?: number }} */ (r).durationMs,
+      ...(r.error !== undefined ? { error: r.error } : {}),
+    }))
+    return report(legs, calls, started, options, io)
   } finally {
     await gateway.cleanup()
   }
 }
 
-/** `code-mode check --openclaw <cell.js>`. */
+/**
+ * `code-mode check --openclaw <cell.js>`.
+ * @param {string} file
+ * @param {CliOptions} options
+ * @param {Record<string, unknown>} config
+ * @param {Io} io
+ */
 async function checkOpenClaw(file, options, config, io) {
   const checker = require('./check.js')
   const code = readFileSync(resolve(file), 'utf8')
@@ -474,8 +613,16 @@ async function checkOpenClaw(file, options, config, io) {
   return printCheck(file, 'javascript', ts, ['guest-openclaw.d.ts', ...Object.keys(declarations)], diagnostics, options, io)
 }
 
-/** `code-mode check <cell>`: prints the cell's type errors; resolves to the exit status. */
+/**
+ * `code-mode check <cell>`: prints the cell's type errors; resolves to the exit status.
+ * @param {string} file
+ * @param {CliOptions} options
+ * @param {Record<string, unknown>} config
+ * @param {'javascript' | 'typescript'} language
+ * @param {Io} io
+ */
 async function check(file, options, config, language, io) {
+  /** @type {Awaited<ReturnType<typeof import('./mcp.js').connectMcpServer>>[]} */
   const servers = []
   try {
     const checker = require('./check.js')
@@ -500,6 +647,16 @@ async function check(file, options, config, language, io) {
   }
 }
 
+/**
+ * Prints a check's diagnostics; returns the exit status.
+ * @param {string} file
+ * @param {string} language
+ * @param {import('./check.js').Checker} ts
+ * @param {string[]} against the declaration files the cell was checked against
+ * @param {import('./check.js').Diagnostic[]} diagnostics
+ * @param {CliOptions} options
+ * @param {Io} io
+ */
 function printCheck(file, language, ts, against, diagnostics, options, io) {
   const errors = diagnostics.filter((d) => d.category === 'error').length
   if (options.json) {
@@ -515,6 +672,10 @@ function printCheck(file, language, ts, against, diagnostics, options, io) {
   return errors === 0 ? 0 : 1
 }
 
+/**
+ * The run report as text.
+ * @param {Report} report
+ */
 function readable(report) {
   const lines = []
   const waits = report.legs - 1

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // A pending exec/wait keeps Node alive like any pending I/O; parked cells do not (the native
 // port is weak). One idle timer, referenced only while legs are in flight.

@@ -7,6 +7,14 @@ export interface McpServerConnection {
   client: {
     listTools(): Promise<{ tools: unknown[] }>
     callTool(params: { name: string; arguments?: Record<string, unknown> }, schema?: unknown, options?: { signal?: CodeModeAbortSignal }): Promise<unknown>
+    /** Called for `resources_list` catalog entries (a server with resources has it). */
+    listResources?(params?: Record<string, unknown>, options?: { signal?: CodeModeAbortSignal }): Promise<unknown>
+    /** Called for `resources_read` catalog entries. */
+    readResource?(params: { uri: string }, options?: { signal?: CodeModeAbortSignal }): Promise<unknown>
+    /** Called for `prompts_list` catalog entries (a server with prompts has it). */
+    listPrompts?(params?: Record<string, unknown>, options?: { signal?: CodeModeAbortSignal }): Promise<unknown>
+    /** Called for `prompts_get` catalog entries. */
+    getPrompt?(params: { name: string; arguments?: Record<string, string> }, options?: { signal?: CodeModeAbortSignal }): Promise<unknown>
     close(): Promise<void>
   }
   tools: CatalogTool[]

@@ -1,9 +1,20 @@
+// @ts-check
 'use strict'
 // MCP servers as code-mode catalog tools: start a server over stdio with the official SDK, turn
 // its tools (and its resources/prompts operations) into `source: 'mcp'` CatalogTools, and
 // forward nested calls to it. Used by the demo, the CLI runner and the tests; gateways that
-// already hold MCP clients only need `mcpCatalogTools` and `forwardMcpCall`.
+// already hold MCP clients only need `mcpCatalogTools` and `forwardMcpCall`. The public types
+// are lib/mcp.d.ts.
 
+/** @typedef {import('@modelcontextprotocol/sdk/client/index.js').Client} Client */
+/** @typedef {import('../index').CatalogTool} CatalogTool */
+/** @typedef {import('../index').NestedToolCall} NestedToolCall */
+/** @typedef {import('./mcp').McpServerConnection} McpServerConnection */
+
+/**
+ * The MCP SDK (an optional peer), or an Error that says to install it.
+ * @returns {{ Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client, StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport }}
+ */
 function sdk() {
   try {
     return {
@@ -15,18 +26,33 @@ function sdk() {
   }
 }
 
-/** The CatalogTools of a connected MCP client. */
+/**
+ * The CatalogTools of a connected MCP client.
+ * @param {string} serverName
+ * @param {unknown} client an MCP SDK `Client`, connected
+ * @returns {Promise<CatalogTool[]>}
+ */
 async function mcpCatalogTools(serverName, client) {
-  const { tools } = await client.listTools()
+  const sdkClient = /** @type {Client} */ (client)
+  const { tools } = await sdkClient.listTools()
+  /** @type {CatalogTool[]} */
   const catalog = tools.map((tool) => ({
     name: tool.name,
     label: tool.title ?? tool.annotations?.title,
     description: tool.description ?? '',
     parameters: tool.inputSchema,
-    source: 'mcp',
+    source: /** @type {const} */ ('mcp'),
     sourceName: serverName,
-    mcp: { serverName, toolName: tool.name, operation: 'tool' },
+    mcp: { serverName, toolName: tool.name, operation: /** @type {const} */ ('tool') },
   }))
+  /**
+   * @param {string} name
+   * @param {string} toolName
+   * @param {NonNullable<CatalogTool['mcp']>['operation']} op
+   * @param {string} description
+   * @param {object} parameters
+   * @returns {CatalogTool}
+   */
   const operation = (name, toolName, op, description, parameters) => ({
     name,
     description,
@@ -36,7 +62,7 @@ async function mcpCatalogTools(serverName, client) {
     mcp: { serverName, toolName, operation: op },
   })
   const cursor = { type: 'object', properties: { cursor: { type: 'string', description: 'Pagination cursor' } } }
-  const capabilities = client.getServerCapabilities() ?? {}
+  const capabilities = sdkClient.getServerCapabilities() ?? {}
   if (capabilities.resources) {
     catalog.push(
       operation('resources_list', 'resources/list', 'resources_list', `List the resources of ${serverName}.`, cursor),
@@ -66,6 +92,7 @@ async function mcpCatalogTools(serverName, client) {
 /** Characters of a failing server's stderr shown with its error. */
 const STDERR_KEPT = 4096
 
+/** @param {unknown} error */
 function errorText(error) {
   return error instanceof Error ? error.message : String(error)
 }
@@ -73,25 +100,31 @@ function errorText(error) {
 /**
  * Starts `command ...args` as an MCP server over stdio and lists its tools.
  * Resolves to `{ name, client, tools, close() }`.
+ * @param {{ name: string, command: string, args?: string[], env?: Record<string, string>, cwd?: string }} options
+ * @returns {Promise<{ name: string, client: Client, tools: CatalogTool[], close(): Promise<void> }>}
  */
 async function connectMcpServer({ name, command, args = [], env, cwd }) {
   const { Client, StdioClientTransport } = sdk()
   const client = new Client({ name: 'openclaw-code-mode', version: '0.1.0' })
-  const transport = new StdioClientTransport({ command, args, cwd, env: { ...process.env, ...env }, stderr: 'pipe' })
+  // process.env's values may be undefined; the SDK's type wants strings (it passes them on as is).
+  const transport = new StdioClientTransport({ command, args, cwd, env: /** @type {Record<string, string>} */ ({ ...process.env, ...env }), stderr: 'pipe' })
   // The server's stderr, kept (the last STDERR_KEPT characters) until it has started: a server
   // that fails to start usually says why there.
   let stderr = ''
+  /** @param {string} chunk */
   const keep = (chunk) => {
     stderr = (stderr + chunk).slice(-STDERR_KEPT)
   }
-  transport.stderr?.setEncoding('utf8')
-  transport.stderr?.on('data', keep)
+  // `stderr: 'pipe'` makes it a readable stream (the SDK types it as any Stream).
+  const pipe = /** @type {import('node:stream').Readable | null} */ (transport.stderr)
+  pipe?.setEncoding('utf8')
+  pipe?.on('data', keep)
   try {
     await client.connect(transport)
     const tools = await mcpCatalogTools(name, client)
-    transport.stderr?.off('data', keep)
+    pipe?.off('data', keep)
     // Drained so a chatty server never blocks on a full pipe.
-    transport.stderr?.resume()
+    pipe?.resume()
     return { name, client, tools, close: () => client.close() }
   } catch (error) {
     // Give the process a moment to flush what it wrote before exiting.
@@ -102,13 +135,21 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
   }
 }
 
-/** Runs an MCP nested call (`call.mcp` set) on the matching server. */
+/**
+ * Runs an MCP nested call (`call.mcp` set) on the matching server.
+ * @param {Pick<McpServerConnection, 'name' | 'client'>[]} servers
+ * @param {NestedToolCall} call
+ */
 async function forwardMcpCall(servers, call) {
-  const server = servers.find((s) => s.name === call.mcp?.serverName)
-  if (!server) throw new Error(`no MCP server "${call.mcp?.serverName}" for ${call.id}`)
-  const input = call.input ?? {}
-  const options = { signal: call.signal }
-  switch (call.mcp.operation) {
+  const mcp = call.mcp
+  const found = servers.find((s) => s.name === mcp?.serverName)
+  if (!found || !mcp) throw new Error(`no MCP server "${mcp?.serverName}" for ${call.id}`)
+  // An SDK client has every method (lib/mcp.d.ts lists the ones a catalog's operations call).
+  const server = { client: /** @type {Client} */ (/** @type {unknown} */ (found.client)) }
+  // The guest's input, as the server takes it (the server checks it).
+  const input = /** @type {Record<string, any>} */ (call.input ?? {})
+  const options = { signal: /** @type {AbortSignal} */ (call.signal) }
+  switch (mcp.operation) {
     case 'resources_list':
       return server.client.listResources(input, options)
     case 'resources_read':
@@ -118,8 +159,12 @@ async function forwardMcpCall(servers, call) {
     case 'prompts_get':
       return server.client.getPrompt({ name: String(input.name), arguments: input.arguments }, options)
     default:
-      return server.client.callTool({ name: call.mcp.toolName, arguments: input }, undefined, options)
+      return server.client.callTool({ name: mcp.toolName, arguments: input }, undefined, options)
   }
 }
 
 module.exports = { connectMcpServer, mcpCatalogTools, forwardMcpCall }
+
+// The table is the API mcp.d.ts declares (checked by `npm run typecheck`; no runtime effect).
+/** @type {typeof import('./mcp.d.ts')} */
+const _declared = module.exports

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // Plugin namespaces. The registry (ids, global names, required tools) lives in Rust; the
 // JavaScript parts of a registration (createScope, input mappers) stay here.
@@ -5,11 +6,23 @@
 const native = require('./native.js')
 const { errorMessage, resultJson } = require('./nested-call.js')
 
+/** @typedef {import('../index').CodeModeNamespaceRegistration} CodeModeNamespaceRegistration */
+/** @typedef {import('../index').CodeModeNamespaceContext} CodeModeNamespaceContext */
+/** @typedef {import('../index').CodeModeNamespaceToolMarker} CodeModeNamespaceToolMarker */
+/** @typedef {import('../binding').NamespaceCandidate} NamespaceCandidate */
+/** @typedef {import('../binding').NamespaceScope} NamespaceScope */
+/** @typedef {(args: unknown[]) => unknown} InputMapper */
+
 const NAMESPACE_TOOL = Symbol('code-mode namespace tool')
-/** namespace id -> createScope */
+/** @type {Map<string, CodeModeNamespaceRegistration['createScope']>} namespace id -> createScope */
 const scopeBuilders = new Map()
 
-/** Marks a scope member as a callable backed by the catalog tool `toolName`. */
+/**
+ * Marks a scope member as a callable backed by the catalog tool `toolName`.
+ * @param {string} toolName
+ * @param {InputMapper} [inputMapper]
+ * @returns {CodeModeNamespaceToolMarker}
+ */
 function createCodeModeNamespaceTool(toolName, inputMapper) {
   if (typeof toolName !== 'string' || toolName.length === 0) {
     throw new TypeError('createCodeModeNamespaceTool(toolName): toolName must be a non-empty string.')
@@ -20,7 +33,11 @@ function createCodeModeNamespaceTool(toolName, inputMapper) {
   return Object.freeze({ [NAMESPACE_TOOL]: true, toolName, inputMapper })
 }
 
-/** Registers a namespace owned by `pluginId` (for the trusted plugin loader). Throws on invalid input. */
+/**
+ * Registers a namespace owned by `pluginId` (for the trusted plugin loader). Throws on invalid input.
+ * @param {string} pluginId
+ * @param {CodeModeNamespaceRegistration} registration
+ */
 function registerCodeModeNamespaceForPlugin(pluginId, registration) {
   if (typeof pluginId !== 'string' || pluginId.length === 0) {
     throw new TypeError('registerCodeModeNamespaceForPlugin(pluginId): pluginId must be a non-empty string.')
@@ -54,12 +71,18 @@ function registerCodeModeNamespaceForPlugin(pluginId, registration) {
   scopeBuilders.set(id, createScope)
 }
 
-/** Removes every namespace registered by `pluginId` (plugin disabled, uninstalled or rolled back). */
+/**
+ * Removes every namespace registered by `pluginId` (plugin disabled, uninstalled or rolled back).
+ * @param {string} pluginId
+ */
 function clearCodeModeNamespacesForPlugin(pluginId) {
   for (const id of native.clearNamespacesForPlugin(String(pluginId))) scopeBuilders.delete(id)
 }
 
-/** Removes one namespace by id. */
+/**
+ * Removes one namespace by id.
+ * @param {string} namespaceId
+ */
 function unregisterCodeModeNamespace(namespaceId) {
   native.unregisterNamespace(String(namespaceId))
   scopeBuilders.delete(namespaceId)
@@ -76,14 +99,23 @@ const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
 /**
  * A scope as plain data plus its callables (`{ path, toolName, inputMapper }`). Rejects raw
  * functions, cycles and unsafe keys; shared (non-circular) references are copied.
+ * @param {unknown} scope what `createScope` returned
  */
 function serializeScope(scope) {
-  if (scope === null || typeof scope !== 'object' || Array.isArray(scope) || typeof scope.then === 'function') {
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope) || typeof (/** @type {{ then?: unknown }} */ (scope).then) === 'function') {
     throw new TypeError('createScope must return a plain object')
   }
+  /** @type {{ path: string[], toolName: string, inputMapper: InputMapper | undefined }[]} */
   const callables = []
+  /** @type {object[]} */
   const ancestors = []
+  /** @param {string[]} path */
   const where = (path) => (path.length ? path.join('.') : 'the scope root')
+  /**
+   * @param {any} value any member of the scope
+   * @param {string[]} path
+   * @returns {unknown} its plain-data form, undefined when it is left out
+   */
   const walk = (value, path) => {
     if (value !== null && typeof value === 'object' && value[NAMESPACE_TOOL] === true) {
       callables.push({ path, toolName: value.toolName, inputMapper: value.inputMapper })
@@ -111,17 +143,20 @@ function serializeScope(scope) {
       return JSON.parse(resultJson(value))
     }
     ancestors.push(value)
+    /** @type {unknown[] | Record<string, unknown>} */
     let out
     if (Array.isArray(value)) {
       out = value.map((item, i) => walk(item, [...path, String(i)]) ?? null)
     } else {
-      out = {}
+      /** @type {Record<string, unknown>} */
+      const members = {}
+      out = members
       for (const key of Object.keys(value)) {
         if (key === '' || key.includes('.') || UNSAFE_SEGMENTS.has(key)) {
           throw new TypeError(`unsafe scope path segment "${key}" at ${where(path)}`)
         }
         const item = walk(value[key], [...path, key])
-        if (item !== undefined) out[key] = item
+        if (item !== undefined) members[key] = item
       }
     }
     ancestors.pop()
@@ -131,10 +166,13 @@ function serializeScope(scope) {
 }
 
 /**
- * Builds the scope of each candidate namespace (`[{ id }]`, from
- * `NativeRun::namespace_candidates_json`) with `ctx`; returns the descriptors
- * `NativeRun::install_namespaces` takes and fills `mappers` (namespace id -> input mappers by
- * callable index). A failing createScope hides only its namespace.
+ * Builds the scope of each candidate namespace (`NativeRun.namespaceCandidates()`) with `ctx`;
+ * returns the scopes `NativeRun.installNamespaces` takes and fills `mappers` (namespace id ->
+ * input mappers by callable index). A failing createScope hides only its namespace.
+ * @param {NamespaceCandidate[]} candidates
+ * @param {CodeModeNamespaceContext} ctx
+ * @param {Map<string, (InputMapper | undefined)[]>} mappers
+ * @returns {NamespaceScope[]}
  */
 function describeNamespaces(candidates, ctx, mappers) {
   return candidates.map(({ id }) => {
@@ -143,7 +181,7 @@ function describeNamespaces(candidates, ctx, mappers) {
     try {
       const { data, callables } = serializeScope(createScope(Object.freeze({ ...ctx })))
       mappers.set(id, callables.map((c) => c.inputMapper))
-      return { id, ok: true, data, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
+      return { id, ok: true, dataJson: JSON.stringify(data), callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
     } catch (error) {
       return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
     }

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // The native addon, and where its sandbox executable is: `code-mode-sandbox` next to the
 // `.node` file that loaded (in the package root for a source build, in the platform package

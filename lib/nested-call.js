@@ -1,15 +1,25 @@
+// @ts-check
 'use strict'
 // What an executor sees of one nested call, and how its answer becomes the text that goes back
 // to the sandbox.
 
-/** JSON text of a tool result: JSON.stringify semantics, cycles and BigInt replaced. */
+/** @typedef {import('../binding').CallTool} CallTool */
+/** @typedef {import('../index').NestedToolCall} NestedToolCall */
+/** @typedef {{ runId: string, sessionId?: string, sessionKey?: string, agentId?: string }} RunScope */
+
+/**
+ * JSON text of a tool result: JSON.stringify semantics, cycles and BigInt replaced.
+ * @param {unknown} value
+ * @returns {string}
+ */
 function resultJson(value) {
   try {
     const text = JSON.stringify(value)
     return text === undefined ? 'null' : text
   } catch {
+    /** @type {unknown[]} */
     const ancestors = []
-    const text = JSON.stringify(value, function (key, item) {
+    const text = JSON.stringify(value, function (_key, item) {
       if (typeof item === 'bigint') return String(item)
       if (item === null || typeof item !== 'object') return item
       while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
@@ -21,6 +31,11 @@ function resultJson(value) {
   }
 }
 
+/**
+ * The message of what a tool (or a host callback) threw or rejected with.
+ * @param {unknown} error
+ * @returns {string}
+ */
 function errorMessage(error) {
   try {
     if (error instanceof Error) return error.message || error.name || 'tool call failed'
@@ -36,9 +51,19 @@ function errorMessage(error) {
  * The `NestedToolCall` an executor receives. A class, not an object literal: a literal with a
  * getter costs ~1 µs per call in V8, an instance ~10 ns. `signal` is built on first read (Node
  * spends ~3 µs on an AbortSignal), so only executors that use it pay for it.
+ * @implements {NestedToolCall}
  */
 class NestedCall {
   #controller
+  /**
+   * @param {CallTool} tool
+   * @param {unknown} input
+   * @param {string} toolCallId
+   * @param {string | undefined} parentToolCallId
+   * @param {RunScope} scope
+   * @param {AbortController} controller
+   * @param {(partial: unknown) => void} onUpdate
+   */
   constructor(tool, input, toolCallId, parentToolCallId, scope, controller, onUpdate) {
     this.#controller = controller
     this.id = tool.id
@@ -65,6 +90,8 @@ class NestedCall {
 /**
  * Reports what an executor's `pending` answer settles to, once: `finish(true, JSON text)`, or
  * `finish(false, message, message)` when it rejects or its value is not JSON-serialisable.
+ * @param {Promise<unknown>} pending
+ * @param {(ok: boolean, text: string, error?: string) => void} finish
  */
 function reportOutcome(pending, finish) {
   pending.then(

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // The OpenClaw `quickjs` code-mode executor on the native engine: upstream's guest controller
 // (imported at run time from openclaw/plugin-sdk/code-mode-executor-runtime, never copied) runs
@@ -9,11 +10,68 @@
 const { boundedText, ownedText } = require('./bounded.js')
 const { loadAddon } = require('./addon.js')
 
+// The executor contract, as this file reads it (upstream's types are
+// openclaw/plugin-sdk/code-mode-executor-runtime's; openclaw is an optional peer, so they are
+// restated here, and everything the gateway passes is checked before use).
+/** @typedef {{ kind: 'complete', json: string } | { kind: 'prefix', json: string, originalBytes: number }} JsonSource */
+/** @typedef {{ count: number, source: JsonSource }} OutputSource */
+/**
+ * The gateway's executor runtime module (the exports of SDK_EXPORTS, and what is optional).
+ * @typedef {object} Sdk
+ * @property {string} CODE_MODE_CONTROLLER_SOURCE
+ * @property {(source: string) => string} prepareSource
+ * @property {(source: string, prelude?: string) => { source: string, location: unknown }} buildUserSource
+ * @property {(value: unknown, maxBytes: number, structuredMaxBytes?: number) => JsonSource} captureCodeModeValue
+ * @property {(output: unknown, maxBytes: number) => OutputSource} captureCodeModeOutput
+ * @property {(error: string, maxBytes: number) => string} boundCodeModeError
+ * @property {OutputSource} EMPTY_CODE_MODE_OUTPUT
+ * @property {number} [CODE_MODE_WORKER_WATCHDOG_GRACE_MS]
+ * @property {new (...args: any[]) => Error} [ToolInputError]
+ * @property {new (...args: any[]) => Error} [CodeModeHeadlessTimeoutError]
+ */
+/** @typedef {{ timeoutMs: number, memoryLimitBytes: number, maxOutputBytes: number, maxSnapshotBytes: number, maxPendingToolCalls: number }} ExecutorConfig */
+/** @typedef {{ id: string, method: string, args: unknown[] }} PendingRequest */
+/**
+ * The host side of a run of legs: boundaries go to `onBoundary`, whose reply continues the cell
+ * or checkpoints it.
+ * @typedef {object} InlineHost
+ * @property {(boundary: object, options: { signal: AbortSignal, yieldSignal: AbortSignal, maxTimeoutMs: number }) => unknown} onBoundary
+ * @property {() => unknown} [onNetworkContent]
+ * @property {() => unknown} [onInputConsumed]
+ */
+/** @typedef {{ timeoutMs?: number, signal?: AbortSignal, inlineHost?: InlineHost }} ExecuteOptions */
+/**
+ * A leg's outcome as the native cell reports it (crates/sandbox/src/executor/): JSON text.
+ * @typedef {object} Outcome
+ * @property {'completed' | 'failed' | 'waiting'} status
+ * @property {string} [value] `completed`: the cell's `__openclawResult` JSON
+ * @property {unknown[]} [output]
+ * @property {string} [code]
+ * @property {string} [error]
+ * @property {boolean} [networkContentObserved]
+ * @property {PendingRequest[]} [pendingRequests]
+ * @property {string[]} [canceledRequestIds]
+ * @property {unknown} [settlementMode]
+ * @property {number} [memoryUsedBytes]
+ */
+/**
+ * What `execute` and a continuation's `resume` resolve to: `completed`, `failed`, or `waiting`
+ * with a continuation (upstream's result shapes).
+ * @typedef {{ status: string, [field: string]: unknown }} ExecutorResult
+ */
+/** @typedef {{ sdk: Sdk, key: string }} Loaded */
+/**
+ * How a {@link race} ended.
+ * @template T
+ * @typedef {{ value: T, aborted?: undefined, expired?: undefined } | { aborted: true, value?: undefined, expired?: undefined } | { expired: true, value?: undefined, aborted?: undefined }} Raced
+ */
+
 /**
  * The addon, loaded by the first cell (ready()) rather than here: OpenClaw requires this file
  * to find the executor, and a missing binary must fail cells with a short message
  * (lib/addon.js), not throw napi-rs's loader error at the gateway.
  */
+/** @type {typeof import('./native.js')} */
 let native
 
 /** The oldest openclaw whose executor contract this file speaks. */
@@ -29,10 +87,19 @@ const SDK_EXPORTS = [
   'boundCodeModeError',
   'EMPTY_CODE_MODE_OUTPUT',
 ]
+/** @type {OutputSource} */
 const EMPTY_OUTPUT = { count: 0, source: { kind: 'complete', json: '[]' } }
 
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, any>}
+ */
 const isRecord = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
 
+/**
+ * @param {string} a
+ * @param {string} b
+ */
 function compareVersions(a, b) {
   const pa = String(a).split(/[.-]/).map((n) => parseInt(n, 10) || 0)
   const pb = String(b).split(/[.-]/).map((n) => parseInt(n, 10) || 0)
@@ -40,7 +107,11 @@ function compareVersions(a, b) {
   return 0
 }
 
-/** The installed openclaw's version, found beside its resolved runtime module. */
+/**
+ * The installed openclaw's version, found beside its resolved runtime module.
+ * @param {string} resolvedFile
+ * @returns {string | undefined}
+ */
 function openclawVersion(resolvedFile) {
   const path = require('node:path')
   const fs = require('node:fs')
@@ -64,7 +135,7 @@ function openclawVersion(resolvedFile) {
 async function loadOpenClawRuntime(options = {}) {
   const { createRequire } = require('node:module')
   const { pathToFileURL } = require('node:url')
-  const bases = options.from ?? [__filename, process.argv[1], require.main?.filename].filter(Boolean)
+  const bases = options.from ?? [__filename, process.argv[1], require.main?.filename].filter((base) => typeof base === 'string')
   let resolved
   for (const base of bases) {
     try {
@@ -87,21 +158,36 @@ async function loadOpenClawRuntime(options = {}) {
 // What a result carries is kept by the gateway (its transcript), so every text cut to a bound
 // is an owned copy (lib/bounded.js): a cut made with `slice` would keep the whole text alive.
 // Host failures (a throw of the gateway's own callbacks) are cut like event payloads.
+/**
+ * @param {string} error
+ * @param {string} code
+ * @param {string} [phase]
+ * @param {OutputSource} [output]
+ * @returns {ExecutorResult}
+ */
 function failedResult(error, code, phase = 'host', output = EMPTY_OUTPUT) {
   return { status: 'failed', error: boundedText(String(error)), code, failurePhase: phase, bridgeDispatchStarted: false, output }
 }
 
-/** A captured source (`{ kind, json, originalBytes? }`) whose cut `json` owns its bytes. */
+/**
+ * A captured source (`{ kind, json, originalBytes? }`) whose cut `json` owns its bytes.
+ * @param {JsonSource} source
+ * @returns {JsonSource}
+ */
 function ownedSource(source) {
   return source?.kind === 'prefix' && typeof source.json === 'string' ? { ...source, json: ownedText(source.json) } : source
 }
 
-/** A captured output (`{ count, source }`) whose cut source owns its bytes. */
+/**
+ * A captured output (`{ count, source }`) whose cut source owns its bytes.
+ * @param {OutputSource} output
+ * @returns {OutputSource}
+ */
 function ownedOutput(output) {
   return output?.source?.kind === 'prefix' ? { ...output, source: ownedSource(output.source) } : output
 }
 
-/** Each callback of the host's that threw or rejected, once warned about in this process. */
+/** @type {Set<string>} Each callback of the host's that threw or rejected, once warned about in this process. */
 const warnedCallbacks = new Set()
 
 /**
@@ -110,8 +196,11 @@ const warnedCallbacks = new Set()
  * ignored, and the first of each callback in a process is a warning
  * (`OPENCLAW_CODE_MODE_HOST_CALLBACK`). Never throws, and leaves no rejection unhandled: an
  * unhandled rejection ends a default Node process.
+ * @param {string} name
+ * @param {() => unknown} call
  */
 function notifyHost(name, call) {
+  /** @param {unknown} error */
   const report = (error) => {
     if (warnedCallbacks.has(name)) return
     warnedCallbacks.add(name)
@@ -132,7 +221,12 @@ function notifyHost(name, call) {
   }
 }
 
-/** A function that calls `callback` (if it is one) through `notifyHost` the first time, and nothing after. */
+/**
+ * A function that calls `callback` (if it is one) through `notifyHost` the first time, and nothing after.
+ * @param {string} name
+ * @param {unknown} callback
+ * @returns {() => void}
+ */
 function notifyOnce(name, callback) {
   let done = false
   return () => {
@@ -150,12 +244,19 @@ function notifyOnce(name, callback) {
 function taskController() {
   const controller = new AbortController()
   const signal = controller.signal
+  /** @type {WeakMap<object, (this: unknown, event: Event) => void>} */
   const guarded = new WeakMap()
+  /** @type {Function | null} */
   let onabort = null
+  /**
+   * @param {any} listener what the host passed (a function, a `handleEvent` object, or anything)
+   * @returns {any}
+   */
   const guard = (listener) => {
     if (typeof listener !== 'function' && (listener === null || typeof listener !== 'object')) return listener
     let wrapped = guarded.get(listener)
     if (!wrapped) {
+      /** @type {(this: unknown, event: Event) => void} */
       wrapped = function (event) {
         try {
           const handler = typeof listener === 'function' ? listener : listener.handleEvent
@@ -173,11 +274,17 @@ function taskController() {
   }
   const { addEventListener, removeEventListener } = signal
   Object.defineProperties(signal, {
-    addEventListener: { value: (type, listener, options) => addEventListener.call(signal, type, guard(listener), options) },
-    removeEventListener: { value: (type, listener, options) => removeEventListener.call(signal, type, guarded.get(listener) ?? listener, options) },
+    addEventListener: {
+      value: (/** @type {string} */ type, /** @type {any} */ listener, /** @type {any} */ options) =>
+        addEventListener.call(signal, type, guard(listener), options),
+    },
+    removeEventListener: {
+      value: (/** @type {string} */ type, /** @type {any} */ listener, /** @type {any} */ options) =>
+        removeEventListener.call(signal, type, guarded.get(listener) ?? listener, options),
+    },
     onabort: {
       get: () => onabort,
-      set: (listener) => {
+      set: (/** @type {unknown} */ listener) => {
         if (onabort) removeEventListener.call(signal, 'abort', guard(onabort))
         onabort = typeof listener === 'function' ? listener : null
         if (onabort) addEventListener.call(signal, 'abort', guard(onabort))
@@ -187,7 +294,11 @@ function taskController() {
   return controller
 }
 
-/** The text of a thrown value; never throws (a host may throw anything, even what cannot print). */
+/**
+ * The text of a thrown value; never throws (a host may throw anything, even what cannot print).
+ * @param {unknown} error
+ * @returns {string}
+ */
 function errorText(error) {
   try {
     if (error instanceof Error) return error.message || String(error)
@@ -204,6 +315,7 @@ function errorText(error) {
  */
 function createCodeModeExecutor(options = {}) {
   const loadRuntime = options.loadRuntime ?? loadOpenClawRuntime
+  /** @type {Promise<Loaded> | undefined} */
   let runtime
   /** The runtime module and its compiled controller's key, loaded once. */
   function ready() {
@@ -211,19 +323,20 @@ function createCodeModeExecutor(options = {}) {
     runtime = (async () => {
       const addon = loadAddon()
       if (addon.error) throw new Error(addon.error)
-      native = addon.native
-      const sdk = await loadRuntime()
-      const missing = SDK_EXPORTS.filter((name) => sdk?.[name] === undefined)
+      native = /** @type {typeof import('./native.js')} */ (addon.native)
+      const sdk = /** @type {Partial<Sdk> | undefined} */ (await loadRuntime())
+      const missing = SDK_EXPORTS.filter((name) => sdk?.[/** @type {keyof Sdk} */ (name)] === undefined)
       if (missing.length > 0) {
         throw new Error(
           `@openclaw/code-mode's quickjs executor needs openclaw >= ${MIN_OPENCLAW}: its code-mode executor runtime lacks ${missing.join(', ')}.`,
         )
       }
-      if (typeof sdk.CODE_MODE_CONTROLLER_SOURCE !== 'string') {
+      if (typeof sdk?.CODE_MODE_CONTROLLER_SOURCE !== 'string') {
         throw new Error('the openclaw code-mode controller source is not a string')
       }
       const key = await native.compileExecutorController(sdk.CODE_MODE_CONTROLLER_SOURCE)
-      return { sdk, key }
+      // Every export of SDK_EXPORTS is there (checked above).
+      return { sdk: /** @type {Sdk} */ (sdk), key }
     })()
     // A failed load is not cached: the next cell tries again (the peer may be installed since).
     // Attached once, when the load starts, not on every cell.
@@ -233,6 +346,11 @@ function createCodeModeExecutor(options = {}) {
     return runtime
   }
 
+  /**
+   * @param {unknown} input
+   * @param {ExecuteOptions} [options]
+   * @returns {Promise<ExecutorResult>}
+   */
   async function execute(input, options = {}) {
     const startedAt = performance.now()
     let loaded
@@ -252,18 +370,34 @@ function createCodeModeExecutor(options = {}) {
   return { id: 'quickjs', execute }
 }
 
-/** Whether `reason` is upstream's headless timeout rather than an abort. */
+/**
+ * Whether `reason` is upstream's headless timeout rather than an abort.
+ * @param {Sdk} sdk
+ * @param {unknown} reason
+ */
 function isTimeoutReason(sdk, reason) {
   return typeof sdk.CodeModeHeadlessTimeoutError === 'function' && reason instanceof sdk.CodeModeHeadlessTimeoutError
 }
 
+/**
+ * @param {Sdk} sdk
+ * @param {AbortSignal | undefined} signal
+ */
 function abortedResult(sdk, signal) {
   return isTimeoutReason(sdk, signal?.reason)
     ? failedResult('code mode timeout exceeded', 'timeout')
     : failedResult('code mode execution aborted', 'aborted')
 }
 
-/** A failed leg as upstream's worker reports it (phase `input` for invalid input). */
+/**
+ * A failed leg as upstream's worker reports it (phase `input` for invalid input).
+ * @param {Sdk} sdk
+ * @param {ExecutorConfig} config
+ * @param {string | undefined} code
+ * @param {unknown} error
+ * @param {unknown[] | undefined} output
+ * @returns {ExecutorResult}
+ */
 function workerFailure(sdk, config, code, error, output) {
   const phase = code === 'invalid_input' ? 'input' : code === 'runtime_unavailable' || code === 'aborted' ? 'host' : 'guest'
   return {
@@ -276,11 +410,18 @@ function workerFailure(sdk, config, code, error, output) {
   }
 }
 
+/**
+ * @param {Loaded} loaded
+ * @param {number} startedAt
+ * @param {unknown} input
+ * @param {ExecuteOptions} [options]
+ * @returns {Promise<ExecutorResult>}
+ */
 async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inlineHost } = {}) {
   if (!isRecord(input) || !isRecord(input.config) || (input.kind !== 'exec' && input.kind !== 'resume')) {
     return failedResult('invalid code mode worker input', 'invalid_input', 'input')
   }
-  const config = input.config
+  const config = /** @type {ExecutorConfig} */ (input.config)
   if (signal?.aborted) return abortedResult(sdk, signal)
   if (input.kind !== 'exec' || typeof input.source !== 'string') {
     return failedResult('invalid code mode worker input', 'invalid_input', 'input')
@@ -321,12 +462,20 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
 }
 
-/** What every leg of one execute or resume call shares. */
+/**
+ * What every leg of one execute or resume call shares.
+ * @param {Record<string, any>} input
+ * @param {number} budget
+ * @param {ExecuteOptions} options
+ */
 function legContext(input, budget, { timeoutMs, signal, inlineHost }) {
-  return { config: input.config, retainFinalValue: input.retainFinalValue === true, maxTimeoutMs: budget, timeoutMs, signal, inlineHost }
+  return { config: /** @type {ExecutorConfig} */ (input.config), retainFinalValue: input.retainFinalValue === true, maxTimeoutMs: budget, timeoutMs, signal, inlineHost }
 }
 
-/** How long past a leg's own budget the executor waits before it gives the leg up. */
+/**
+ * How long past a leg's own budget the executor waits before it gives the leg up.
+ * @param {Sdk} sdk
+ */
 function watchdogGrace(sdk) {
   return typeof sdk.CODE_MODE_WORKER_WATCHDOG_GRACE_MS === 'number' ? sdk.CODE_MODE_WORKER_WATCHDOG_GRACE_MS : 2000
 }
@@ -336,6 +485,8 @@ function watchdogGrace(sdk) {
  * (`maxActiveCells`) or a worker is not timed: time queued never counts against a cell (the
  * native side also settles every leg itself: its sandbox's watchdog, and a supervisor that
  * replaces a process that stops answering).
+ * @param {import('../binding').NativeExecutorCell} cell
+ * @param {number} ms
  */
 function legDeadline(cell, ms) {
   return () => {
@@ -348,9 +499,15 @@ function legDeadline(cell, ms) {
  * Waits for `promise`, or for the abort of `signal`, or until `remaining()` (ms left, asked
  * again when that much has passed; absent: no limit) reaches 0; resolves `{ value }`,
  * `{ aborted: true }` or `{ expired: true }`.
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal | undefined} signal
+ * @param {() => number} [remaining]
+ * @returns {Promise<Raced<T>>}
  */
 function race(promise, signal, remaining) {
   return new Promise((resolve, reject) => {
+    /** @type {NodeJS.Timeout | undefined} */
     let timer
     const onAbort = () => finish({ aborted: true })
     const cleanup = () => {
@@ -360,6 +517,7 @@ function race(promise, signal, remaining) {
         signal?.removeEventListener('abort', onAbort)
       } catch {}
     }
+    /** @param {Raced<T>} outcome */
     const finish = (outcome) => {
       cleanup()
       resolve(outcome)
@@ -369,7 +527,8 @@ function race(promise, signal, remaining) {
     const arm = () => {
       let left = 0
       try {
-        left = remaining()
+        // Armed only when given.
+        left = /** @type {() => number} */ (remaining)()
       } catch {}
       if (!(left > 0)) return finish({ expired: true })
       if (Number.isFinite(left)) timer = setTimeout(arm, Math.max(1, left))
@@ -385,7 +544,10 @@ function race(promise, signal, remaining) {
   })
 }
 
-/** Checks a host's `continue` reply; returns the problem, if any. */
+/**
+ * Checks a host's `continue` reply; returns the problem, if any.
+ * @param {Record<string, unknown>} reply
+ */
 function continuationProblem(reply) {
   if (!Array.isArray(reply.settledRequests)) return 'settledRequests must be an array'
   for (const r of reply.settledRequests) {
@@ -405,17 +567,24 @@ function continuationProblem(reply) {
 /**
  * Runs legs until the cell completes, fails or is checkpointed: each boundary goes to
  * `inlineHost.onBoundary`, whose reply continues the cell (`next`) or parks it.
+ * @param {Sdk} sdk
+ * @param {import('../binding').NativeExecutorCell} cell
+ * @param {() => Promise<string>} first
+ * @param {ReturnType<typeof legContext>} context
+ * @returns {Promise<ExecutorResult>}
  */
 async function driveLegs(sdk, cell, first, context) {
   const { config, retainFinalValue, maxTimeoutMs, signal, inlineHost } = context
   const grace = watchdogGrace(sdk)
   // The pool-task signal upstream hands onBoundary: aborted once this run of legs ends (made at
   // the first boundary: most cells have none).
+  /** @type {AbortController | undefined} */
   let task
   let networkObserved = false
   let parked = false
   let leg = first()
-  let legWatchdog = Number.isFinite(context.timeoutMs) ? context.timeoutMs : maxTimeoutMs + grace
+  let legWatchdog = typeof context.timeoutMs === 'number' && Number.isFinite(context.timeoutMs) ? context.timeoutMs : maxTimeoutMs + grace
+  /** @type {(() => void) | undefined} */
   let consumed
   try {
     for (;;) {
@@ -433,12 +602,13 @@ async function driveLegs(sdk, cell, first, context) {
         cell.abort()
         return failedResult('code mode worker timeout exceeded', 'timeout')
       }
-      const outcome = JSON.parse(settled.value)
+      /** @type {Outcome} */
+      const outcome = JSON.parse(/** @type {string} */ (settled.value))
       if (outcome.networkContentObserved === true) networkObserved = true
       if (outcome.status === 'completed') {
         let value
         try {
-          value = JSON.parse(outcome.value)
+          value = JSON.parse(/** @type {string} */ (outcome.value))
         } catch (error) {
           // A guest that replaced `__openclawResult` with something not JSON: upstream's failure.
           return withNetwork(workerFailure(sdk, config, 'internal_error', errorText(error), outcome.output), networkObserved, inlineHost)
@@ -517,7 +687,7 @@ async function driveLegs(sdk, cell, first, context) {
       }
       consumed = release
       legWatchdog = command.timeoutMs + grace
-      leg = cell.next(JSON.stringify(command.settledRequests), pendingIds(command.pendingRequests), command.timeoutMs)
+      leg = cell.next(command.settledRequests, pendingIds(command.pendingRequests), command.timeoutMs)
     }
   } catch (error) {
     return failedResult(errorText(error), 'runtime_unavailable')
@@ -528,13 +698,29 @@ async function driveLegs(sdk, cell, first, context) {
   }
 }
 
+/**
+ * @param {ExecutorResult} result
+ * @param {boolean} observed
+ * @param {InlineHost | undefined} inlineHost
+ * @returns {ExecutorResult}
+ */
 function withNetwork(result, observed, inlineHost) {
   if (!observed) return result
   if (inlineHost) notifyHost('onNetworkContent', () => inlineHost.onNetworkContent?.())
   return { ...result, networkContentObserved: true }
 }
 
-/** Parks the cell: a `waiting` result whose continuation resumes it once. */
+/**
+ * Parks the cell: a `waiting` result whose continuation resumes it once.
+ * @param {Sdk} sdk
+ * @param {import('../binding').NativeExecutorCell} cell
+ * @param {ExecutorConfig} config
+ * @param {Outcome} outcome
+ * @param {unknown} settlementMode
+ * @param {OutputSource} output
+ * @param {boolean} networkObserved
+ * @returns {Promise<ExecutorResult>}
+ */
 async function waiting(sdk, cell, config, outcome, settlementMode, output, networkObserved) {
   const retainedBytes = await cell.park()
   if (retainedBytes < 0) {
@@ -546,10 +732,15 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
     cell.dispose()
     return workerFailure(sdk, config, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded', [])
   }
+  /** @type {import('../binding').NativeExecutorCell | undefined} */
   let owned = cell
   const continuation = {
     executor: 'quickjs',
     retainedBytes,
+    /**
+     * @param {unknown} input
+     * @param {ExecuteOptions} [options]
+     */
     async resume(input, options = {}) {
       if (!owned) return failedResult('Code Mode continuation has already been consumed or disposed', 'runtime_unavailable')
       const parkedCell = owned
@@ -577,6 +768,13 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
   return networkObserved ? { ...result, networkContentObserved: true } : result
 }
 
+/**
+ * @param {Sdk} sdk
+ * @param {import('../binding').NativeExecutorCell} cell
+ * @param {unknown} input
+ * @param {ExecuteOptions} [options]
+ * @returns {Promise<ExecutorResult>}
+ */
 async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = {}) {
   const startedAt = performance.now()
   // The resume input is released once it is in the VM (the leg resolving, at the latest), or
@@ -588,6 +786,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
     onInputConsumed = inlineHost?.onInputConsumed
   } catch {}
   const release = notifyOnce('onInputConsumed', onInputConsumed)
+  /** @param {ExecutorResult} result */
   const refuse = (result) => {
     cell.dispose()
     release()
@@ -596,7 +795,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   if (!isRecord(input) || !isRecord(input.config) || input.kind !== 'resume') {
     return refuse(failedResult('invalid code mode worker input', 'invalid_input', 'input'))
   }
-  const config = input.config
+  const config = /** @type {ExecutorConfig} */ (input.config)
   if (signal?.aborted) return refuse(abortedResult(sdk, signal))
   const settled = Array.isArray(input.settledRequests) ? input.settledRequests : []
   const pending = Array.isArray(input.pendingRequests) ? input.pendingRequests : []
@@ -605,7 +804,8 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   const budget = Number(config.timeoutMs) - (performance.now() - startedAt)
   if (!(budget > 0)) return refuse(workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', []))
   const first = () => {
-    const leg = cell.next(JSON.stringify(settled), pendingIds(pending), budget)
+    // Checked by continuationProblem.
+    const leg = cell.next(settled, pendingIds(/** @type {PendingRequest[]} */ (pending)), budget)
     leg.then(release, release)
     return leg
   }
@@ -615,9 +815,10 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
 /**
  * The ids of a host's pending set, for the native cell, which keeps each request's method and
  * arguments itself (every request in the set is one of the cell's own).
+ * @param {PendingRequest[]} pending
  */
 function pendingIds(pending) {
-  return pending.map((request) => request.id).join('\n')
+  return pending.map((request) => request.id)
 }
 
 const codeModeExecutor = createCodeModeExecutor()

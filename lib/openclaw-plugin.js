@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // The OpenClaw plugin entry (package.json `openclaw.extensions`). The plugin registers nothing at
 // start-up: its one contribution is the `quickjs` code-mode executor, which the gateway loads

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // CodeModeRun: one agent run's exec/wait legs and their promises and AbortSignals, the native
 // port's messages, nested calls handed to the executor, events.
@@ -9,23 +10,31 @@ const { describeNamespaces } = require('./namespaces.js')
 const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
 const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
 const { debugEnabled, debugLine, byteLength } = require('./debug-log.js')
-const {
-  CALL,
-  LEG_DONE,
-  ABORT_CELL,
-  EVENT,
-  forEachCall,
-  decodeCallTools,
-  nestedToolCallId,
-  decodeLegResult,
-  decodeEvent,
-  OutcomeQueue,
-} = require('./protocol.js')
+const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, OutcomeQueue } = require('./generated/protocol.js')
+
+/** @typedef {import('../index').CodeModeRunOptions} CodeModeRunOptions */
+/** @typedef {import('../index').CodeModeResult} CodeModeResult */
+/** @typedef {import('../index').CodeModeEvent} CodeModeEvent */
+/** @typedef {import('../index').CodeModeExecInput} CodeModeExecInput */
+/** @typedef {import('../index').CodeModeWaitInput} CodeModeWaitInput */
+/** @typedef {import('../index').CodeModeLegOptions} CodeModeLegOptions */
+/** @typedef {import('../index').NestedToolCall} NestedToolCall */
+/** @typedef {import('../binding').NativeRun} NativeRun */
+/** @typedef {import('../binding').CallTool} CallTool */
+/** @typedef {import('./generated/protocol.js').BatchNamespace} BatchNamespace */
+/** @typedef {import('./nested-call.js').RunScope} RunScope */
+/**
+ * What lib/tool-search.js adds to `CodeModeRunOptions` (internal to this package).
+ * @typedef {CodeModeRunOptions & { [TOOL_SEARCH_GUEST]?: boolean }} InternalRunOptions
+ */
 
 /**
  * Calls the run's listener. A listener that throws must not break the run, and must not fail
  * silently either: the first throw of each run is reported as a process warning
  * (`OPENCLAW_CODE_MODE_ON_EVENT`); every throw is counted in `run.eventListenerErrors`.
+ * @param {{ eventListenerErrors: number }} run
+ * @param {((event: CodeModeEvent) => void) | undefined} onEvent
+ * @param {CodeModeEvent} event
  */
 function emit(run, onEvent, event) {
   if (typeof onEvent !== 'function') return
@@ -43,6 +52,10 @@ function emit(run, onEvent, event) {
   }
 }
 
+/**
+ * @param {unknown} value
+ * @returns {string | undefined} `value` when it is a non-empty string
+ */
 function optionalString(value) {
   return typeof value === 'string' && value.length > 0 ? value : undefined
 }
@@ -51,7 +64,9 @@ function optionalString(value) {
 // `options[TOOL_SEARCH_GUEST] === true` runs its cells in Tool Search's VM (src/toolsearch) and
 // installs no namespaces; `nativeOf` reaches its native half.
 const TOOL_SEARCH_GUEST = Symbol('toolSearchGuest')
+/** @type {(run: CodeModeRun) => NativeRun} */
 let nativeOf
+/** @type {(run: CodeModeRun, id: string, inputJson: string, options?: CodeModeLegOptions) => Promise<CodeModeResult>} */
 let execCall
 
 class CodeModeRun {
@@ -61,19 +76,24 @@ class CodeModeRun {
     execCall = (run, id, inputJson, options) => run.#leg('execCall', [id, inputJson], options)
   }
 
+  /** @type {NativeRun} */
   #native
+  /** @type {CodeModeRunOptions['executor']} */
   #executor
+  /** @type {CodeModeRunOptions['onEvent']} */
   #onEvent
+  /** @type {Map<number, (result: CodeModeResult) => void>} leg -> what its result settles */
   #legs = new Map()
   #nextLeg = 0
-  /** cell id -> Map<call id, AbortController> */
+  /** @type {Map<number, Map<number, AbortController>>} cell id -> call id -> its controller */
   #calls = new Map()
-  /** namespace id -> input mappers by callable index */
+  /** @type {Map<string, (((args: unknown[]) => unknown) | undefined)[]>} namespace id -> input mappers by callable index */
   #mappers = new Map()
-  /** runId, sessionId, sessionKey, agentId: every nested call's scope */
+  /** @type {RunScope} runId, sessionId, sessionKey, agentId: every nested call's scope */
   #scope
-  /** The catalog as nested calls name it: `{ id, name, source, sourceName, mcp }` by index */
-  #callTools
+  /** @type {(CallTool | null)[]} The catalog tools nested calls named so far, by tool index (`NativeRun.callTool`) */
+  #callTools = []
+  /** @type {string | undefined} */
   #nestedIdPrefix
   #outcomes = new OutcomeQueue()
   #lifetime = new AbortController()
@@ -85,6 +105,8 @@ class CodeModeRun {
   /**
    * Builds the run-scoped catalog and model surface for one agent run. Throws only on misuse
    * (missing executor, tools not an array, missing runId).
+   * @param {CodeModeRunOptions} options
+   * @returns {CodeModeRun}
    */
   static create(options) {
     if (options === null || typeof options !== 'object') {
@@ -102,6 +124,7 @@ class CodeModeRun {
     return new CodeModeRun(options)
   }
 
+  /** @param {InternalRunOptions} options */
   constructor(options) {
     this.#executor = options.executor
     this.#onEvent = options.onEvent
@@ -128,9 +151,12 @@ class CodeModeRun {
     if (options[TOOL_SEARCH_GUEST] !== true) this.#installNamespaces(options)
   }
 
-  // createScope runs once per run, here on the main thread; a failure hides that namespace.
+  /**
+   * createScope runs once per run, here on the main thread; a failure hides that namespace.
+   * @param {CodeModeRunOptions} options
+   */
   #installNamespaces(options) {
-    const candidates = JSON.parse(this.#native.namespaceCandidatesJson())
+    const candidates = this.#native.namespaceCandidates()
     const ctx = {
       agentId: optionalString(options.agentId),
       sessionKey: optionalString(options.sessionKey),
@@ -140,7 +166,7 @@ class CodeModeRun {
       signal: this.#lifetime.signal,
     }
     const descriptors = describeNamespaces(candidates, ctx, this.#mappers)
-    const hidden = JSON.parse(this.#native.installNamespaces(JSON.stringify(descriptors)))
+    const hidden = this.#native.installNamespaces(descriptors)
     for (const { id, reason } of hidden) {
       emit(this, this.#onEvent, { type: 'namespace_hidden', runId: options.runId, namespaceId: id, reason })
     }
@@ -176,12 +202,22 @@ class CodeModeRun {
     return this.#native.telemetry
   }
 
-  /** Runs a cell. Resolves to a `CodeModeResult`; never rejects. */
+  /**
+   * Runs a cell. Resolves to a `CodeModeResult`; never rejects.
+   * @param {CodeModeExecInput} input
+   * @param {CodeModeLegOptions} [options]
+   * @returns {Promise<CodeModeResult>}
+   */
   exec(input, options) {
     return this.#leg('exec', input, options)
   }
 
-  /** Continues a waiting cell by its `runId`. Resolves to a `CodeModeResult`; never rejects. */
+  /**
+   * Continues a waiting cell by its `runId`. Resolves to a `CodeModeResult`; never rejects.
+   * @param {CodeModeWaitInput} input
+   * @param {CodeModeLegOptions} [options]
+   * @returns {Promise<CodeModeResult>}
+   */
   wait(input, options) {
     return this.#leg('wait', input, options)
   }
@@ -192,6 +228,14 @@ class CodeModeRun {
     this.#native.abort()
   }
 
+  /**
+   * One exec or wait leg, or Tool Search's `tool_call` (`execCall`, whose input is `[id,
+   * inputJson]`).
+   * @param {'exec' | 'wait' | 'execCall'} kind
+   * @param {unknown} input
+   * @param {CodeModeLegOptions | undefined} options
+   * @returns {Promise<CodeModeResult>}
+   */
   #leg(kind, input, options) {
     const toolCallId = optionalString(options?.toolCallId)
     const signal = options?.signal
@@ -199,16 +243,19 @@ class CodeModeRun {
     const leg = this.#nextLeg
     const debug = this.#debug ? this.#debugLeg(kind, leg, toolCallId, input) : undefined
     return new Promise((outer) => {
+      /** @type {(result: CodeModeResult) => void} */
       const resolve = debug ? (result) => outer(debug(result)) : outer
       const aborted = signal?.aborted === true
+      const call = /** @type {[string, string]} */ (input)
       const immediate =
         kind === 'execCall'
-          ? this.#native.execCall(input[0], input[1], leg, toolCallId, aborted)
+          ? this.#native.execCall(call[0], call[1], leg, toolCallId, aborted)
           : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
-        resolve(decodeLegResult(immediate))
+        resolve(JSON.parse(immediate))
         return
       }
+      /** @type {(() => void) | undefined} */
       let onAbort
       if (signal && typeof signal.addEventListener === 'function') {
         onAbort = () => this.#native.abortLeg(leg)
@@ -217,27 +264,36 @@ class CodeModeRun {
       legStarted()
       this.#legs.set(leg, (result) => {
         legEnded()
-        if (onAbort) signal.removeEventListener('abort', onAbort)
+        if (onAbort) signal?.removeEventListener('abort', onAbort)
         resolve(result)
       })
     })
   }
 
-  // The debug line of one leg, written as its result arrives (sizes, never contents).
+  /**
+   * The debug line of one leg, written as its result arrives (sizes, never contents).
+   * @param {string} kind
+   * @param {number} leg
+   * @param {string | undefined} toolCallId
+   * @param {unknown} input
+   * @returns {(result: CodeModeResult) => CodeModeResult}
+   */
   #debugLeg(kind, leg, toolCallId, input) {
     const started = performance.now()
     const inputBytes = byteLength(jsonOf(input))
     return (result) => {
+      /** @type {{ status?: string, code?: string, failurePhase?: string, runId?: string, pendingToolCalls?: unknown[] }} */
+      const fields = result
       debugLine('leg', {
         kind,
         leg,
         runId: this.#scope.runId,
         toolCallId,
-        status: result?.status,
-        code: result?.code,
-        failurePhase: result?.failurePhase,
-        cellRunId: result?.runId,
-        pendingToolCalls: result?.pendingToolCalls?.length,
+        status: fields?.status,
+        code: fields?.code,
+        failurePhase: fields?.failurePhase,
+        cellRunId: fields?.runId,
+        pendingToolCalls: fields?.pendingToolCalls?.length,
         ms: Math.round((performance.now() - started) * 1000) / 1000,
         inputBytes,
         resultBytes: byteLength(jsonOf(result)),
@@ -246,7 +302,12 @@ class CodeModeRun {
     }
   }
 
-  // Every native message arrives here; nothing may throw out of it.
+  /**
+   * Every native message arrives here; nothing may throw out of it.
+   * @param {number} kind
+   * @param {number} id
+   * @param {string} payload
+   */
   #port(kind, id, payload) {
     try {
       if (kind === CALL) {
@@ -258,7 +319,7 @@ class CodeModeRun {
         const done = this.#legs.get(id)
         if (done) {
           this.#legs.delete(id)
-          done(decodeLegResult(payload))
+          done(JSON.parse(payload))
         }
       } else if (kind === ABORT_CELL) {
         const calls = this.#calls.get(id)
@@ -266,23 +327,38 @@ class CodeModeRun {
           this.#calls.delete(id)
           for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
         }
-      } else if (kind === EVENT) emit(this, this.#onEvent, decodeEvent(payload))
+      } else if (kind === EVENT) emit(this, this.#onEvent, JSON.parse(payload))
     } catch {
       // Only a bug can get here; the run carries on.
     }
   }
 
-  // Outcomes of one microtask checkpoint go over together (see OutcomeQueue).
+  /**
+   * Outcomes of one microtask checkpoint go over together (see OutcomeQueue).
+   * @param {number} cellId
+   * @param {number} call
+   * @param {boolean} ok
+   * @param {string} text
+   */
   #settle(cellId, call, ok, text) {
     if (this.#outcomes.push(cellId, call, ok, text)) queueMicrotask(this.#flushSettled)
   }
 
   #flushSettled = () => this.#outcomes.flush(this.#native)
 
-  // One nested call of a batch (see lib/protocol.js): the tool by catalog index, the rest from
-  // this run's scope.
+  /**
+   * One nested call of a batch (see lib/generated/protocol.js): the tool by catalog index, the
+   * rest from this run's scope.
+   * @param {number} cell
+   * @param {number} call
+   * @param {number} toolIndex
+   * @param {unknown} rawInput
+   * @param {BatchNamespace | undefined} namespace
+   * @param {string | undefined} parentToolCallId
+   */
   #startCall(cell, call, toolIndex, rawInput, namespace, parentToolCallId) {
-    const tool = (this.#callTools ??= decodeCallTools(this.#native.callToolsJson))[toolIndex]
+    // A tool index past the catalog is a bug: the throw skips the call (see forEachCall).
+    const tool = /** @type {CallTool} */ ((this.#callTools[toolIndex] ??= this.#native.callTool(toolIndex)))
     const toolCallId = nestedToolCallId((this.#nestedIdPrefix ??= this.#native.nestedIdPrefix), cell, call)
     const controller = new AbortController()
     let calls = this.#calls.get(cell)
@@ -315,6 +391,7 @@ class CodeModeRun {
         mapperError = `namespace input mapper failed: ${errorMessage(error)}`
       }
     }
+    /** @type {NestedCall & Pick<NestedToolCall, 'mcp' | 'namespace'>} */
     const nested = new NestedCall(tool, input, toolCallId, parentToolCallId, scope, controller, (partial) => {
       if (described) emit(this, onEvent, { type: 'tool_call_update', ...described, partial })
     })
@@ -336,6 +413,7 @@ class CodeModeRun {
     }
     // Runs inside promise callbacks: a throw here would be an unhandled rejection, which ends
     // the process. Nothing may escape.
+    /** @type {(ok: boolean, text: string, error?: string) => void} */
     const finish = (ok, text, error) => {
       try {
         calls.delete(call)
@@ -348,7 +426,7 @@ class CodeModeRun {
             ...described,
             durationMs,
             ok,
-            ...(ok ? { result: result.value } : { error: boundedText(error) }),
+            ...(result ? { result: result.value } : { error: boundedText(error) }),
             ...(result?.truncated ? { resultTruncated: true } : {}),
             aborted: controller.signal.aborted,
           })

@@ -1,17 +1,40 @@
+// @ts-check
 'use strict'
 // Test helpers for plugin authors. createOpenClawTestRun: cells run through the real OpenClaw
 // gateway's code-mode tools (the guest API OpenClaw users run: tool globals, catalog, results,
 // MCP) around the plugin's own agent tools. createTestRun: a CodeModeRun (this library's own
 // guest API: tools.*, ALL_TOOLS) around plain handler functions. Both record every nested call
-// and follow `waiting` with `wait`.
+// and follow `waiting` with `wait` (lib/follow-waits.js). The public types are lib/testing.d.ts.
+
+const { followWaits } = require('./follow-waits.js')
+
+/** @typedef {import('./testing').TestRun} TestRun */
+/** @typedef {import('./testing').TestRunResult} TestRunResult */
+/** @typedef {import('./testing').TestToolHandler} TestToolHandler */
+/** @typedef {import('./testing').TestToolSpec} TestToolSpec */
+/** @typedef {import('./testing').CreateTestRunOptions} CreateTestRunOptions */
+/** @typedef {import('./testing').RecordedCall} RecordedCall */
+/** @typedef {import('./testing').OpenClawTestRun} OpenClawTestRun */
+/** @typedef {import('./testing').OpenClawTestRunResult} OpenClawTestRunResult */
+/** @typedef {import('./testing').OpenClawCodeModeResult} OpenClawCodeModeResult */
+/** @typedef {import('./testing').OpenClawRecordedCall} OpenClawRecordedCall */
+/** @typedef {import('./testing').CreateOpenClawTestRunOptions} CreateOpenClawTestRunOptions */
+/** @typedef {import('../index').CodeModeEvent} CodeModeEvent */
+/** @typedef {import('../index').CatalogTool} CatalogTool */
 
 // index.js (the native addon) is loaded by createTestRun only: createOpenClawTestRun reaches
 // this package through the gateway, as the `quickjs` executor plugin.
 const native = () => require('../index.js')
 
+/** @type {Set<{ cleanup(): void | Promise<void> }>} */
 const live = new Set()
 let nextRun = 0
 
+/**
+ * @param {string} name
+ * @param {TestToolHandler | TestToolSpec} spec
+ * @returns {{ tool: CatalogTool, handler: TestToolHandler }}
+ */
 function toolDefinition(name, spec) {
   const { handler, ...meta } = typeof spec === 'function' ? { handler: spec } : spec
   if (typeof handler !== 'function') {
@@ -23,17 +46,22 @@ function toolDefinition(name, spec) {
 /**
  * A run whose catalog is `tools` (name → handler, or { handler, description, parameters,
  * source, sourceName, label }). Handlers receive `(input, call)`.
+ * @param {CreateTestRunOptions} [options]
+ * @returns {TestRun}
  */
 function createTestRun(options = {}) {
   const entries = Object.entries(options.tools ?? {}).map(([name, spec]) => toolDefinition(name, spec))
   const handlers = new Map(entries.map(({ tool, handler }) => [tool.name, handler]))
   const { CodeModeRun, registerCodeModeNamespaceForPlugin, unregisterCodeModeNamespace } = native()
+  /** @type {string[]} */
   const registered = []
   for (const { pluginId, registration } of options.namespaces ?? []) {
     registerCodeModeNamespaceForPlugin(pluginId, registration)
     registered.push(registration.id)
   }
+  /** @type {RecordedCall[]} */
   const calls = []
+  /** @type {CodeModeEvent[]} */
   const events = []
   const run = CodeModeRun.create({
     config: testConfig(options.config),
@@ -44,11 +72,14 @@ function createTestRun(options = {}) {
     context: options.context,
     tools: entries.map(({ tool }) => tool),
     executor: async (call) => {
+      /** @type {RecordedCall} */
       const record = { id: call.id, name: call.name, input: call.input, toolCallId: call.toolCallId, parentToolCallId: call.parentToolCallId }
       if (call.namespace) record.namespace = call.namespace
       calls.push(record)
       try {
-        record.result = await handlers.get(call.name)(call.input, call)
+        // Every call names a tool of this catalog, each with its handler.
+        const handler = /** @type {TestToolHandler} */ (handlers.get(call.name))
+        record.result = await handler(call.input, call)
         return record.result
       } catch (error) {
         record.error = error instanceof Error ? error.message : String(error)
@@ -58,6 +89,7 @@ function createTestRun(options = {}) {
     onEvent: (event) => events.push(event),
   })
   let legs = 0
+  /** @type {TestRun} */
   const testRun = {
     run,
     calls,
@@ -70,11 +102,12 @@ function createTestRun(options = {}) {
     async execUntilDone(code, execOptions = {}) {
       const first = calls.length
       const maxLegs = legLimit(execOptions.maxLegs)
-      const results = [await testRun.exec(code, execOptions)]
-      while (results.at(-1).status === 'waiting' && results.length < maxLegs) {
-        results.push(await run.wait({ runId: results.at(-1).runId }, { toolCallId: `test_call_${++legs}` }))
-      }
-      const last = results.at(-1)
+      const results = await followWaits(
+        () => testRun.exec(code, execOptions),
+        (runId) => run.wait({ runId }, { toolCallId: `test_call_${++legs}` }),
+        maxLegs,
+      )
+      const last = /** @type {TestRunResult} */ (results[results.length - 1])
       return {
         ...last,
         output: results.flatMap((r) => r.output ?? []),
@@ -97,6 +130,7 @@ function createTestRun(options = {}) {
 /**
  * `tools.codeMode` for a test run: `enabled: true` unless the test says otherwise, so a partial
  * config (`{ timeoutMs: 100 }`) keeps code mode on, as the CLI does.
+ * @param {unknown} config
  */
 function testConfig(config) {
   if (config === undefined || config === null) return { enabled: true }
@@ -104,15 +138,22 @@ function testConfig(config) {
   return config
 }
 
-/** `maxLegs`: the most exec/wait results to take (the exec is the first leg). */
+/**
+ * `maxLegs`: the most exec/wait results to take (the exec is the first leg).
+ * @param {number} [maxLegs]
+ */
 function legLimit(maxLegs = 100) {
   if (!Number.isInteger(maxLegs) || maxLegs < 1) throw new TypeError(`maxLegs must be a positive integer; got ${String(maxLegs)}`)
   return maxLegs
 }
 
-/** A coded Error, like the gateway harness's refusals. */
+/**
+ * A coded Error, like the gateway harness's refusals.
+ * @param {string} code
+ * @param {string} message
+ */
 function kitError(code, message) {
-  const error = new Error(message)
+  const error = /** @type {Error & { code: string }} */ (new Error(message))
   error.code = code
   return error
 }
@@ -123,6 +164,8 @@ function kitError(code, message) {
  * package as the `quickjs` executor (or `executor: 'bundled' | 'node'`, upstream's). Rejects with
  * an Error whose `code` names what is missing: `ERR_CODE_MODE_OPENCLAW_MISSING`,
  * `ERR_CODE_MODE_OPENCLAW_VERSION`, `ERR_CODE_MODE_NODE_VERSION`.
+ * @param {CreateOpenClawTestRunOptions & { namespaces?: unknown }} [options]
+ * @returns {Promise<OpenClawTestRun>}
  */
 async function createOpenClawTestRun(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('createOpenClawTestRun(options): options must be an object')
@@ -136,6 +179,7 @@ async function createOpenClawTestRun(options = {}) {
     throw new TypeError('createOpenClawTestRun: config must be a tools.codeMode object such as { timeoutMs: 2000 }')
   }
   const { createGateway } = require('./openclaw-gateway.js')
+  /** @type {OpenClawRecordedCall[]} */
   const calls = []
   const gateway = await createGateway({
     who: 'createOpenClawTestRun',
@@ -151,7 +195,13 @@ async function createOpenClawTestRun(options = {}) {
     onCall: (record) => calls.push(record),
   })
   let legs = 0
-  const details = (result) => result?.details ?? result
+  /**
+   * The details of an exec or wait result.
+   * @param {{ details?: unknown }} result
+   * @returns {OpenClawCodeModeResult}
+   */
+  const details = (result) => /** @type {OpenClawCodeModeResult} */ (result?.details ?? result)
+  /** @type {OpenClawTestRun} */
   const testRun = {
     calls,
     execDescription: gateway.execDescription,
@@ -171,12 +221,13 @@ async function createOpenClawTestRun(options = {}) {
     async execUntilDone(code, execOptions = {}) {
       const first = calls.length
       const maxLegs = legLimit(execOptions.maxLegs)
-      const results = [await testRun.exec(code, execOptions)]
-      while (results.at(-1).status === 'waiting' && results.length < maxLegs) {
-        results.push(await testRun.wait(results.at(-1).runId, execOptions))
-      }
+      const results = await followWaits(
+        () => testRun.exec(code, execOptions),
+        (runId) => testRun.wait(runId, execOptions),
+        maxLegs,
+      )
       return {
-        ...results.at(-1),
+        ...results[results.length - 1],
         output: results.flatMap((r) => r.output ?? []),
         legs: results,
         calls: calls.slice(first),
@@ -198,3 +249,7 @@ async function cleanupTestRuns() {
 }
 
 module.exports = { createTestRun, createOpenClawTestRun, cleanupTestRuns }
+
+// The table is the API testing.d.ts declares (checked by `npm run typecheck`; no runtime effect).
+/** @type {typeof import('./testing.d.ts')} */
+const _declared = module.exports

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict'
 // ToolSearchRun: OpenClaw's Tool Search (`tools.toolSearch`) on this package's catalog and
 // sandbox. A second host on the same engine: each run drives a code-mode run made for it (the
@@ -8,41 +9,92 @@
 
 const native = require('./native.js')
 const { CodeModeRun, internals } = require('./run.js')
+const { followWaits } = require('./follow-waits.js')
 
 const { TOOL_SEARCH_GUEST, nativeOf, execCall } = internals
+
+/** @typedef {import('../index').ToolSearchRunOptions} ToolSearchRunOptions */
+/** @typedef {import('../index').ToolSearchResult} ToolSearchResult */
+/** @typedef {import('../index').ToolSearchCallOptions} ToolSearchCallOptions */
+/** @typedef {import('../index').ToolSearchAgentTool} ToolSearchAgentTool */
+/** @typedef {import('../index').ToolSearchConfig} ToolSearchConfig */
+/** @typedef {import('../index').ToolSearchModelTool} ToolSearchModelTool */
+/** @typedef {import('../index').ToolSearchToolCall} ToolSearchToolCall */
+/** @typedef {import('../index').ToolSearchTelemetry} ToolSearchTelemetry */
+/** @typedef {import('../index').CodeModeResult} CodeModeResult */
+/** @typedef {import('../index').CodeModeOutput} CodeModeOutput */
+/** @typedef {import('../index').CodeModeErrorCode} CodeModeErrorCode */
+/** @typedef {import('../index').NestedToolCall} NestedToolCall */
+/** @typedef {import('../index').CodeModeLegOptions} CodeModeLegOptions */
+/** @typedef {Extract<ToolSearchResult, { status: 'completed' }>} ToolSearchCompleted */
+/** @typedef {Extract<ToolSearchResult, { status: 'failed' }>} ToolSearchFailed */
+/** @typedef {import('./run.js').CodeModeRun} CodeModeRunInstance */
+/**
+ * A Tool Search tool's input: an object (checked by `call`).
+ * @typedef {Record<string, unknown>} ToolInput
+ */
 
 /** The structured tools follow a call this long per leg before continuing it (no deadline). */
 const STRUCTURED_LEG_MS = 60_000
 /** Tool calls kept in `telemetry.toolCalls` (the oldest go first). */
 const MAX_RECORDED_CALLS = 1_000
 
+/**
+ * @param {unknown} value
+ * @returns {string | undefined} `value` when it is a non-empty string
+ */
 function optionalString(value) {
   return typeof value === 'string' && value.length > 0 ? value : undefined
 }
 
+/**
+ * The message of a thrown value.
+ * @param {unknown} error
+ * @returns {string}
+ */
+function messageOf(error) {
+  const message = /** @type {{ message?: unknown } | null | undefined} */ (error)?.message
+  return message !== undefined && message !== null ? String(message) : String(error)
+}
+
+/** @param {unknown} value */
 function typeName(value) {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
   return typeof value
 }
 
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
 function isObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 class ToolSearchRun {
+  /** @type {CodeModeRunInstance} */
   #inner
+  /** @type {import('../binding').NativeToolSearch} */
   #search
+  /** @type {ToolSearchConfig} */
   #config
+  /** @type {boolean} */
   #active
+  /** @type {ToolSearchModelTool[]} */
   #modelTools
+  /** @type {string} */
   #prompt
+  /** @type {number} */
   #promptBytes
+  /** @type {ToolSearchToolCall[]} */
   #toolCalls = []
 
   /**
    * Builds the run's catalog and model surface. Throws only on misuse (missing executor, tools
    * not an array, missing runId); everything else is a `failed` result of `call`.
+   * @param {ToolSearchRunOptions} options
+   * @returns {ToolSearchRun}
    */
   static create(options) {
     if (options === null || typeof options !== 'object') {
@@ -60,6 +112,7 @@ class ToolSearchRun {
     return new ToolSearchRun(options)
   }
 
+  /** @param {ToolSearchRunOptions} options */
   constructor(options) {
     const config = native.resolveToolSearchConfig(options.config)
     this.#config = config
@@ -67,6 +120,7 @@ class ToolSearchRun {
     const executor = options.executor
     const recorded = this.#toolCalls
     // Every call that reaches the executor is a final tool call of the run (telemetry).
+    /** @param {NestedToolCall} call */
     const recording = (call) => {
       if (recorded.length >= MAX_RECORDED_CALLS) recorded.shift()
       recorded.push({
@@ -130,7 +184,10 @@ class ToolSearchRun {
     return this.#prompt
   }
 
-  /** Prompt size, catalog, counts and the tool calls executed. */
+  /**
+   * Prompt size, catalog, counts and the tool calls executed.
+   * @returns {ToolSearchTelemetry}
+   */
   get telemetry() {
     const counters = this.#inner.telemetry
     return {
@@ -146,13 +203,19 @@ class ToolSearchRun {
     }
   }
 
-  /** Runs one Tool Search tool. Resolves to a `ToolSearchResult`; never rejects. */
+  /**
+   * Runs one Tool Search tool. Resolves to a `ToolSearchResult`; never rejects.
+   * @param {string} toolName
+   * @param {unknown} input
+   * @param {ToolSearchCallOptions} [options]
+   * @returns {Promise<ToolSearchResult>}
+   */
   async call(toolName, input, options) {
     try {
       return await this.#call(toolName, input, options)
     } catch (error) {
       // Only a bug can get here; still a result, never a rejection.
-      return this.#failed('internal_error', `Tool Search failed: ${error?.message ?? String(error)}`)
+      return this.#failed('internal_error', `Tool Search failed: ${messageOf(error)}`)
     }
   }
 
@@ -161,6 +224,12 @@ class ToolSearchRun {
     this.#inner.abort()
   }
 
+  /**
+   * @param {string} toolName
+   * @param {unknown} input
+   * @param {ToolSearchCallOptions | undefined} options
+   * @returns {Promise<ToolSearchResult>}
+   */
   async #call(toolName, input, options) {
     if (!this.#active) {
       return this.#failed('invalid_input', 'Tool Search is not active for this run.')
@@ -186,6 +255,11 @@ class ToolSearchRun {
     }
   }
 
+  /**
+   * @param {ToolInput} input
+   * @param {CodeModeLegOptions} leg
+   * @returns {Promise<ToolSearchResult>}
+   */
   async #code(input, leg) {
     const code = input.code
     if (typeof code !== 'string' || code.trim().length === 0) {
@@ -214,37 +288,49 @@ class ToolSearchRun {
     return this.#result(result)
   }
 
+  /**
+   * @param {ToolInput} input
+   * @returns {Promise<ToolSearchResult>}
+   */
   async #searchTool(input) {
     const query = input.query
     if (typeof query !== 'string') {
       return this.#failed('invalid_input', `tool_search requires a query string, not ${typeName(query)}.`)
     }
     const limit = input.limit
-    if (limit !== undefined && limit !== null && !(Number.isInteger(limit) && limit >= 1)) {
+    if (limit !== undefined && limit !== null && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1)) {
       return this.#failed('invalid_input', 'tool_search limit must be a positive integer.')
     }
-    let text
+    let found
     try {
       // In the run's sandbox process: a query's cost is the model's to choose.
-      text = await this.#search.search(query, limit ?? undefined)
+      found = await this.#search.search(query, /** @type {number | null | undefined} */ (limit) ?? undefined)
     } catch (error) {
-      return this.#failed('invalid_input', error?.message ?? String(error))
+      return this.#failed('invalid_input', messageOf(error))
     }
-    const found = JSON.parse(text)
     // A query past the caps: its first part was searched, and the model is told so beside the hits.
-    if (Array.isArray(found)) return this.#completed(found)
+    if (!found.queryTruncated) return this.#completed(found.hits)
     return { ...this.#completed(found.hits), queryTruncated: found.queryTruncated }
   }
 
+  /**
+   * @param {ToolInput} input
+   * @returns {ToolSearchResult}
+   */
   #describe(input) {
     if (typeof input.id !== 'string' || input.id.length === 0) {
       return this.#failed('invalid_input', 'tool_describe requires an id string.')
     }
-    const text = this.#search.describe(input.id)
-    if (text === null || text === undefined) return this.#failed('invalid_input', this.#search.unavailable(input.id))
-    return this.#completed(JSON.parse(text))
+    const entry = this.#search.describe(input.id)
+    if (!entry) return this.#failed('invalid_input', this.#search.unavailable(input.id))
+    return this.#completed(entry)
   }
 
+  /**
+   * @param {ToolInput} input
+   * @param {CodeModeLegOptions} leg
+   * @returns {Promise<ToolSearchResult>}
+   */
   async #toolCall(input, leg) {
     const id = input.id
     if (typeof id !== 'string' || id.length === 0) {
@@ -260,41 +346,62 @@ class ToolSearchRun {
     try {
       argsJson = JSON.stringify(args)
     } catch (error) {
-      return this.#failed('invalid_input', `tool_call args must be JSON-serialisable: ${error?.message ?? error}`)
+      return this.#failed('invalid_input', `tool_call args must be JSON-serialisable: ${messageOf(error)}`)
     }
     // One nested call in a cell: code mode's executor path, events and cancellation. The call
     // is data, exactly as the model made it (never spliced into source), and the outcome comes
     // back as data so an executor refusal is reported verbatim.
-    let result = await execCall(this.#inner, id, argsJson, leg)
     // Structured calls have no deadline of their own: a call that outlives a leg is followed.
-    while (result.status === 'waiting') {
-      result = await this.#inner.wait({ runId: result.runId }, leg)
-    }
+    const legs = await followWaits(
+      () => execCall(this.#inner, id, /** @type {string} */ (argsJson), leg),
+      (runId) => this.#inner.wait({ runId }, leg),
+    )
+    const result = /** @type {Exclude<CodeModeResult, { status: 'waiting' }>} */ (legs[legs.length - 1])
     if (result.status !== 'completed') return this.#result(result)
-    const outcome = result.value
+    // What the cell's one call settled to (crates/sandbox: `{ ok, value }` or `{ ok: false, error }`).
+    const outcome = /** @type {{ ok?: unknown, value?: unknown, error?: unknown } | null} */ (result.value)
     if (outcome === null || typeof outcome !== 'object' || outcome.ok !== true) {
       return this.#failed('internal_error', String(outcome?.error ?? 'tool call failed'), result.output)
     }
-    const tool = JSON.parse(this.#search.entry(id) ?? 'null') ?? { id }
+    const tool = this.#search.entry(id) ?? { id }
     return this.#completed({ tool, result: outcome.value }, result.output)
   }
 
-  // A code-mode result with Tool Search's telemetry.
+  /**
+   * A code-mode result with Tool Search's telemetry.
+   * @param {Exclude<CodeModeResult, { status: 'waiting' }>} result
+   * @returns {ToolSearchResult}
+   */
   #result(result) {
     const { telemetry: _codeMode, ...rest } = result
     return { ...rest, telemetry: this.telemetry }
   }
 
+  /**
+   * @param {unknown} value
+   * @param {CodeModeOutput[]} [output]
+   * @returns {ToolSearchCompleted}
+   */
   #completed(value, output) {
     return { status: 'completed', value, ...(output?.length ? { output } : {}), telemetry: this.telemetry }
   }
 
+  /**
+   * @param {CodeModeErrorCode} code
+   * @param {string} error
+   * @param {CodeModeOutput[]} [output]
+   * @returns {ToolSearchFailed}
+   */
   #failed(code, error, output) {
     return { status: 'failed', code, error, ...(output?.length ? { output } : {}), telemetry: this.telemetry }
   }
 }
 
-/** Wraps a Tool Search run's model tools as OpenClaw agent tools (like createCodeModeAgentTools). */
+/**
+ * Wraps a Tool Search run's model tools as OpenClaw agent tools (like createCodeModeAgentTools).
+ * @param {import('../index').ToolSearchRun} run
+ * @returns {ToolSearchAgentTool[]}
+ */
 function createToolSearchAgentTools(run) {
   if (!(run instanceof ToolSearchRun)) {
     throw new TypeError('createToolSearchAgentTools(run): run must be a ToolSearchRun.')
@@ -307,8 +414,10 @@ function createToolSearchAgentTools(run) {
     toolKind: 'tool_search',
     /** Hook metadata for one call: which Tool Search operation, and the target of tool_call. */
     hookMetadata(params) {
+      /** @type {ReturnType<ToolSearchAgentTool['hookMetadata']>} */
       const meta = { toolKind: 'tool_search', toolSearchOperation: definition.name }
-      if (definition.name === 'tool_call' && typeof params?.id === 'string') meta.targetToolId = params.id
+      const id = /** @type {{ id?: unknown } | null | undefined} */ (params)?.id
+      if (definition.name === 'tool_call' && typeof id === 'string') meta.targetToolId = id
       if (definition.name === 'tool_search_code') meta.toolInputKind = 'javascript'
       return meta
     },

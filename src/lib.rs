@@ -34,7 +34,8 @@ pub use config::CodeModeConfig;
 /// OpenClaw's `quickjs` code-mode executor (the plugin's native half; `lib/openclaw-executor.js`).
 pub use executor::{NativeExecutorCell, compile_executor_controller};
 use protocol::types::{
-  CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition, ToolCatalogEntry,
+  CodeModeHiddenNamespace, CodeModeInactiveReason, CodeModeRunTelemetry, ModelToolDefinition,
+  ToolCatalogEntry,
 };
 pub use toolsearch::resolve_tool_search_config;
 
@@ -63,7 +64,8 @@ pub struct RuntimeOptions {
   pub worker_threads: Option<u32>,
 }
 
-/// Applies process-wide runtime settings.
+/// Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
+/// current value. Call it before or between runs.
 #[napi(catch_unwind)]
 pub fn configure_code_mode_runtime(options: RuntimeOptions) {
   if let Some(n) = options.max_active_cells {
@@ -186,6 +188,37 @@ pub struct NativeRunOptions {
   pub guest: Option<String>,
 }
 
+/// A catalog tool as a nested call names it (`NativeRun.callTool`): what the JS layer puts in
+/// the `NestedToolCall` it hands the executor.
+#[napi(object, object_from_js = false)]
+pub struct CallTool {
+  /// Exact catalog id, `<source>:<owner>:<name>`.
+  pub id: String,
+  /// The tool's name as the gateway gave it.
+  pub name: String,
+  /// Where the tool comes from.
+  #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
+  pub source: String,
+  /// `core`, the plugin id, the MCP server or the client app.
+  pub source_name: String,
+  /// What an MCP entry calls on its server; absent for other tools.
+  pub mcp: Option<CallToolMcp>,
+}
+
+/// What an MCP catalog entry calls (`NestedToolCall.mcp`).
+#[napi(object, object_from_js = false)]
+pub struct CallToolMcp {
+  /// The MCP server.
+  pub server_name: String,
+  /// The tool (or resource/prompt operation) on that server.
+  pub tool_name: String,
+  /// What to call: a tool, or a resources or prompts operation.
+  #[napi(
+    ts_type = "'tool' | 'resources_list' | 'resources_read' | 'prompts_list' | 'prompts_get'"
+  )]
+  pub operation: String,
+}
+
 /// A built tool catalog, shared by every run over the same tools: the JS layer keeps them by
 /// content (`lib/catalog-cache.js`).
 #[napi(custom_finalize)]
@@ -293,10 +326,22 @@ impl NativeRun {
       .collect()
   }
 
-  /// The tools nested calls name by index: `[[id, name, source, sourceName, mcp | null], …]`.
-  #[napi(getter, catch_unwind)]
-  pub fn call_tools_json(&self) -> String {
-    self.run.catalog.call_tools_json()
+  /// The catalog tool a nested call names by `toolIndex` (in a call batch, see
+  /// `lib/generated/protocol.js`), or null past the end of the catalog.
+  #[napi(catch_unwind)]
+  pub fn call_tool(&self, tool_index: u32) -> Option<CallTool> {
+    let entry = self.run.catalog.entries().get(tool_index as usize)?;
+    Some(CallTool {
+      id: entry.id.clone(),
+      name: entry.name.clone(),
+      source: entry.source.as_str().to_string(),
+      source_name: entry.source_name.clone(),
+      mcp: entry.mcp.as_ref().map(|m| CallToolMcp {
+        server_name: m.server.clone(),
+        tool_name: m.tool.clone(),
+        operation: m.operation.clone(),
+      }),
+    })
   }
 
   /// What every nested `toolCallId` starts with (then `<cell>_<call>`).
@@ -311,18 +356,34 @@ impl NativeRun {
     self.run.run_telemetry()
   }
 
-  /// Registered namespaces this run's catalog makes visible, as JSON `[{ id, pluginId,
-  /// globalName }]`: the JS layer builds their scopes next.
+  /// Registered namespaces this run's catalog makes visible: the JS layer builds their scopes
+  /// next, and hands them to `installNamespaces`.
   #[napi(catch_unwind)]
-  pub fn namespace_candidates_json(&self) -> String {
-    self.run.namespace_candidates_json()
+  pub fn namespace_candidates(&self) -> Vec<namespaces::NamespaceCandidate> {
+    self
+      .run
+      .namespace_candidates()
+      .into_iter()
+      .map(namespaces::NamespaceCandidate::from)
+      .collect()
   }
 
-  /// Takes the serialised scopes (`[{ id, ok, data, callables } | { id, ok: false, reason }]`);
-  /// returns the hidden namespaces as JSON `[{ id, reason }]`.
+  /// Takes the candidates' scopes (once); returns the namespaces hidden for this run, each with
+  /// why (the JS layer reports them as `namespace_hidden` events).
   #[napi(catch_unwind)]
-  pub fn install_namespaces(&self, descriptors_json: String) -> String {
-    self.run.install_namespaces_json(&descriptors_json)
+  pub fn install_namespaces(
+    &self,
+    scopes: Vec<namespaces::NamespaceScope>,
+  ) -> Vec<CodeModeHiddenNamespace> {
+    self
+      .run
+      .install_namespaces(&scopes)
+      .into_iter()
+      .map(|hidden| CodeModeHiddenNamespace {
+        id: hidden.id,
+        reason: hidden.reason,
+      })
+      .collect()
   }
 
   /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or

@@ -4,9 +4,10 @@
 //! The trusted plugin loader registers a namespace (`Issues`, `Calendar`…) backed by tools the
 //! plugin owns. A run shows it only when every required tool is in the run's catalog with
 //! `sourceName === pluginId`; each callable in its scope may target only one of those tools.
-//! Scopes are built by `createScope(ctx)` in the JS layer and arrive here as a plain descriptor.
+//! Scopes are built by `createScope(ctx)` in the JS layer and arrive here as [`NamespaceScope`]s.
 
 use crate::catalog::{Catalog, Source, names::is_identifier};
+use napi_derive::napi;
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::sync::LazyLock;
@@ -285,26 +286,63 @@ fn check_data(value: &Value, depth: usize) -> Result<(), String> {
   }
 }
 
+/// A registered namespace a run's catalog makes visible, before its scope is built
+/// (`NativeRun.namespaceCandidates`).
+#[napi(object, object_from_js = false)]
+pub struct NamespaceCandidate {
+  /// The namespace id.
+  pub id: String,
+  /// The plugin that registered it.
+  pub plugin_id: String,
+  /// Its guest global.
+  pub global_name: String,
+}
+
+impl From<Registration> for NamespaceCandidate {
+  fn from(r: Registration) -> Self {
+    NamespaceCandidate {
+      id: r.id,
+      plugin_id: r.plugin_id,
+      global_name: r.global_name,
+    }
+  }
+}
+
+/// A candidate's scope as the JS layer built it with the registration's `createScope`
+/// (`lib/namespaces.js`), for `NativeRun.installNamespaces`.
+#[napi(object, object_to_js = false)]
+pub struct NamespaceScope {
+  /// The candidate's namespace id.
+  pub id: String,
+  /// False when no scope was built: the namespace is hidden for `reason`.
+  pub ok: bool,
+  /// The scope's plain data as JSON text, callables left out.
+  pub data_json: Option<String>,
+  /// Where the scope's callables are, and the tool each calls.
+  pub callables: Option<Vec<NamespaceCallable>>,
+  /// Why no scope was built (`createScope` threw, or returned what is not a scope).
+  pub reason: Option<String>,
+}
+
+/// A callable of a namespace scope: a `createCodeModeNamespaceTool` marker's place and tool.
+#[napi(object, object_to_js = false)]
+pub struct NamespaceCallable {
+  /// Its path in the scope (`['issues', 'create']` for `Issues.issues.create`).
+  pub path: Vec<String>,
+  /// The catalog tool it calls: one of the registration's `requiredToolNames`.
+  pub tool_name: String,
+}
+
 /// Validates the scopes the JS layer built for `candidates` and resolves their callables.
-/// `descriptors` is `[{ id, ok: true, data, callables: [{ path: [...], toolName }] } |
-/// { id, ok: false, reason }]`.
 pub fn install(
   catalog: &Catalog,
   candidates: &[Registration],
-  descriptors: &Value,
+  scopes: &[NamespaceScope],
 ) -> (Vec<Installed>, Vec<Hidden>) {
   let mut installed = Vec::new();
   let mut hidden = Vec::new();
-  for descriptor in descriptors
-    .as_array()
-    .map(Vec::as_slice)
-    .unwrap_or_default()
-  {
-    let id = descriptor
-      .get("id")
-      .and_then(Value::as_str)
-      .unwrap_or_default()
-      .to_string();
+  for scope in scopes {
+    let id = scope.id.clone();
     let Some(registration) = candidates.iter().find(|r| r.id == id) else {
       hidden.push(Hidden {
         id,
@@ -312,18 +350,15 @@ pub fn install(
       });
       continue;
     };
-    if descriptor.get("ok") != Some(&Value::Bool(true)) {
-      let reason = descriptor
-        .get("reason")
-        .and_then(Value::as_str)
-        .unwrap_or("createScope failed");
+    if !scope.ok {
+      let reason = scope.reason.as_deref().unwrap_or("createScope failed");
       hidden.push(Hidden {
         id,
         reason: reason.to_string(),
       });
       continue;
     }
-    match resolve(catalog, registration, descriptor) {
+    match resolve(catalog, registration, scope) {
       Ok(namespace) => installed.push(namespace),
       Err(reason) => hidden.push(Hidden { id, reason }),
     }
@@ -334,35 +369,28 @@ pub fn install(
 fn resolve(
   catalog: &Catalog,
   registration: &Registration,
-  descriptor: &Value,
+  scope: &NamespaceScope,
 ) -> Result<Installed, String> {
-  let data = descriptor.get("data").cloned().unwrap_or(Value::Null);
+  let data: Value = match scope.data_json.as_deref() {
+    None => Value::Null,
+    Some(text) => serde_json::from_str(text).map_err(|e| {
+      // serde_json stops at 128 levels, before `check_data` would.
+      if e.to_string().starts_with("recursion limit exceeded") {
+        "scope is nested too deeply".to_string()
+      } else {
+        format!("the scope's data is not JSON: {e}")
+      }
+    })?,
+  };
   check_data(&data, 0)?;
   let mut callables = Vec::new();
-  for callable in descriptor
-    .get("callables")
-    .and_then(Value::as_array)
-    .map(Vec::as_slice)
-    .unwrap_or_default()
-  {
-    let path: Vec<String> = callable
-      .get("path")
-      .and_then(Value::as_array)
-      .map(|p| {
-        p.iter()
-          .filter_map(Value::as_str)
-          .map(str::to_string)
-          .collect()
-      })
-      .unwrap_or_default();
+  for callable in scope.callables.as_deref().unwrap_or_default() {
+    let path = &callable.path;
     if path.is_empty() {
       return Err("a callable has an empty path".into());
     }
     path.iter().try_for_each(|s| check_segment(s))?;
-    let tool = callable
-      .get("toolName")
-      .and_then(Value::as_str)
-      .unwrap_or_default();
+    let tool = callable.tool_name.as_str();
     if !registration.required_tool_names.iter().any(|n| n == tool) {
       return Err(format!(
         "callable {} targets \"{tool}\", which is not one of its requiredToolNames",
@@ -371,10 +399,10 @@ fn resolve(
     }
     let entry = owned_tool(catalog, &registration.plugin_id, tool)
       .ok_or_else(|| format!("tool \"{tool}\" is not in this run"))?;
-    if callables.iter().any(|(p, _)| *p == path) {
+    if callables.iter().any(|(p, _)| p == path) {
       return Err(format!("two callables at {}", path.join(".")));
     }
-    callables.push((path, entry));
+    callables.push((path.clone(), entry));
   }
   Ok(Installed {
     registration: registration.clone(),
@@ -439,10 +467,25 @@ mod tests {
     assert!(visible(&foreign).is_empty());
 
     let candidates = visible(&owned);
-    let descriptors = json!([
-      { "id": "gh", "ok": true, "data": { "repo": "o/r" }, "callables": [{ "path": ["list"], "toolName": "list_issues" }] },
-      { "id": "forged", "ok": true, "data": {}, "callables": [] },
-    ]);
+    let callable = |path: &[&str], tool: &str| NamespaceCallable {
+      path: path.iter().map(|s| s.to_string()).collect(),
+      tool_name: tool.into(),
+    };
+    let scope = |id: &str, data: Value, callables: Vec<NamespaceCallable>| NamespaceScope {
+      id: id.into(),
+      ok: true,
+      data_json: Some(data.to_string()),
+      callables: Some(callables),
+      reason: None,
+    };
+    let descriptors = [
+      scope(
+        "gh",
+        json!({ "repo": "o/r" }),
+        vec![callable(&["list"], "list_issues")],
+      ),
+      scope("forged", json!({}), vec![]),
+    ];
     let (installed, hidden) = install(&owned, &candidates, &descriptors);
     assert_eq!(installed.len(), 1);
     assert_eq!(installed[0].callables[0].0, vec!["list"]);
@@ -450,24 +493,38 @@ mod tests {
 
     for (callables, why) in [
       (
-        json!([{ "path": ["list"], "toolName": "delete_repo" }]),
+        vec![callable(&["list"], "delete_repo")],
         "not one of its requiredToolNames",
       ),
       (
-        json!([{ "path": ["__proto__", "x"], "toolName": "list_issues" }]),
+        vec![callable(&["__proto__", "x"], "list_issues")],
         "unsafe scope path segment",
       ),
-      (
-        json!([{ "path": [], "toolName": "list_issues" }]),
-        "empty path",
-      ),
+      (vec![callable(&[], "list_issues")], "empty path"),
     ] {
-      let descriptors = json!([{ "id": "gh", "ok": true, "data": {}, "callables": callables }]);
+      let descriptors = [scope("gh", json!({}), callables)];
       let (installed, hidden) = install(&owned, &candidates, &descriptors);
       assert!(installed.is_empty());
       assert!(hidden[0].reason.contains(why), "{}", hidden[0].reason);
     }
-    let failed = json!([{ "id": "gh", "ok": false, "reason": "createScope threw: boom" }]);
+    // Data nested past serde_json's limit, and data that is not JSON.
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    for (data, why) in [(deep.as_str(), "nested too deeply"), ("{", "not JSON")] {
+      let descriptors = [NamespaceScope {
+        data_json: Some(data.into()),
+        ..scope("gh", json!({}), vec![])
+      }];
+      let (installed, hidden) = install(&owned, &candidates, &descriptors);
+      assert!(installed.is_empty());
+      assert!(hidden[0].reason.contains(why), "{}", hidden[0].reason);
+    }
+    let failed = [NamespaceScope {
+      id: "gh".into(),
+      ok: false,
+      data_json: None,
+      callables: None,
+      reason: Some("createScope threw: boom".into()),
+    }];
     assert_eq!(
       install(&owned, &candidates, &failed).1[0].reason,
       "createScope threw: boom"

@@ -30,7 +30,6 @@ use code_mode_protocol::wire::{
 };
 use dashmap::DashMap;
 use parking_lot::Mutex;
-use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock, Weak};
@@ -284,32 +283,11 @@ impl Run {
     }
   }
 
-  /// `namespace_candidates` as JSON `[{ id, pluginId, globalName }]` for the JS layer.
-  pub fn namespace_candidates_json(&self) -> String {
-    let candidates: Vec<Value> = self
-      .namespace_candidates()
-      .into_iter()
-      .map(|r| json!({ "id": r.id, "pluginId": r.plugin_id, "globalName": r.global_name }))
-      .collect();
-    Value::Array(candidates).to_string()
-  }
-
-  /// `install_namespaces` from and to JSON: descriptors in, `[{ id, reason }]` hidden out.
-  pub fn install_namespaces_json(&self, descriptors: &str) -> String {
-    let descriptors = serde_json::from_str(descriptors).unwrap_or(Value::Null);
-    let hidden: Vec<Value> = self
-      .install_namespaces(&descriptors)
-      .into_iter()
-      .map(|h| json!({ "id": h.id, "reason": h.reason }))
-      .collect();
-    Value::Array(hidden).to_string()
-  }
-
   /// Takes the scopes the JS layer built (once) and returns the namespaces hidden for this run,
   /// which the JS layer reports as `namespace_hidden` events.
-  pub fn install_namespaces(&self, descriptors: &Value) -> Vec<Hidden> {
+  pub fn install_namespaces(&self, scopes: &[namespaces::NamespaceScope]) -> Vec<Hidden> {
     let candidates = self.namespace_candidates();
-    let mut result = namespaces::install(&self.catalog, &candidates, descriptors);
+    let mut result = namespaces::install(&self.catalog, &candidates, scopes);
     if self.active {
       result.1.extend(namespaces::not_visible(&self.catalog));
     }
@@ -1144,7 +1122,7 @@ pub fn validate_wait(input: &Field) -> Result<String, Failure> {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use serde_json::json;
+  use serde_json::{Value, json};
 
   fn exec_input(v: Value) -> Field {
     Field::from_json(&v, EXEC_KEYS)

@@ -121,17 +121,40 @@ pub fn test_decode_settled(numbers: Float64ArraySlice, payloads: Utf16String) ->
 }
 
 /// TEST ONLY. Writes a call batch with the Rust writer (`crates/catalog/src/calls.rs`) for a
-/// catalog of `toolsJson` (`CatalogTool[]`): `calls` is JSON `[[call, toolId, inputJson], …]`.
-/// Returns the payload a `Calls` message would carry, or the writer's refusal as `error: …`.
+/// catalog of `toolsJson` (`CatalogTool[]`): `calls` is JSON `[[call, toolId, inputJson,
+/// namespace?], …]`, where a namespace is `{ id, globalName, path: string[], index }`. Returns
+/// the payload a `Calls` message would carry, or the writer's refusal as `error: …`.
 #[napi(js_name = "__testWriteCalls", catch_unwind)]
 pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: String) -> String {
+  #[derive(serde::Deserialize)]
+  #[serde(rename_all = "camelCase")]
+  struct Namespace {
+    id: String,
+    global_name: String,
+    path: Vec<String>,
+    index: usize,
+  }
+  #[derive(serde::Deserialize)]
+  struct Call(u32, String, String, #[serde(default)] Option<Namespace>);
   let tools = serde_json::from_str(&tools_json).unwrap_or(serde_json::Value::Null);
   let catalog = crate::catalog::Catalog::build(&tools);
-  let list: Vec<(u32, String, String)> = serde_json::from_str(&calls).unwrap_or_default();
+  let list: Vec<Call> = match serde_json::from_str(&calls) {
+    Ok(list) => list,
+    Err(error) => return format!("error: {error}"),
+  };
   let mut out = Vec::new();
-  for (call, id, input) in &list {
+  for Call(call, id, input, namespace) in &list {
     let Some(entry) = catalog.get(id) else {
       return format!("error: unknown tool {id}");
+    };
+    let via = match namespace {
+      None => calls::Via::Catalog,
+      Some(ns) => calls::Via::Namespace {
+        id: &ns.id,
+        global_name: &ns.global_name,
+        path: &ns.path,
+        index: ns.index,
+      },
     };
     let written = calls::write_call(
       calls::NestedCall {
@@ -139,7 +162,7 @@ pub fn test_write_calls(tools_json: String, parent: Option<String>, calls: Strin
         entry,
         input_json: input,
         parent_tool_call_id: parent.as_deref(),
-        via: calls::Via::Catalog,
+        via,
       },
       &mut out,
     );

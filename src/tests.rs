@@ -205,7 +205,7 @@ impl Harness {
 /// fields (and `cell`, `call`).
 fn expand_batch(run: &Run, cell: u64, payload: &str) -> Vec<Value> {
   let batch: Vec<Value> = serde_json::from_str(payload).unwrap();
-  let tools: Vec<Value> = serde_json::from_str(&run.catalog.call_tools_json()).unwrap();
+  let tools = run.catalog.entries();
   assert_eq!((batch.len() - 1) % 4, 0, "{payload}");
   batch[1..]
     .chunks(4)
@@ -213,12 +213,12 @@ fn expand_batch(run: &Run, cell: u64, payload: &str) -> Vec<Value> {
       let tool = &tools[c[1].as_u64().unwrap() as usize];
       let mut call = json!({
         "input": c[2], "cell": cell, "call": c[0],
-        "id": tool[0], "name": tool[1], "source": tool[2], "sourceName": tool[3],
+        "id": tool.id, "name": tool.name, "source": tool.source.as_str(), "sourceName": tool.source_name,
         "toolCallId": format!("{}{cell}_{}", crate::sandbox::nested_id_prefix(), c[0]),
         "parentToolCallId": batch[0], "runId": run.scope.run_id, "sessionId": run.scope.session_id,
       });
-      if !tool[4].is_null() {
-        call["mcp"] = tool[4].clone();
+      if let Some(m) = &tool.mcp {
+        call["mcp"] = json!({ "serverName": m.server, "toolName": m.tool, "operation": m.operation });
       }
       if c[3] != 0 {
         call["namespace"] = c[3].clone();

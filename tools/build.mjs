@@ -5,7 +5,8 @@
 // (which writes `code-mode.<platform>.node` into the package root, or DIR); the executable is
 // `crates/sandbox`'s `code-mode-sandbox`, copied next to it (`--no-sandbox`: the addon and its
 // generated files alone, as tools/ci/check-bindings.sh needs them). The release workflow passes
-// `--target` for cross builds.
+// `--target` for cross builds. First, lib/generated/protocol.js (the JS ends of the packed
+// formats) is regenerated from crates/protocol/src/packed.rs, for the host.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, copyFileSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -30,6 +31,8 @@ function run(command, commandArgs) {
   const done = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' && command !== process.execPath })
   if (done.status !== 0) process.exit(done.status ?? 1)
 }
+
+run('cargo', ['run', '--quiet', '-p', 'code-mode-protocol', '--bin', 'protocol-js'])
 
 const require = createRequire(join(root, 'package.json'))
 const cli = require.resolve('@napi-rs/cli/package.json')

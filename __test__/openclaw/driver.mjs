@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url'
 import { cells } from './corpus.mjs'
 
 const require = createRequire(import.meta.url)
-// The gateway set-up is the plugin-author kit's (lib/openclaw-gateway.js), shared with the bench.
+// The gateway harness is the plugin-author kit's (lib/openclaw-gateway.js: surfaces, agent tools,
+// following a cell), shared with the bench.
 const harness = require('../../lib/openclaw-gateway.js')
 const [kind = 'bundled', dir] = process.argv.slice(2)
 const gateway = await harness.loadGateway(harness.requireOpenClaw({ who: 'the executor driver' }))
@@ -21,23 +22,18 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 export async function makeTools() {
   const setPluginToolMeta = gateway.setPluginToolMeta
   const setMcpResult = gateway.setMcpCodeModeGuestResultFromAgentResult
-  const tool = (name, description, run, extra = {}) => ({
-    name,
-    label: name,
-    description,
-    parameters: {
-      type: 'object',
-      properties: { x: { type: 'number' }, ms: { type: 'number' }, n: { type: 'number' }, q: { type: 'string' } },
-      additionalProperties: false,
-    },
-    execute: async (_id, args) => {
-      const details = await run(args ?? {})
-      if (details && details.__contentOnly) return { content: [{ type: 'text', text: details.text }] }
-      if (details && details.__mcp) return setMcpResult({ content: [{ type: 'text', text: details.text }] })
-      return { content: [{ type: 'text', text: JSON.stringify(details).slice(0, 200) }], details }
-    },
-    ...extra,
-  })
+  const parameters = {
+    type: 'object',
+    properties: { x: { type: 'number' }, ms: { type: 'number' }, n: { type: 'number' }, q: { type: 'string' } },
+    additionalProperties: false,
+  }
+  // A text-only result, an MCP result, or the details with their JSON (cut) as the text.
+  const result = (details) => {
+    if (details && details.__contentOnly) return { content: [{ type: 'text', text: details.text }] }
+    if (details && details.__mcp) return setMcpResult({ content: [{ type: 'text', text: details.text }] })
+    return { content: [{ type: 'text', text: JSON.stringify(details).slice(0, 200) }], details }
+  }
+  const tool = (name, description, run, extra = {}) => harness.agentTool({ name, description, run, parameters, result, ...extra })
   const tools = [
     tool('add_one', 'Add one to x', async (a) => ({ x: (a.x ?? 0) + 1 })),
     tool('slow', 'Answer after ms milliseconds', async (a) => {
@@ -84,25 +80,22 @@ export async function runCell(runtime, cell, n) {
   const controller = new AbortController()
   let timer
   if (cell.abortAfterMs) timer = setTimeout(() => controller.abort(new Error('aborted by the test')), cell.abortAfterMs)
-  let d
-  try {
-    d = (await runtime.exec.execute(`c${n}`, { code: cell.code }, controller.signal)).details
-  } catch (error) {
-    d = { status: 'threw', error: String(error?.message ?? error) }
-  }
-  clearTimeout(timer)
-  const legs = [d.status]
-  let waits = 0
-  while (d.status === 'waiting' && waits < (cell.waits ?? 0)) {
-    waits++
-    try {
-      d = (await runtime.wait.execute(`w${n}-${waits}`, { runId: d.runId })).details
-    } catch (error) {
-      d = { status: 'threw', error: String(error?.message ?? error) }
-    }
-    legs.push(d.status)
-  }
-  return { name: cell.name, legs, ...outcome(d) }
+  const results = await harness.followCell(runtime, cell.code, {
+    maxLegs: 1 + (cell.waits ?? 0),
+    signal: controller.signal,
+    callId: (leg) => (leg === 0 ? `c${n}` : `w${n}-${leg}`),
+    // A leg that throws is a result (`threw`), which ends the cell; the abort timer is for the exec.
+    leg: async (run, leg) => {
+      try {
+        return await run()
+      } catch (error) {
+        return { status: 'threw', error: String(error?.message ?? error) }
+      } finally {
+        if (leg === 0) clearTimeout(timer)
+      }
+    },
+  })
+  return { name: cell.name, legs: results.map((d) => d.status), ...outcome(results.at(-1)) }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -69,6 +69,8 @@ const cb = findings.callbacks
 // onInputConsumed runs in the first resumed leg's promise callbacks.
 cb.inputConsumedThrows = await resumed({ ...host(), onInputConsumed: () => boom('onInputConsumed') })
 cb.inputConsumedRejects = await resumed({ ...host(), onInputConsumed: async () => boom('onInputConsumed') })
+// A thenable on purpose (as below): what the executor makes of a host's thenable is the test.
+// oxlint-disable-next-line unicorn/no-thenable
 cb.inputConsumedThenThrows = await resumed({ ...host(), onInputConsumed: () => ({ then: () => boom('then') }) })
 {
   const getter = { ...host() }
@@ -110,6 +112,7 @@ cb.taskListenersThrow = summary(
   const getter = { ...host() }
   Object.defineProperty(getter, 'onBoundary', { get: () => boom('the onBoundary getter') })
   cb.boundaryGetterThrows = summary(await run(executor, execInput('return (await add_one({ x: 1 })).x'), getter))
+  // oxlint-disable-next-line unicorn/no-thenable
   cb.boundaryThenThrows = summary(await run(executor, execInput('return (await add_one({ x: 1 })).x'), { ...host(), onBoundary: () => ({ then: () => boom('then') }) }))
   const unprintable = { toString: () => boom('toString') }
   cb.boundaryRejectsUnprintable = summary(await run(executor, execInput('return (await add_one({ x: 1 })).x'), { ...host(), onBoundary: async () => Promise.reject(unprintable) }))

@@ -53,8 +53,8 @@ function openclawVersion() {
   }
 }
 
-// The gateway set-up is the plugin-author kit's (lib/openclaw-gateway.js), shared with the
-// executor tests' driver.
+// The gateway harness is the plugin-author kit's (lib/openclaw-gateway.js: surfaces, agent
+// tools, following a cell), shared with the executor tests' driver.
 const harness = createRequire(import.meta.url)(path.join(root, 'lib/openclaw-gateway.js'))
 const gateway = await harness.loadGateway(harness.requireOpenClaw({ who: 'the bench' }))
 const dist = gateway.dist
@@ -99,16 +99,8 @@ if (target && typeof target.execute === 'function') {
 
 // --- the gateway ---------------------------------------------------------------------------------
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-const tool = (name, description, run) => ({
-  name,
-  label: name,
-  description,
-  parameters: { type: 'object', properties: { x: { type: 'number' }, ms: { type: 'number' } }, additionalProperties: false },
-  execute: async (_id, a) => {
-    const details = await run(a ?? {})
-    return { content: [{ type: 'text', text: JSON.stringify(details) }], details }
-  },
-})
+const parameters = { type: 'object', properties: { x: { type: 'number' }, ms: { type: 'number' } }, additionalProperties: false }
+const tool = (name, description, run) => harness.agentTool({ name, description, run, parameters })
 const tools = [
   tool('add_one', 'Add one to x', async (a) => ({ x: (a.x ?? 0) + 1 })),
   tool('slow', 'Answer after ms milliseconds', async (a) => {
@@ -135,18 +127,20 @@ const short = surface({ timeoutMs: 100 })
 const SLOW_MS = 150
 
 let calls = 0
-/** One cell through exec, then wait until it is done: the legs' statuses, times and the value. */
+/** One cell through exec, then wait until it is done (10 legs at most): the legs' statuses and times, and the last details. */
 async function cell(s, code) {
-  const legs = []
-  let t = performance.now()
-  let d = (await s.exec.execute(`c${++calls}`, { code })).details
-  legs.push({ status: d.status, us: (performance.now() - t) * 1000 })
-  while (d.status === 'waiting' && legs.length < 10) {
-    t = performance.now()
-    d = (await s.wait.execute(`w${++calls}`, { runId: d.runId })).details
-    legs.push({ status: d.status, us: (performance.now() - t) * 1000 })
-  }
-  return { legs, d }
+  const us = []
+  const results = await harness.followCell(s, code, {
+    maxLegs: 10,
+    callId: (leg) => (leg === 0 ? `c${++calls}` : `w${++calls}`),
+    leg: async (run) => {
+      const t = performance.now()
+      const d = await run()
+      us.push((performance.now() - t) * 1000)
+      return d
+    },
+  })
+  return { legs: results.map((d, i) => ({ status: d.status, us: us[i] })), d: results.at(-1) }
 }
 
 const N = (n) => iterArg ?? (quick ? Math.max(5, Math.floor(n / 10)) : n)

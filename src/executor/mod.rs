@@ -160,14 +160,28 @@ fn affinity(data: &str) -> u64 {
   hasher.finish()
 }
 
-/// Limits of one executor cell.
+/// Limits of one executor cell (`tools.codeMode` as the gateway resolved it).
 #[napi(object)]
 pub struct ExecutorCellLimits {
+  /// The VM's heap limit (`memoryLimitBytes`), clamped to 1 MiB..4 GB; 64 MiB when not finite.
   pub memory_limit_bytes: f64,
+  /// Tool requests the cell may have pending at once (`maxPendingToolCalls`), at least 1.
   pub max_pending_tool_calls: u32,
   /// The cell's `maxOutputBytes`: an error text longer than this is cut in the sandbox, before
   /// it is copied or escaped.
   pub max_output_bytes: Option<f64>,
+}
+
+/// A request the host settled, as a continuation's `settledRequests` gives it.
+#[napi(object, object_to_js = false)]
+#[derive(serde::Serialize)]
+pub struct ExecutorSettledRequest {
+  /// The request's id (one of the cell's pending requests).
+  pub id: String,
+  /// Whether the request succeeded.
+  pub ok: bool,
+  /// Its result (ok) or error, as JSON text.
+  pub json: String,
 }
 
 /// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it): a handle on
@@ -329,16 +343,15 @@ impl NativeExecutorCell {
     Ok(promise)
   }
 
-  /// A later leg: settles `settledJson` (`[{id, ok, json}]`), keeps pending only the requests
-  /// named in `pendingIds` (newline-separated, in the host's order: the host's pending set
-  /// replaces the cell's, and every request in it is one of the cell's own), then runs. Resolves
-  /// with the outcome JSON.
+  /// A later leg: settles `settled`, keeps pending only the requests named in `pendingIds` (in
+  /// the host's order: the host's pending set replaces the cell's, and every request in it is
+  /// one of the cell's own), then runs. Resolves with the outcome JSON.
   #[napi(catch_unwind, ts_return_type = "Promise<string>")]
   pub fn next<'env>(
     &self,
     env: &'env Env,
-    settled_json: String,
-    pending_ids: String,
+    settled: Vec<ExecutorSettledRequest>,
+    pending_ids: Vec<String>,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
     let (settle, promise) = promise::create::<String>(env)?;
@@ -350,18 +363,15 @@ impl NativeExecutorCell {
         return Ok(promise);
       }
     };
-    let pending: Vec<String> = pending_ids
-      .split('\n')
-      .filter(|id| !id.is_empty())
-      .map(str::to_string)
-      .collect();
+    // The sandbox reads the settled list as JSON text (`crates/sandbox/src/executor/session.rs`).
+    let settled = serde_json::to_string(&settled).unwrap_or_else(|_| "[]".into());
     let cell = self.id;
     self.leg(settle, process, timeout_ms, move |request| {
       Command::ExecutorNext {
         request,
         cell,
-        settled: settled_json,
-        pending,
+        settled,
+        pending: pending_ids,
         timeout_ms,
       }
     });

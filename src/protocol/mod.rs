@@ -1,6 +1,7 @@
-//! The wire format between this crate and its JavaScript layer, the Rust side of
-//! `lib/protocol.js`: change both together. The hot paths (call batches, settled outcomes)
-//! are hand-packed; everything else is JSON text.
+//! The wire format between this crate and its JavaScript layer. The hot paths (call batches,
+//! settled outcomes) are packed, in the layouts of `code_mode_protocol::packed`, whose JS ends
+//! are generated from it (`lib/generated/protocol.js`); leg results and events are JSON text
+//! (they splice guest JSON); cold calls take and return `#[napi(object)]` values.
 //!
 //! - Port messages ([`Message`]): `(kind, id, payload)` through the run's port (`src/port.rs`).
 //! - Call batches (`code_mode_catalog::calls`, written in the sandbox and passed through):
@@ -13,11 +14,8 @@ pub mod result;
 pub mod settle;
 pub mod types;
 
-/// Message kinds of the port, as `lib/protocol.js` names them.
-pub const CALL: u32 = 0;
-pub const LEG_DONE: u32 = 1;
-pub const ABORT_CELL: u32 = 2;
-pub const EVENT: u32 = 3;
+/// Message kinds of the port (`code_mode_protocol::packed::port`).
+pub use code_mode_protocol::packed::port::{ABORT_CELL, CALL, EVENT, LEG_DONE};
 
 /// A message for the JS layer.
 #[derive(Debug, Clone, PartialEq)]

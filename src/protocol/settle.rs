@@ -1,6 +1,9 @@
-//! Settled outcomes, as `OutcomeQueue` in `lib/protocol.js` packs them: `numbers` holds
-//! `[cell, call, ok (0 or 1), length]` per outcome, in order; `payloads` is their payloads
-//! joined, each `length` UTF-16 code units long.
+//! Settled outcomes, as `OutcomeQueue` in `lib/generated/protocol.js` packs them (the layout is
+//! `code_mode_protocol::packed::settled`): `numbers` holds `[cell, call, ok (0 or 1), length]`
+//! per outcome, in order; `payloads` is their payloads joined, each `length` UTF-16 code units
+//! long.
+
+use code_mode_protocol::packed::settled::{CALL, CELL, LENGTH, OK, STRIDE};
 
 /// One outcome: the call, whether it succeeded, and its payload (JSON text when ok, else the
 /// error message).
@@ -12,8 +15,13 @@ pub type Settled = (u32, bool, Option<String>);
 pub fn decode(numbers: &[f64], payloads: &[u16]) -> Vec<(u64, Vec<Settled>)> {
   let mut at = 0usize;
   let mut runs: Vec<(u64, Vec<Settled>)> = Vec::new();
-  for entry in numbers.chunks_exact(4) {
-    let (cell, call, ok, len) = (entry[0] as u64, entry[1] as u32, entry[2] != 0.0, entry[3]);
+  for entry in numbers.chunks_exact(STRIDE) {
+    let (cell, call, ok, len) = (
+      entry[CELL] as u64,
+      entry[CALL] as u32,
+      entry[OK] != 0.0,
+      entry[LENGTH],
+    );
     let Some(text) = payloads.get(at..at.saturating_add(len as usize)) else {
       break;
     };

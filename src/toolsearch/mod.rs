@@ -18,7 +18,7 @@ use crate::run::Run;
 use crate::telemetry::Counters;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub use config::ToolSearchConfig;
@@ -76,6 +76,108 @@ pub struct ToolSearchTelemetry {
   pub tool_calls: Vec<ToolSearchToolCall>,
 }
 
+// The entries and hits below reach JavaScript through serde (as `serde_json::Value`): napi's
+// own object writer sets optional fields after the others, and the model reads these objects'
+// JSON in the order written here.
+
+/// A catalog entry as Tool Search shows it: compact in `tool_search` hits, with its input schema
+/// from `tool_describe` (`code_mode_catalog::compact_json` writes both).
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolSearchEntry {
+  /// Exact catalog id, `<source>:<owner>:<name>`: what `tool_describe` and `tool_call` take.
+  pub id: String,
+  /// The tool's name as the gateway gave it.
+  pub name: String,
+  /// Its human-readable title, when it has one.
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub label: Option<String>,
+  /// What the tool does (the gateway's text).
+  pub description: String,
+  /// Where the tool comes from.
+  #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
+  pub source: String,
+  /// `core`, the plugin id, the MCP server or the client app.
+  pub source_name: String,
+  /// The input's JSON Schema (`tool_describe` only; `{ type: 'object', properties: {} }` when
+  /// the tool gave none).
+  #[napi(ts_type = "Record<string, unknown>")]
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub parameters: Option<serde_json::Value>,
+}
+
+/// What `tool_search` found.
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSearchHits {
+  /// The best matches first, at most the search's limit.
+  pub hits: Vec<ToolSearchEntry>,
+  /// Set when the query was past its caps and only its first part was searched.
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub query_truncated: Option<ToolSearchQueryTruncation>,
+}
+
+/// A search query cut to its first part.
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSearchQueryTruncation {
+  /// The part of the query that was searched.
+  pub searched: String,
+  /// Which cap it was past: its length in characters, or its count of distinct words.
+  #[napi(ts_type = "'chars' | 'words'")]
+  pub reason: String,
+  /// One sentence for the model.
+  pub message: String,
+}
+
+/// The sandbox's answer to a search (`SearchResult::guest_json`): the hits, or `{ hits,
+/// queryTruncated }` when the query was cut.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Found {
+  Hits(Vec<ToolSearchEntry>),
+  #[serde(rename_all = "camelCase")]
+  Cut {
+    hits: Vec<ToolSearchEntry>,
+    query_truncated: ToolSearchQueryTruncation,
+  },
+}
+
+impl Found {
+  fn hits(self) -> ToolSearchHits {
+    match self {
+      Found::Hits(hits) => ToolSearchHits {
+        hits,
+        query_truncated: None,
+      },
+      Found::Cut {
+        hits,
+        query_truncated,
+      } => ToolSearchHits {
+        hits,
+        query_truncated: Some(query_truncated),
+      },
+    }
+  }
+}
+
+/// The tool a `tool_call` called, as its completed result names it.
+#[napi(object, object_from_js = false)]
+pub struct ToolSearchCalledTool {
+  /// Exact catalog id, `<source>:<owner>:<name>`.
+  pub id: String,
+  /// The tool's name as the gateway gave it.
+  pub name: String,
+  /// Where the tool comes from.
+  #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
+  pub source: String,
+  /// `core`, the plugin id, the MCP server or the client app.
+  pub source_name: String,
+}
+
 /// The native half of a `ToolSearchRun`, over the code-mode run the JS layer made for it.
 #[napi]
 pub struct NativeToolSearch {
@@ -125,41 +227,56 @@ impl NativeToolSearch {
   }
 
   /// `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
-  /// resolves with the compact hits as JSON text; rejects on a bad limit (the JS layer makes
-  /// it a failed result).
-  #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+  /// resolves with the hits; rejects on a bad limit (the JS layer makes it a failed result).
+  #[napi(catch_unwind, ts_return_type = "Promise<ToolSearchHits>")]
   pub fn search<'env>(
     &self,
     env: &'env Env,
     query: String,
     limit: Option<f64>,
   ) -> Result<Object<'env>> {
-    let (settle, promise) = crate::promise::create::<String>(env)?;
-    self.run.search(query, limit, move |hits| match hits {
-      Ok(hits) => settle.resolve(hits),
-      Err(message) => settle.reject(message),
+    let (settle, promise) = crate::promise::create::<serde_json::Value>(env)?;
+    self.run.search(query, limit, move |answer| {
+      let hits = answer.and_then(|json| {
+        let found: Found = serde_json::from_str(&json)
+          .map_err(|error| format!("the sandbox answered a search with {error}"))?;
+        serde_json::to_value(found.hits()).map_err(|error| error.to_string())
+      });
+      match hits {
+        Ok(hits) => settle.resolve(hits),
+        Err(message) => settle.reject(message),
+      }
     });
     Ok(promise)
   }
 
-  /// `tool_describe`: the entry with `parameters` as JSON text, or null when unavailable.
-  #[napi(catch_unwind)]
-  pub fn describe(&self, id: String) -> Option<String> {
+  /// `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
+  #[napi(catch_unwind, ts_return_type = "ToolSearchEntry | null")]
+  pub fn describe(&self, id: String) -> Result<Option<serde_json::Value>> {
     Counters::bump(&self.run.telemetry.describes);
-    self
-      .run
-      .catalog
-      .get(&id)
-      .map(|e| catalog::compact(e, true).to_json())
+    let Some(entry) = self.run.catalog.get(&id) else {
+      return Ok(None);
+    };
+    // Read as the declared shape, so that the declaration cannot drift from what is written
+    // (a drift throws: `ToolSearchRun.call` makes it an `internal_error` result).
+    let written = serde_json::to_value(catalog::compact(entry, true))
+      .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
+    let entry: ToolSearchEntry = serde_json::from_value(written)
+      .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
+    serde_json::to_value(entry)
+      .map(Some)
+      .map_err(|error| Error::from_reason(error.to_string()))
   }
 
-  /// `{ id, name, source, sourceName }` of a catalog entry as JSON text (not counted as a
-  /// describe), or null when it is not in the catalog.
+  /// The tool `tool_call` reports it called (not counted as a describe), or null when `id` is
+  /// not in the catalog.
   #[napi(catch_unwind)]
-  pub fn entry(&self, id: String) -> Option<String> {
-    self.run.catalog.get(&id).map(|e| {
-      serde_json::json!({ "id": e.id, "name": e.name, "source": e.source.as_str(), "sourceName": e.source_name })
-        .to_string()
+  pub fn entry(&self, id: String) -> Option<ToolSearchCalledTool> {
+    self.run.catalog.get(&id).map(|e| ToolSearchCalledTool {
+      id: e.id.clone(),
+      name: e.name.clone(),
+      source: e.source.as_str().to_string(),
+      source_name: e.source_name.clone(),
     })
   }
 

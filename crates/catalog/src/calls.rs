@@ -1,13 +1,26 @@
 //! Call batches: the nested calls a cell started, as one JSON array the JS layer expands
-//! (`forEachCall` in `lib/protocol.js`):
+//! (`forEachCall` in `lib/generated/protocol.js`), in the layout of
+//! `code_mode_protocol::packed::batch`:
 //! `[parentToolCallId | null, (call, toolIndex, input, namespace | 0)…]`, where `toolIndex`
-//! indexes the run's call tools (`Catalog::call_tools_json`) and the nested `toolCallId` is
+//! indexes the run's catalog entries (`CatalogEntry::index`) and the nested `toolCallId` is
 //! `<nested_id_prefix()><cell>_<call>`: the JS layer rebuilds each `NestedToolCall` from that
 //! and its own run scope.
 
 use crate::CatalogEntry;
+use code_mode_protocol::packed::batch;
 use std::io::Write;
 use std::sync::OnceLock;
+
+// `write_call` writes the parent first and each call's fields in this order.
+const _: () = assert!(
+  batch::PARENT == 0
+    && batch::HEADER == 1
+    && batch::STRIDE == 4
+    && batch::CALL == 0
+    && batch::TOOL_INDEX == 1
+    && batch::INPUT == 2
+    && batch::NAMESPACE == 3
+);
 
 /// One nested call as the bridge starts it.
 pub struct NestedCall<'a> {
@@ -67,7 +80,7 @@ pub fn nested_tool_call_id(cell: u64, call: u32) -> String {
   let mut id = String::with_capacity(40);
   id.push_str(nested_id_prefix());
   push_number(&mut id, cell);
-  id.push('_');
+  id.push(batch::ID_SEPARATOR);
   push_number(&mut id, call.into());
   id
 }
@@ -88,7 +101,10 @@ pub fn write_call(call: NestedCall, out: &mut Vec<u8>) -> Result<(), &'static st
   let _ = write!(out, ",{},{},", call.call, call.entry.index);
   out.extend_from_slice(call.input_json.as_bytes());
   match call.via {
-    Via::Catalog | Via::Mcp => out.extend_from_slice(b",0"),
+    Via::Catalog | Via::Mcp => {
+      out.push(b',');
+      out.extend_from_slice(batch::NO_NAMESPACE.as_bytes());
+    }
     Via::Namespace {
       id,
       global_name,

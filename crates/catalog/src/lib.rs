@@ -227,22 +227,6 @@ impl Catalog {
     }
   }
 
-  /// `[[id, name, source, sourceName, mcp | null], …]` by entry index: what the JS layer needs
-  /// to describe a nested call that names its tool by index.
-  pub fn call_tools_json(&self) -> String {
-    let tools: Vec<Value> = self
-      .entries
-      .iter()
-      .map(|e| {
-        let mcp = e.mcp.as_ref().map(|m| {
-          serde_json::json!({ "serverName": m.server, "toolName": m.tool, "operation": m.operation })
-        });
-        serde_json::json!([e.id, e.name, e.source.as_str(), e.source_name, mcp])
-      })
-      .collect();
-    Value::Array(tools).to_string()
-  }
-
   pub fn entries(&self) -> &[CatalogEntry] {
     &self.entries
   }

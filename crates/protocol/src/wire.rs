@@ -243,7 +243,7 @@ pub struct Counts {
 /// From a sandbox process to the addon.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Report {
-  /// Nested calls a cell started (a batch in `lib/protocol.js`'s layout).
+  /// Nested calls a cell started (a batch in the layout of `packed::batch`).
   Calls {
     run: u64,
     cell: u64,

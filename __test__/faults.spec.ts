@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { __testPanic, __testStall } from './support/native-testing.js'
+import { __testPanic, __testStall, testingBuild } from './support/native-testing.js'
 import type { CodeModeRun, NestedToolCall } from '../index.js'
 import { deferred, expectStatus, makeRun, sleep } from './helpers.js'
 import { captureWarnings } from './support/warnings.js'
@@ -18,7 +18,7 @@ function track<T extends { run: CodeModeRun }>(value: T): T {
 }
 
 afterEach(() => {
-  __testPanic('off')
+  if (testingBuild) __testPanic('off')
   for (const run of runs.splice(0)) run.abort()
 })
 
@@ -224,7 +224,7 @@ describe('Node exiting', () => {
     expect(child.elapsed).toBeLessThan(15_000)
   })
 
-  it('exits on process.exit while a cell spins or a slice is stuck in native code', () => {
+  it.runIf(testingBuild)('exits on process.exit while a cell spins or a slice is stuck in native code', () => {
     const child = node(`
       const { CodeModeRun } = require(${JSON.stringify(INDEX)})
       const { __testStall } = require(${JSON.stringify(INDEX.replace(/index\.js$/, 'binding.js'))})
@@ -250,7 +250,7 @@ describe('Node exiting', () => {
   })
 })
 
-describe('panics inside the runtime', () => {
+describe.runIf(testingBuild)('panics inside the runtime', () => {
   it('a panic in a synchronous entry point is a thrown JS error, not an abort', async () => {
     expect(() => __testPanic('sync')).toThrow('test fault: panic injected in a synchronous entry point')
     expect(() => __testPanic('no-such-fault')).toThrow(/unknown fault/)

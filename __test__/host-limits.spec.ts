@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ToolSearchRun, type CodeModeEvent, type NestedToolCall } from '../index.js'
-import { __testPanic } from './support/native-testing.js'
+import { __testPanic, testingBuild } from './support/native-testing.js'
 import { expectStatus, makeRun, sleep } from './helpers.js'
 
 const require = createRequire(import.meta.url)
@@ -91,7 +91,7 @@ describe("Tool Search's tool_call", () => {
   })
 })
 
-describe('a panic on a worker', () => {
+describe.runIf(testingBuild)('a panic on a worker', () => {
   it('outside a slice still settles its leg: runtime failure, phase host, and the next cell runs', async () => {
     const { run } = makeRun({ runId: 'job-panic' })
     __testPanic('job', 'job-panic')
@@ -115,7 +115,8 @@ function runNode24(args: string[]): Promise<string> {
   })
 }
 
-describe.runIf(linuxX64)('OpenClaw executor cells', () => {
+// Its findings need the testing build's exports (admission, probes, given-up workers).
+describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   let f: any
   beforeAll(async () => {

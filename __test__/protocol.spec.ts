@@ -3,7 +3,7 @@
 // ends are reached through the addon's test exports (crates/catalog/src/calls.rs writes call
 // batches, src/protocol/settle.rs reads settled outcomes).
 import { describe, expect, it } from 'vitest'
-import { __testDecodeSettled, __testWriteCalls } from './support/native-testing.js'
+import { __testDecodeSettled, __testWriteCalls, testingBuild } from './support/native-testing.js'
 import {
   OutcomeQueue,
   SETTLE_JOIN_LIMIT,
@@ -36,7 +36,7 @@ const toWellFormed = (units: string) =>
   units.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
 const wellFormed = (outcomes: Outcome[]) => outcomes.map((o) => ({ ...o, text: toWellFormed(o.text) }))
 
-describe('call batches', () => {
+describe.runIf(testingBuild)('call batches', () => {
   const tools = [{ name: 'read_file' }, { name: 'write_file' }, { name: 'list' }, { name: 'search' }]
   const toolsJson = JSON.stringify(tools)
   // Catalog ids; a tool's index is its place in the gateway's list.
@@ -94,7 +94,7 @@ describe('call batches', () => {
   })
 })
 
-describe('settled outcomes', () => {
+describe.runIf(testingBuild)('settled outcomes', () => {
   it('round-trip emoji, lone surrogates, empty texts and large cell ids', () => {
     const outcomes: Outcome[] = [
       { cell: 1, call: 1, ok: true, text: '"ü😀✓"' },

@@ -16,7 +16,7 @@ import {
   type ToolSearchResult,
 } from '../index.js'
 import { TOOLS, deferred, sleep } from './helpers.js'
-import { __testCatalogBuilds, __testSearchWork, clearCatalogCache } from './support/native-testing.js'
+import { __testCatalogBuilds, __testSearchWork, clearCatalogCache, testingBuild } from './support/native-testing.js'
 
 function makeSearch(
   options: {
@@ -470,7 +470,8 @@ describe('createToolSearchAgentTools', () => {
   })
 })
 
-describe('large catalogs', () => {
+// Counted through the testing build's exports (catalogs built, search work).
+describe.runIf(testingBuild)('large catalogs', () => {
   function bigCatalog(size: number, salt: string): CatalogTool[] {
     const verbs = ['read', 'write', 'list', 'send', 'sync']
     const nouns = ['file', 'issue', 'ticket', 'event', 'note', 'user', 'page']

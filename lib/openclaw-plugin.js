@@ -10,7 +10,7 @@ module.exports = {
   id: 'code-mode-native',
   name: 'Native Code Mode',
   description:
-    'Hardened JavaScript execution for Code Mode: QuickJS compiled natively, on worker threads, with parked VMs as continuations.',
+    'Hardened JavaScript execution for Code Mode: QuickJS compiled natively, in supervised sandbox processes, with parked VMs as continuations.',
   configSchema: { type: 'object', additionalProperties: false, properties: {} },
   register() {
     // Without this platform's native binary no cell can run. OpenClaw records a throw here as

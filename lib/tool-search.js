@@ -306,7 +306,9 @@ class ToolSearchRun {
       // In the run's sandbox process: a query's cost is the model's to choose.
       found = await this.#search.search(query, /** @type {number | null | undefined} */ (limit) ?? undefined)
     } catch (error) {
-      return this.#failed('invalid_input', messageOf(error))
+      // The input was checked above: what fails now is the runtime (the run's sandbox process
+      // ended, or the search could not run there).
+      return this.#failed('runtime_unavailable', messageOf(error), undefined, 'host')
     }
     // A query past the caps: its first part was searched, and the model is told so beside the hits.
     if (!found.queryTruncated) return this.#completed(found.hits)
@@ -390,10 +392,11 @@ class ToolSearchRun {
    * @param {CodeModeErrorCode} code
    * @param {string} error
    * @param {CodeModeOutput[]} [output]
+   * @param {import('../index').CodeModeFailurePhase} [failurePhase] where it failed, when not the model's input
    * @returns {ToolSearchFailed}
    */
-  #failed(code, error, output) {
-    return { status: 'failed', code, error, ...(output?.length ? { output } : {}), telemetry: this.telemetry }
+  #failed(code, error, output, failurePhase) {
+    return { status: 'failed', code, error, ...(failurePhase ? { failurePhase } : {}), ...(output?.length ? { output } : {}), telemetry: this.telemetry }
   }
 }
 

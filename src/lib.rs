@@ -293,18 +293,18 @@ impl NativeRun {
     NativeRun { run }
   }
 
-  #[napi(getter)]
+  #[napi(getter, catch_unwind)]
   pub fn active(&self) -> bool {
     self.run.active
   }
 
   /// Why the run is inactive; `undefined` when it is active.
-  #[napi(getter)]
+  #[napi(getter, catch_unwind)]
   pub fn inactive_reason(&self) -> Option<CodeModeInactiveReason> {
     self.run.inactive_reason
   }
 
-  #[napi(getter)]
+  #[napi(getter, catch_unwind)]
   pub fn config(&self) -> CodeModeConfig {
     self.run.config.clone()
   }
@@ -345,7 +345,7 @@ impl NativeRun {
   }
 
   /// What every nested `toolCallId` starts with (then `<cell>_<call>`).
-  #[napi(getter)]
+  #[napi(getter, catch_unwind)]
   pub fn nested_id_prefix(&self) -> String {
     sandbox::nested_id_prefix().to_string()
   }

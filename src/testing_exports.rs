@@ -60,6 +60,26 @@ pub fn test_sandbox_pids() -> Vec<u32> {
   sandbox::pids()
 }
 
+/// TEST ONLY. Shortens the supervisor's bounds: how long a retiring process keeps its parked
+/// cells (`retireBoundMs`) and how long a process holding work may stay silent
+/// (`silentBoundMs`); leave one out for its default.
+#[napi(js_name = "__testSandboxPolicy", catch_unwind)]
+pub fn test_sandbox_policy(retire_bound_ms: Option<u32>, silent_bound_ms: Option<u32>) {
+  sandbox::set_bounds_for_tests(
+    retire_bound_ms.map(u64::from),
+    silent_bound_ms.map(u64::from),
+  );
+}
+
+/// TEST ONLY. The sandbox process runs with affinity `affinity` go to plays dead for `ms`: no
+/// heartbeat, no ping answered (its cells keep running).
+#[napi(js_name = "__testSilence", catch_unwind)]
+pub fn test_silence(ms: u32, affinity: u32) -> Result<()> {
+  let process = sandbox::process_for(affinity.into()).map_err(|f| Error::from_reason(f.message))?;
+  process.send(&Command::Testing(Testing::Silence { ms }));
+  Ok(())
+}
+
 /// TEST ONLY. Sandbox processes now: `[accepting, retiring]`.
 #[napi(js_name = "__testSandboxCounts", catch_unwind)]
 pub fn test_sandbox_counts() -> Vec<u32> {

@@ -1008,3 +1008,59 @@ fn reports_count_only_for_cells_the_addon_placed_in_that_process() {
   let result: Value = serde_json::from_str(&result).unwrap();
   assert_eq!(result["value"], "done", "{result}");
 }
+
+/// Every function the addon exports catches a panic (`catch_unwind`): a panic that unwinds
+/// into Node aborts the gateway. Checked over the sources, so a new export cannot miss it.
+#[test]
+fn every_exported_function_catches_panics() {
+  fn sources(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+      let path = entry.path();
+      if path.is_dir() {
+        sources(&path, out);
+      } else if path.extension().is_some_and(|e| e == "rs") {
+        out.push(path);
+      }
+    }
+  }
+  let mut files = Vec::new();
+  sources(
+    &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+    &mut files,
+  );
+  let mut missing = Vec::new();
+  let mut checked = 0;
+  for file in files {
+    let text = std::fs::read_to_string(&file).unwrap();
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    for (at, line) in lines.iter().enumerate() {
+      if !line.starts_with("#[napi") {
+        continue;
+      }
+      // The attribute (it may span lines), then the item it is on.
+      let mut attribute = line.to_string();
+      let mut next = at + 1;
+      while !attribute.ends_with(")]") && !attribute.ends_with(']') && next < lines.len() {
+        attribute.push_str(lines[next]);
+        next += 1;
+      }
+      let item = lines[next..]
+        .iter()
+        .find(|l| !l.starts_with("#[") && !l.starts_with("///") && !l.is_empty());
+      if item.is_some_and(|item| item.starts_with("pub fn ") || item.starts_with("fn ")) {
+        checked += 1;
+        if !attribute.contains("catch_unwind") {
+          missing.push(format!("{}:{}", file.display(), at + 1));
+        }
+      }
+    }
+  }
+  assert!(
+    checked > 20,
+    "the check found only {checked} exported functions"
+  );
+  assert!(
+    missing.is_empty(),
+    "exports without catch_unwind: {missing:?}"
+  );
+}

@@ -14,6 +14,8 @@ export interface NativeTesting {
   __testSandboxPids(): number[]
   __testSandboxCounts(): [number, number]
   __testProbe(operation: string, affinity: number): Promise<string>
+  __testSandboxPolicy(retireBoundMs?: number, silentBoundMs?: number): void
+  __testSilence(ms: number, affinity: number): void
 }
 
 // Through lib/native.js, which also tells the addon where its sandbox executable is.
@@ -30,7 +32,16 @@ export const {
   __testSandboxPids,
   __testSandboxCounts,
   __testProbe,
+  __testSandboxPolicy,
+  __testSilence,
 } = native
+
+/**
+ * Whether the loaded addon is a testing build (`npm test`'s). The release workflow's
+ * `test-binding` job runs the suites against the release binary, which has none of the exports
+ * above: what needs them is skipped there, and everything else runs on every platform.
+ */
+export const testingBuild = typeof (native as Partial<NativeTesting>).__testPanic === 'function'
 
 /** The JS layer's cache of built catalogs (`lib/catalog-cache.js`). */
 export const { clearCatalogCache } = createRequire(import.meta.url)('../../lib/catalog-cache.js') as {

@@ -43,6 +43,29 @@ pub const SILENT_BOUND: Duration = Duration::from_secs(5);
 pub const MAX_BACKLOG: usize = 512 << 20;
 /// How often the supervisor looks.
 const TICK: Duration = Duration::from_millis(200);
+
+/// [`RETIRE_BOUND`] and [`SILENT_BOUND`] as the supervisor applies them: the tests shorten them
+/// (`__testSandboxPolicy`), so that what happens at each bound is tested, not just written down.
+static RETIRE_MS: AtomicU64 = AtomicU64::new(RETIRE_BOUND.as_millis() as u64);
+static SILENT_MS: AtomicU64 = AtomicU64::new(SILENT_BOUND.as_millis() as u64);
+
+fn retire_bound() -> Duration {
+  Duration::from_millis(RETIRE_MS.load(Ordering::Relaxed))
+}
+
+/// Sets the retire and silence bounds (`None`: the default) for the tests.
+#[cfg(feature = "testing")]
+pub fn set_bounds_for_tests(retire_ms: Option<u64>, silent_ms: Option<u64>) {
+  let default = |bound: Duration| bound.as_millis() as u64;
+  RETIRE_MS.store(
+    retire_ms.unwrap_or(default(RETIRE_BOUND)),
+    Ordering::Relaxed,
+  );
+  SILENT_MS.store(
+    silent_ms.unwrap_or(default(SILENT_BOUND)),
+    Ordering::Relaxed,
+  );
+}
 /// How long a caller waits for a process to start.
 const START_BOUND: Duration = Duration::from_secs(10);
 
@@ -392,7 +415,7 @@ fn tick() {
     let retired_for = since.map(|at| at.elapsed());
     let why = if spinning > 0 && retired_for.is_some_and(|d| d >= SPINNING_BOUND) {
       Some("killed: a stuck thread could not be stopped")
-    } else if retired_for.is_some_and(|d| d >= RETIRE_BOUND) {
+    } else if retired_for.is_some_and(|d| d >= retire_bound()) {
       Some("killed: it stopped taking work after a stuck cell, and its time ran out")
     } else if retired_for.is_some() && process.load() == 0 {
       Some("ended: retired and idle")
@@ -413,7 +436,7 @@ fn tick() {
 /// Whether a process holding work stopped answering: no heartbeat, or a ping unanswered, for
 /// [`SILENT_BOUND`]. Sends a ping when none is out.
 fn silent(process: &Arc<Process>, now: u64) -> bool {
-  let bound = SILENT_BOUND.as_millis() as u64;
+  let bound = SILENT_MS.load(Ordering::Relaxed);
   if now.saturating_sub(process.last_heard()) >= bound {
     return true;
   }

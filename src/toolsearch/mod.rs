@@ -211,12 +211,12 @@ impl NativeToolSearch {
     surface::directory(&self.run.catalog, surface::DIRECTORY_MAX_CHARS, &self.mode)
   }
 
-  #[napi(getter)]
+  #[napi(getter, catch_unwind)]
   pub fn catalog_size(&self) -> u32 {
     self.run.catalog.len() as u32
   }
 
-  #[napi(getter)]
+  #[napi(getter, catch_unwind)]
   pub fn sources(&self) -> CodeModeSources {
     let catalog = &self.run.catalog;
     CodeModeSources {
@@ -281,13 +281,13 @@ impl NativeToolSearch {
   }
 
   /// Whether `id` is in the catalog (callable).
-  #[napi]
+  #[napi(catch_unwind)]
   pub fn has(&self, id: String) -> bool {
     self.run.catalog.get(&id).is_some()
   }
 
   /// The message for an id that is not (or no longer) in the catalog.
-  #[napi]
+  #[napi(catch_unwind)]
   pub fn unavailable(&self, id: String) -> String {
     catalog::unavailable(&id)
   }

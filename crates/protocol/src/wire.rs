@@ -220,6 +220,8 @@ pub enum Testing {
   /// Tries one forbidden operation from inside the sandbox; answered with what happened (if
   /// the process is still alive to answer).
   Probe { request: u64, operation: String },
+  /// Sends no heartbeat and answers no ping for `ms`, as a process whose threads all hang would.
+  Silence { ms: u32 },
 }
 
 /// A request's answer.

@@ -260,7 +260,11 @@ impl Sandbox {
         });
         self.spawn(request, work, BENCH_BUDGET);
       }
-      Command::Ping { request } => self.answer(request, Answer::Unit),
+      Command::Ping { request } => {
+        if !testing::silent() {
+          self.answer(request, Answer::Unit)
+        }
+      }
       Command::Testing(command) => testing::handle(self, command),
     }
   }
@@ -414,7 +418,29 @@ mod testing {
         };
         sandbox.answer(request, answer)
       }
+      Testing::Silence { ms } => {
+        let until = std::time::Instant::now() + Duration::from_millis(ms.into());
+        *SILENT_UNTIL.lock() = Some(until);
+      }
     }
+  }
+
+  #[cfg(feature = "testing")]
+  static SILENT_UNTIL: parking_lot::Mutex<Option<std::time::Instant>> =
+    parking_lot::Mutex::new(None);
+
+  /// Whether the process plays dead now (`Testing::Silence`): no heartbeat, no ping answered.
+  #[cfg(feature = "testing")]
+  pub fn silent() -> bool {
+    SILENT_UNTIL
+      .lock()
+      .is_some_and(|until| std::time::Instant::now() < until)
+  }
+
+  /// A release build never plays dead.
+  #[cfg(not(feature = "testing"))]
+  pub fn silent() -> bool {
+    false
   }
 
   #[cfg(not(feature = "testing"))]
@@ -445,3 +471,4 @@ mod testing {
 
 #[cfg(feature = "testing")]
 pub use testing::PROBE;
+pub use testing::silent;

@@ -1,7 +1,7 @@
 //! `code-mode-sandbox`: the process the addon starts to run guest work. No Node in it.
 //!
 //! `code-mode-sandbox <parent pid> [--debug]`. Its standard input and output are one channel to
-//! the addon (a socket on Unix, pipes on Windows) carrying `code_mode_protocol::wire` frames;
+//! the addon (its standard input and output: two pipes) carrying `code_mode_protocol::wire` frames;
 //! its environment is empty and its standard error goes nowhere unless `--debug`.
 //!
 //! Start-up, in this order: die with the parent; read the first frame (`Configure`); start
@@ -78,7 +78,11 @@ fn main() {
   }
 
   let heartbeat = sink.clone();
-  code_mode_engine::clock::every(HEARTBEAT, move || heartbeat.report(Report::Heartbeat));
+  code_mode_engine::clock::every(HEARTBEAT, move || {
+    if !code_mode_sandbox::silent() {
+      heartbeat.report(Report::Heartbeat)
+    }
+  });
   let sandbox = Sandbox::new(sink);
   while let Some(command) = read_command(&mut input) {
     sandbox.handle(command);

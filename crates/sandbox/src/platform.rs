@@ -26,7 +26,7 @@ pub fn exit_now(code: i32) -> ! {
   std::process::exit(code)
 }
 
-/// The channel: standard input and output (one socket on Unix, two pipes on Windows).
+/// The channel: standard input and output (two pipes the addon made).
 pub fn channel() -> (impl Read, impl Write + Send + 'static) {
   #[cfg(unix)]
   {

@@ -86,6 +86,14 @@ struct Config {
 
 type Started = std::sync::mpsc::Sender<Result<Arc<Process>, String>>;
 
+/// What the supervisor thread is asked to do.
+enum Request {
+  /// Start a process for a caller waiting on `Started`.
+  Start(Started),
+  /// Start a process for every empty slot, so that the next cell finds one warm.
+  Fill,
+}
+
 struct Supervisor {
   epoch: Instant,
   config: Mutex<Config>,
@@ -93,7 +101,7 @@ struct Supervisor {
   retiring: Mutex<Vec<Arc<Process>>>,
   executable: Mutex<Option<PathBuf>>,
   /// The supervisor thread, which starts every process (see `process::spawn`).
-  spawner: Mutex<Option<Sender<Started>>>,
+  spawner: Mutex<Option<Sender<Request>>>,
   next_process: AtomicU64,
   next_request: AtomicU64,
   nested_id_prefix: String,
@@ -253,40 +261,65 @@ pub fn process_for(affinity: u64) -> Result<Arc<Process>, Failure> {
   }
 }
 
+/// Asks the supervisor thread for `request` (starting that thread the first time).
+fn ask(request: Request) {
+  let mut spawner = SUPERVISOR.spawner.lock();
+  let sender = spawner.get_or_insert_with(start_supervisor_thread);
+  if let Err(std::sync::mpsc::SendError(request)) = sender.send(request) {
+    // The thread is gone (it cannot end, but if it did): start another.
+    let sender = start_supervisor_thread();
+    let _ = sender.send(request);
+    *spawner = Some(sender);
+  }
+}
+
 /// Starts a process on the supervisor thread and configures it.
 fn start() -> Result<Arc<Process>, String> {
   let (answer, started) = channel();
-  {
-    let mut spawner = SUPERVISOR.spawner.lock();
-    let sender = spawner.get_or_insert_with(start_supervisor_thread);
-    if sender.send(answer.clone()).is_err() {
-      // The thread is gone (it cannot end, but if it did): start another.
-      let sender = start_supervisor_thread();
-      let _ = sender.send(answer);
-      *spawner = Some(sender);
-    }
-  }
+  ask(Request::Start(answer));
   started
     .recv_timeout(START_BOUND)
     .map_err(|_| "the code mode sandbox process did not start in time.".to_string())?
 }
 
-fn start_supervisor_thread() -> Sender<Started> {
-  let (sender, requests) = channel::<Started>();
+fn start_supervisor_thread() -> Sender<Request> {
+  let (sender, requests) = channel::<Request>();
   let _ = std::thread::Builder::new()
     .name("code-mode-supervisor".into())
     .spawn(move || {
       loop {
         match requests.recv_timeout(TICK) {
-          Ok(answer) => {
+          Ok(Request::Start(answer)) => {
             let _ = answer.send(spawn_one());
           }
+          Ok(Request::Fill) => fill(),
           Err(std::sync::mpsc::RecvTimeoutError::Timeout) => tick(),
           Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
         }
       }
     });
   sender
+}
+
+/// Starts a process for each empty slot (on the supervisor thread). A slot a caller filled
+/// meanwhile keeps the caller's; the spare is not started.
+fn fill() {
+  loop {
+    let empty = SUPERVISOR.slots.lock().iter().any(Option::is_none);
+    if !empty {
+      return;
+    }
+    let Ok(process) = spawn_one() else { return };
+    let mut slots = SUPERVISOR.slots.lock();
+    match slots.iter_mut().find(|slot| slot.is_none()) {
+      Some(slot) => *slot = Some(process),
+      None => {
+        drop(slots);
+        process.kill("not needed");
+        return;
+      }
+    }
+  }
 }
 
 /// The executable to start, or why there is none (no file paths: the message can reach the
@@ -396,6 +429,8 @@ pub fn retire(process: &Arc<Process>) {
   }
   *process.retiring_since.lock() = Some(Instant::now());
   forget(process);
+  // Its replacement starts now, so the next cell of any session finds it ready.
+  ask(Request::Fill);
   let over = {
     let mut retiring = SUPERVISOR.retiring.lock();
     retiring.push(process.clone());

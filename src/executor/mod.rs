@@ -197,6 +197,9 @@ pub struct NativeExecutorCell {
   parked: AtomicBool,
   /// When the running leg started on a worker (`sandbox::now_ms`; 0 while it waits).
   leg_started: Arc<AtomicU64>,
+  /// The sandbox answered a leg with a final outcome (completed or failed) and forgot the cell
+  /// itself: disposing it sends nothing.
+  ended: Arc<AtomicBool>,
 }
 
 impl NativeExecutorCell {
@@ -219,6 +222,7 @@ impl NativeExecutorCell {
     let failed = settle.clone();
     let started = self.leg_started.clone();
     started.store(0, Ordering::Release);
+    let ended = self.ended.clone();
     let start = move || {
       let request = sandbox::next_request();
       let command = command(request);
@@ -231,7 +235,13 @@ impl NativeExecutorCell {
         Box::new(move |answer| {
           admission::release();
           let json = match answer {
-            Answer::Text(json) => json,
+            Answer::Text(json) => {
+              // Anything but a boundary ends the cell there (crates/sandbox/src/executor/mod.rs).
+              if !json.starts_with(r#"{"status":"boundary""#) {
+                ended.store(true, Ordering::Release);
+              }
+              json
+            }
             Answer::Error(message) => failed_json("runtime_unavailable", &message),
             _ => failed_json("runtime_unavailable", &lost.lost()),
           };
@@ -291,6 +301,7 @@ impl NativeExecutorCell {
       disposed: AtomicBool::new(false),
       parked: AtomicBool::new(false),
       leg_started: Arc::new(AtomicU64::new(0)),
+      ended: Arc::new(AtomicBool::new(false)),
     }
   }
 
@@ -443,7 +454,9 @@ impl NativeExecutorCell {
     }
     if let Some(process) = self.process.lock().take() {
       process.executor_cells.lock().remove(&self.id);
-      process.send(&Command::ExecutorDispose { cell: self.id });
+      if !self.ended.load(Ordering::Acquire) {
+        process.send(&Command::ExecutorDispose { cell: self.id });
+      }
     }
   }
 }

@@ -86,7 +86,7 @@ impl Drop for Shared {
 /// The executor cells of this process, by the addon's number.
 #[derive(Default)]
 pub struct Cells {
-  cells: Mutex<HashMap<u64, Arc<Shared>>>,
+  cells: Arc<Mutex<HashMap<u64, Arc<Shared>>>>,
 }
 
 /// What a cell's first leg needs.
@@ -105,6 +105,15 @@ pub struct Start {
 impl Cells {
   fn cell(&self, id: u64) -> Option<Arc<Shared>> {
     self.cells.lock().get(&id).cloned()
+  }
+
+  /// Takes cell `id` out of the table once a leg of it ends for good (completed or failed):
+  /// the addon knows that from the outcome and sends no `dispose` for it.
+  fn forget(&self, id: u64) -> Forget {
+    let cells = self.cells.clone();
+    Arc::new(move || {
+      cells.lock().remove(&id);
+    })
   }
 
   /// The first leg: a VM with the data globals, the controller, then the program.
@@ -146,7 +155,8 @@ impl Cells {
         Some(prepare),
       )
     });
-    leg(&shared, step, timeout_ms, started, reply);
+    let forget = self.forget(id);
+    leg(&shared, step, timeout_ms, started, reply, forget);
   }
 
   /// A later leg: settles `settled` (`[{id, ok, json}]` JSON), keeps pending only the
@@ -167,6 +177,7 @@ impl Cells {
         timeout_ms,
         started,
         reply,
+        self.forget(id),
       ),
       None => reply(failed_json(
         "runtime_unavailable",
@@ -223,12 +234,16 @@ impl Cells {
   }
 }
 
+/// Called once a cell's leg ended for good: the cell leaves the table (more calls do nothing).
+type Forget = Arc<dyn Fn() + Send + Sync>;
+
 fn leg(
   shared: &Arc<Shared>,
   step: Option<(Step, Option<Prepare>)>,
   timeout_ms: f64,
   started: Started,
   reply: Reply,
+  forget: Forget,
 ) {
   let refuse = if shared.disposed.load(Ordering::Acquire) {
     Some((
@@ -243,15 +258,17 @@ fn leg(
   } else if !(timeout_ms.is_finite() && timeout_ms > 0.0) {
     Some(("timeout", "code mode timeout exceeded".to_string()))
   } else if shared.running.swap(true, Ordering::AcqRel) {
-    Some((
+    // The leg already running answers for the cell: it stays.
+    return reply(failed_json(
       "runtime_unavailable",
-      "a code mode leg is already running in this cell".to_string(),
-    ))
+      "a code mode leg is already running in this cell",
+    ));
   } else {
     None
   };
   let Some((step, prepare)) = step.filter(|_| refuse.is_none()) else {
     let (code, message) = refuse.unwrap_or(("runtime_unavailable", String::new()));
+    forget();
     return reply(failed_json(code, &message));
   };
   let budget = Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0);
@@ -259,6 +276,8 @@ fn leg(
   let stuck_reply = once.clone();
   let refused = once.clone();
   let work_shared = shared.clone();
+  let stuck_forget = forget.clone();
+  let refused_forget = forget.clone();
   let work = Box::new(move || {
     // The budget counts from when a worker takes the leg, not from when it was queued.
     let deadline = Instant::now() + budget;
@@ -266,11 +285,14 @@ fn leg(
     let ran = catch_unwind(AssertUnwindSafe(|| {
       run_leg(&work_shared, step, prepare, deadline)
     }));
-    let (json, finished, prepare) = ran.unwrap_or_else(|panic| {
+    let (json, finished, prepare, kept) = ran.unwrap_or_else(|panic| {
       let message = format!("code mode runtime failed: {}", panic_message(&*panic));
-      (failed_json("internal_error", &message), None, None)
+      (failed_json("internal_error", &message), None, None, false)
     });
     work_shared.running.store(false, Ordering::Release);
+    if !kept {
+      forget();
+    }
     if let Some(reply) = once.lock().take() {
       reply(json);
     }
@@ -291,12 +313,14 @@ fn leg(
   let on_stuck = Box::new(move || {
     // The VM is still in use on the abandoned thread: this cell can never run again.
     stuck_shared.disposed.store(true, Ordering::Release);
+    stuck_forget();
     if let Some(reply) = stuck_reply.lock().take() {
       reply(failed_json("timeout", "code mode timeout exceeded"));
     }
   });
   if let Err(message) = bare::spawn(work, Some(budget), on_stuck) {
     shared.running.store(false, Ordering::Release);
+    refused_forget();
     if let Some(reply) = refused.lock().take() {
       reply(failed_json("runtime_unavailable", &message));
     }
@@ -304,20 +328,20 @@ fn leg(
 }
 
 /// One leg on a worker: takes a ready VM (or prepares one) on the first, runs, and keeps it
-/// parked for the next leg or hands it back to be freed once the outcome is sent.
+/// parked for the next leg (`true`) or hands it back to be freed once the outcome is sent.
 fn run_leg(
   shared: &Shared,
   step: Step,
   prepare: Option<Prepare>,
   deadline: Instant,
-) -> (String, Option<Session>, Option<Prepare>) {
+) -> (String, Option<Session>, Option<Prepare>, bool) {
   let mut slot = shared.session.lock();
   if shared.disposed.load(Ordering::Acquire) {
     let json = failed_json(
       "runtime_unavailable",
       "Code Mode continuation has already been consumed or disposed",
     );
-    return (json, slot.take(), None);
+    return (json, slot.take(), None, false);
   }
   if slot.is_none() {
     let Some(prepare) = &prepare else {
@@ -325,6 +349,7 @@ fn run_leg(
         failed_json("runtime_unavailable", "the code mode cell has no VM"),
         None,
         None,
+        false,
       );
     };
     match spares::take(&prepare.key).map_or_else(|| spares::build(prepare, deadline), Ok) {
@@ -332,7 +357,7 @@ fn run_leg(
         *shared.signals.lock() = Some(session.vm.signals.clone());
         *slot = Some(session);
       }
-      Err((code, message)) => return (failed_json(code, &message), None, None),
+      Err((code, message)) => return (failed_json(code, &message), None, None, false),
     }
   }
   let Some(session) = slot.as_mut() else {
@@ -340,6 +365,7 @@ fn run_leg(
       failed_json("runtime_unavailable", "the code mode cell has no VM"),
       None,
       None,
+      false,
     );
   };
   if shared.aborted.load(Ordering::Acquire) {
@@ -354,10 +380,10 @@ fn run_leg(
     matches!(outcome, Outcome::Boundary { .. }) && !shared.disposed.load(Ordering::Acquire);
   if keep {
     session.bridge.lock().canceled.clear();
-    return (json, None, prepare);
+    return (json, None, prepare, true);
   }
   *shared.signals.lock() = None;
-  (json, slot.take(), prepare)
+  (json, slot.take(), prepare, false)
 }
 
 /// What a cell's first VM is prepared with.

@@ -92,6 +92,35 @@ describe('visibility and prompts', () => {
   })
 })
 
+describe('one registry per realm', () => {
+  it("a worker thread's registrations are its own, with their createScope: the main thread sees none of them", async () => {
+    const { Worker } = await import('node:worker_threads')
+    const index = new URL('../index.js', import.meta.url).pathname
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads')
+      const { CodeModeRun, registerCodeModeNamespaceForPlugin, createCodeModeNamespaceTool } = require(${JSON.stringify(index)})
+      registerCodeModeNamespaceForPlugin('github', {
+        id: 'worker-issues', globalName: 'Issues', description: 'From the worker.', requiredToolNames: ['github_list_issues'],
+        createScope: () => ({ list: createCodeModeNamespaceTool('github_list_issues') }),
+      })
+      const run = CodeModeRun.create({ config: { enabled: true }, runId: 'worker-run',
+        tools: [{ name: 'github_list_issues', sourceName: 'github' }], executor: (call) => call.name })
+      run.exec({ code: 'await Issues.list({})' }).then((result) => parentPort.postMessage({ status: result.status, value: result.value }))`,
+      { eval: true },
+    )
+    const fromWorker = await new Promise((resolve, reject) => {
+      worker.once('message', resolve)
+      worker.once('error', reject)
+    })
+    await worker.terminate()
+    expect(fromWorker).toEqual({ status: 'completed', value: 'github_list_issues' })
+    // This realm registered nothing: no Issues here, and the id is free to register.
+    const here = run()
+    expect(expectStatus(await here.run.exec({ code: 'typeof Issues' }), 'completed').value).toBe('undefined')
+    registerCodeModeNamespaceForPlugin('github', issues({ id: 'worker-issues' }))
+  })
+})
+
 describe('scopes', () => {
   it('calls createScope once per run with the run context', () => {
     const seen: unknown[] = []

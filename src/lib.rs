@@ -108,36 +108,56 @@ pub struct NamespaceRegistration {
   pub required_tool_names: Vec<String>,
 }
 
+/// The namespace registry of the calling JavaScript realm: napi instance data, one per realm,
+/// so that a worker thread's registrations are its own, as its `createScope` callbacks are.
+fn realm_registry(env: &Env) -> Result<&'static namespaces::Registry> {
+  if env.get_instance_data::<namespaces::Registry>()?.is_none() {
+    env.set_instance_data(namespaces::Registry::default(), (), |_| {})?;
+  }
+  env
+    .get_instance_data::<namespaces::Registry>()?
+    .map(|registry| &*registry)
+    .ok_or_else(|| Error::from_reason("this realm has no namespace registry"))
+}
+
 /// Registers a plugin namespace; throws a TypeError naming the problem when it is invalid.
 #[napi(catch_unwind)]
-pub fn register_namespace(plugin_id: String, registration: NamespaceRegistration) -> Result<()> {
-  namespaces::register(namespaces::Registration {
-    plugin_id,
-    id: registration.id,
-    global_name: registration.global_name,
-    description: registration.description,
-    prompt: registration.prompt,
-    required_tool_names: registration.required_tool_names,
-  })
+pub fn register_namespace(
+  env: &Env,
+  plugin_id: String,
+  registration: NamespaceRegistration,
+) -> Result<()> {
+  namespaces::register(
+    realm_registry(env)?,
+    namespaces::Registration {
+      plugin_id,
+      id: registration.id,
+      global_name: registration.global_name,
+      description: registration.description,
+      prompt: registration.prompt,
+      required_tool_names: registration.required_tool_names,
+    },
+  )
   .map_err(|message| Error::new(Status::InvalidArg, message))
 }
 
 /// Removes one namespace; false when it was not registered.
 #[napi(catch_unwind)]
-pub fn unregister_namespace(namespace_id: String) -> bool {
-  namespaces::unregister(&namespace_id)
+pub fn unregister_namespace(env: &Env, namespace_id: String) -> Result<bool> {
+  Ok(namespaces::unregister(realm_registry(env)?, &namespace_id))
 }
 
 /// Removes every namespace of a plugin; returns their ids.
 #[napi(catch_unwind)]
-pub fn clear_namespaces_for_plugin(plugin_id: String) -> Vec<String> {
-  namespaces::clear_plugin(&plugin_id)
+pub fn clear_namespaces_for_plugin(env: &Env, plugin_id: String) -> Result<Vec<String>> {
+  Ok(namespaces::clear_plugin(realm_registry(env)?, &plugin_id))
 }
 
 /// Removes every namespace (tests).
 #[napi(catch_unwind)]
-pub fn clear_namespaces() {
-  namespaces::clear_all();
+pub fn clear_namespaces(env: &Env) -> Result<()> {
+  namespaces::clear_all(realm_registry(env)?);
+  Ok(())
 }
 
 /// Internal, for `npm run bench`: median microseconds to prepare a cell (parse, checks,
@@ -359,13 +379,15 @@ impl NativeRun {
   /// Registered namespaces this run's catalog makes visible: the JS layer builds their scopes
   /// next, and hands them to `installNamespaces`.
   #[napi(catch_unwind)]
-  pub fn namespace_candidates(&self) -> Vec<namespaces::NamespaceCandidate> {
-    self
-      .run
-      .namespace_candidates()
-      .into_iter()
-      .map(namespaces::NamespaceCandidate::from)
-      .collect()
+  pub fn namespace_candidates(&self, env: &Env) -> Result<Vec<namespaces::NamespaceCandidate>> {
+    Ok(
+      self
+        .run
+        .namespace_candidates(realm_registry(env)?)
+        .into_iter()
+        .map(namespaces::NamespaceCandidate::from)
+        .collect(),
+    )
   }
 
   /// Takes the candidates' scopes (once); returns the namespaces hidden for this run, each with
@@ -373,17 +395,20 @@ impl NativeRun {
   #[napi(catch_unwind)]
   pub fn install_namespaces(
     &self,
+    env: &Env,
     scopes: Vec<namespaces::NamespaceScope>,
-  ) -> Vec<CodeModeHiddenNamespace> {
-    self
-      .run
-      .install_namespaces(&scopes)
-      .into_iter()
-      .map(|hidden| CodeModeHiddenNamespace {
-        id: hidden.id,
-        reason: hidden.reason,
-      })
-      .collect()
+  ) -> Result<Vec<CodeModeHiddenNamespace>> {
+    Ok(
+      self
+        .run
+        .install_namespaces(realm_registry(env)?, &scopes)
+        .into_iter()
+        .map(|hidden| CodeModeHiddenNamespace {
+          id: hidden.id,
+          reason: hidden.reason,
+        })
+        .collect(),
+    )
   }
 
   /// Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or

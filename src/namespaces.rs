@@ -10,7 +10,6 @@ use crate::catalog::{Catalog, Source, names::is_identifier};
 use napi_derive::napi;
 use parking_lot::Mutex;
 use serde_json::Value;
-use std::sync::LazyLock;
 
 /// Globals a namespace may not take: code mode's own, and the engine's built-ins.
 const RESERVED_GLOBALS: &[&str] = &[
@@ -117,14 +116,19 @@ pub struct Registration {
   pub required_tool_names: Vec<String>,
 }
 
-static REGISTRY: LazyLock<Mutex<Vec<Registration>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+/// The namespaces registered in one JavaScript realm (the main thread, or a worker thread of
+/// its own): where their `createScope` callbacks live too (`lib/namespaces.js`), so that a
+/// registration and its callback always exist together. The addon keeps one per realm
+/// (`src/lib.rs`, napi instance data).
+#[derive(Default)]
+pub struct Registry(Mutex<Vec<Registration>>);
 
 pub fn is_reserved_global(name: &str) -> bool {
   RESERVED_GLOBALS.contains(&name) || name.starts_with("__openclaw")
 }
 
 /// Checks and stores a registration. Errors name the problem (the loader's misuse throws).
-pub fn register(registration: Registration) -> Result<(), String> {
+pub fn register(registry: &Registry, registration: Registration) -> Result<(), String> {
   let Registration {
     plugin_id,
     id,
@@ -153,7 +157,7 @@ pub fn register(registration: Registration) -> Result<(), String> {
       "code mode namespace \"{id}\" needs requiredToolNames: non-empty tool names."
     ));
   }
-  let mut registry = REGISTRY.lock();
+  let mut registry = registry.0.lock();
   if registry.iter().any(|r| r.id == *id) {
     return Err(format!(
       "code mode namespace \"{id}\" is already registered."
@@ -169,16 +173,16 @@ pub fn register(registration: Registration) -> Result<(), String> {
   Ok(())
 }
 
-pub fn unregister(id: &str) -> bool {
-  let mut registry = REGISTRY.lock();
+pub fn unregister(registry: &Registry, id: &str) -> bool {
+  let mut registry = registry.0.lock();
   let before = registry.len();
   registry.retain(|r| r.id != id);
   registry.len() != before
 }
 
 /// Removes every namespace of a plugin; returns their ids (the JS layer drops its callbacks).
-pub fn clear_plugin(plugin_id: &str) -> Vec<String> {
-  let mut registry = REGISTRY.lock();
+pub fn clear_plugin(registry: &Registry, plugin_id: &str) -> Vec<String> {
+  let mut registry = registry.0.lock();
   let removed = registry
     .iter()
     .filter(|r| r.plugin_id == plugin_id)
@@ -188,8 +192,8 @@ pub fn clear_plugin(plugin_id: &str) -> Vec<String> {
   removed
 }
 
-pub fn clear_all() {
-  REGISTRY.lock().clear();
+pub fn clear_all(registry: &Registry) {
+  registry.0.lock().clear();
 }
 
 /// The catalog index of the tool `name` owned by `plugin_id`, if the run has it.
@@ -201,8 +205,9 @@ fn owned_tool(catalog: &Catalog, plugin_id: &str, name: &str) -> Option<usize> {
 }
 
 /// Registrations whose required tools are all in the run, owned by the registering plugin.
-pub fn visible(catalog: &Catalog) -> Vec<Registration> {
-  REGISTRY
+pub fn visible(registry: &Registry, catalog: &Catalog) -> Vec<Registration> {
+  registry
+    .0
     .lock()
     .iter()
     .filter(|r| {
@@ -217,8 +222,9 @@ pub fn visible(catalog: &Catalog) -> Vec<Registration> {
 /// Registrations [`visible`] leaves out, each with the first required tool the run lacks and
 /// why: a tool of that name that is there but not owned by the plugin (most often one given no
 /// `sourceName`, so it counts as `core`'s) says so.
-pub fn not_visible(catalog: &Catalog) -> Vec<Hidden> {
-  REGISTRY
+pub fn not_visible(registry: &Registry, catalog: &Catalog) -> Vec<Hidden> {
+  registry
+    .0
     .lock()
     .iter()
     .filter_map(|r| {
@@ -427,46 +433,50 @@ mod tests {
     }
   }
 
-  // The registry is process-wide: one test drives it start to finish.
+  // A registry of its own: realms (and tests) do not share one.
   #[test]
   fn registry_visibility_and_install() {
-    clear_all();
-    assert!(register(reg("gh", "Issues", &["list_issues"])).is_ok());
+    let registry = Registry::default();
+    let other_realm = Registry::default();
+    assert!(register(&registry, reg("gh", "Issues", &["list_issues"])).is_ok());
     assert!(
-      register(reg("gh", "Other", &["x"]))
+      register(&registry, reg("gh", "Other", &["x"]))
         .unwrap_err()
         .contains("already registered")
     );
     assert!(
-      register(reg("gh2", "Issues", &["x"]))
+      register(&registry, reg("gh2", "Issues", &["x"]))
         .unwrap_err()
         .contains("already used")
     );
     for bad in ["tools", "JSON", "__openclawX", "MCP"] {
       assert!(
-        register(reg("r", bad, &["x"]))
+        register(&registry, reg("r", bad, &["x"]))
           .unwrap_err()
           .contains("reserved"),
         "{bad}"
       );
     }
     assert!(
-      register(reg("r", "not-ident", &["x"]))
+      register(&registry, reg("r", "not-ident", &["x"]))
         .unwrap_err()
         .contains("not a JavaScript identifier")
     );
     assert!(
-      register(reg("r", "Empty", &[]))
+      register(&registry, reg("r", "Empty", &[]))
         .unwrap_err()
         .contains("requiredToolNames")
     );
 
     let owned = Catalog::build(&json!([{ "name": "list_issues", "sourceName": "github" }]));
     let foreign = Catalog::build(&json!([{ "name": "list_issues", "sourceName": "evil" }]));
-    assert_eq!(visible(&owned).len(), 1);
-    assert!(visible(&foreign).is_empty());
+    assert_eq!(visible(&registry, &owned).len(), 1);
+    // Another realm registered nothing: it sees nothing, and may register the same id.
+    assert!(visible(&other_realm, &owned).is_empty());
+    assert!(register(&other_realm, reg("gh", "Issues", &["list_issues"])).is_ok());
+    assert!(visible(&registry, &foreign).is_empty());
 
-    let candidates = visible(&owned);
+    let candidates = visible(&registry, &owned);
     let callable = |path: &[&str], tool: &str| NamespaceCallable {
       path: path.iter().map(|s| s.to_string()).collect(),
       tool_name: tool.into(),
@@ -530,8 +540,8 @@ mod tests {
       "createScope threw: boom"
     );
 
-    assert_eq!(clear_plugin("github"), vec!["gh".to_string()]);
-    assert!(visible(&owned).is_empty());
-    assert!(!unregister("gh"));
+    assert_eq!(clear_plugin(&registry, "github"), vec!["gh".to_string()]);
+    assert!(visible(&registry, &owned).is_empty());
+    assert!(!unregister(&registry, "gh"));
   }
 }

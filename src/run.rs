@@ -274,10 +274,11 @@ impl Run {
     }
   }
 
-  /// Registered namespaces this run's catalog makes visible (before their scopes are built).
-  pub fn namespace_candidates(&self) -> Vec<Registration> {
+  /// Namespaces of `registry` (the calling realm's) this run's catalog makes visible (before
+  /// their scopes are built).
+  pub fn namespace_candidates(&self, registry: &namespaces::Registry) -> Vec<Registration> {
     if self.active {
-      namespaces::visible(&self.catalog)
+      namespaces::visible(registry, &self.catalog)
     } else {
       Vec::new()
     }
@@ -285,11 +286,17 @@ impl Run {
 
   /// Takes the scopes the JS layer built (once) and returns the namespaces hidden for this run,
   /// which the JS layer reports as `namespace_hidden` events.
-  pub fn install_namespaces(&self, scopes: &[namespaces::NamespaceScope]) -> Vec<Hidden> {
-    let candidates = self.namespace_candidates();
+  pub fn install_namespaces(
+    &self,
+    registry: &namespaces::Registry,
+    scopes: &[namespaces::NamespaceScope],
+  ) -> Vec<Hidden> {
+    let candidates = self.namespace_candidates(registry);
     let mut result = namespaces::install(&self.catalog, &candidates, scopes);
     if self.active {
-      result.1.extend(namespaces::not_visible(&self.catalog));
+      result
+        .1
+        .extend(namespaces::not_visible(registry, &self.catalog));
     }
     let hidden = result.1.clone();
     let _ = self.namespaces.set(result);

@@ -833,6 +833,20 @@ impl Run {
       },
       end => {
         self.forget_cell(cell, process, [previous.as_deref(), token.as_deref()]);
+        // A cell dropped between legs while a wait for it was already on its way (the abort
+        // and the resume crossed): that wait's leg ends with the cell, unsettled by nothing
+        // else (the sandbox's answer to the resume is about a cell that is no longer there).
+        if leg.is_none()
+          && let Some(waiting) = self.leg_of(cell)
+        {
+          self.legs.lock().remove(&waiting);
+          admission::release();
+          let result = self.failed(Failure::invalid(messages::RUN_UNAVAILABLE));
+          self.port.send(Message::LegDone {
+            leg: waiting,
+            result,
+          });
+        }
         let aborted = matches!(end, Some(LegEnd::Failed(f)) if f.code == ErrorCode::Aborted)
           || dropped == Some(DropReason::Aborted);
         if aborted {

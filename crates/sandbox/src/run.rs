@@ -1,7 +1,7 @@
 //! A run as the sandbox process knows it: the catalog, limits and namespaces its cells' VMs
 //! serve, and where the engine's reports about its cells go. It is the engine's [`Host`] for
 //! every cell of the run in this process; the addon's half of the run (scope, tokens, events,
-//! results) lives in the root crate's `src/run.rs`.
+//! results) lives in the root crate's `src/run.rs` and `src/run/`.
 
 use crate::Sink;
 use crate::mcp::McpSurface;

@@ -1,6 +1,6 @@
 //! The sandbox at the engine's level, without the addon: a run defined by hand (any guest,
 //! including ones no run of the addon could name), cells started on it, and the reports they
-//! send. The end-to-end behaviour of runs is tested in the root crate (`src/tests.rs`), with a
+//! send. The end-to-end behaviour of runs is tested in the root crate (`src/tests/`), with a
 //! sandbox in the test process.
 
 use crate::Sink;

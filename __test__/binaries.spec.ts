@@ -63,3 +63,30 @@ describe('a testing build (npm run package refuses it)', () => {
     expect(testExports(readFileSync(join(root, release!)))).toEqual([])
   })
 })
+
+describe('an install without its sandbox executable', () => {
+  it('is reported when the plugin loads (its diagnostic), not first in a cell', async () => {
+    const { cpSync, mkdtempSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { spawnSync } = await import('node:child_process')
+    const { userEnv } = await import('./support/binaries')
+    const dir = mkdtempSync(join(tmpdir(), 'code-mode-no-sandbox-'))
+    try {
+      for (const f of ['lib', 'index.js', 'binding.js', 'package.json']) cpSync(join(root, f), join(dir, f), { recursive: true })
+      // The addon this run built, without the executable beside it.
+      const testing = join(root, 'target', 'testing')
+      const from = existsSync(testing) && readdirSync(testing).some((f) => f.endsWith('.node')) ? testing : root
+      const addon = readdirSync(from).find((f) => /^code-mode\.[\w-]+\.node$/.test(f))!
+      cpSync(join(from, addon), join(dir, addon))
+      const child = spawnSync(
+        process.execPath,
+        ['-e', `const { loadAddon } = require(${JSON.stringify(join(dir, 'lib', 'addon.js'))}); console.log(JSON.stringify(loadAddon().error ?? null))`],
+        { encoding: 'utf8', env: userEnv({ OPENCLAW_CODE_MODE_SANDBOX: '' }), timeout: 30_000 },
+      )
+      expect(child.stderr).toBe('')
+      expect(JSON.parse(child.stdout)).toMatch(/^@openclaw\/code-mode cannot run cells: its sandbox executable \(code-mode-sandbox(\.exe)?\) is missing beside its native binary; reinstall the package \(@openclaw\/code-mode-[\w-]+\)\.$/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

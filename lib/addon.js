@@ -84,12 +84,18 @@ let loaded
  */
 function loadAddon() {
   if (loaded) return loaded
+  let native
   try {
-    loaded = { native: require('./native.js') }
-    return loaded
+    native = require('./native.js')
   } catch (error) {
     return { error: missingAddonMessage(error) }
   }
+  // The addon runs every cell in its sandbox executable: without it, say so now (the plugin's
+  // diagnostic) rather than in the first cell's failure.
+  const problem = native.sandboxProblem()
+  if (problem) return { error: `${pkg.name} cannot run cells: ${problem} (${binaryPackage()}).` }
+  loaded = { native }
+  return loaded
 }
 
 module.exports = { loadAddon, missingAddonMessage, binaryPackage, platformName }

@@ -4,6 +4,7 @@
 // `.node` file that loaded (in the package root for a source build, in the platform package
 // otherwise). Every file of this package reaches the addon through here.
 
+const fs = require('node:fs')
 const path = require('node:path')
 const binding = require('../binding.js')
 
@@ -20,8 +21,23 @@ function addonDirectory() {
 }
 
 const directory = addonDirectory()
-if (directory !== undefined && typeof binding.setSandboxExecutable === 'function') {
-  binding.setSandboxExecutable(path.join(directory, EXECUTABLE))
+/** Where the sandbox executable must be: next to the addon (undefined when that is unknown). */
+const sandboxExecutable = directory === undefined ? undefined : path.join(directory, EXECUTABLE)
+if (sandboxExecutable !== undefined && typeof binding.setSandboxExecutable === 'function') {
+  binding.setSandboxExecutable(sandboxExecutable)
+}
+
+/**
+ * Why no cell can run although the addon loaded, or undefined: its sandbox executable is not
+ * beside it (a platform package installed without it, or a source build whose executable was
+ * removed). `OPENCLAW_CODE_MODE_SANDBOX` names another executable.
+ * @returns {string | undefined}
+ */
+function sandboxProblem() {
+  const chosen = process.env.OPENCLAW_CODE_MODE_SANDBOX || sandboxExecutable
+  if (chosen === undefined || fs.existsSync(chosen)) return undefined
+  return `its sandbox executable (${EXECUTABLE}) is missing beside its native binary; reinstall the package`
 }
 
 module.exports = binding
+module.exports.sandboxProblem = sandboxProblem

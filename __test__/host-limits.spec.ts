@@ -96,7 +96,7 @@ describe.runIf(testingBuild)('a panic on a worker', () => {
     const { run } = makeRun({ runId: 'job-panic' })
     __testPanic('job', 'job-panic')
     const failed = expectStatus(await run.exec({ code: '1' }), 'failed')
-    expect(failed).toMatchObject({ code: 'internal_error', failurePhase: 'host' })
+    expect(failed).toMatchObject({ code: 'runtime_unavailable', failurePhase: 'host' })
     expect(failed.error).toMatch(/panic injected in a worker job/)
     expect(expectStatus(await run.exec({ code: '2' }), 'completed').value).toBe(2)
   })

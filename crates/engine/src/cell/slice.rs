@@ -6,7 +6,7 @@
 
 use super::finish::End;
 use super::{Cell, CellState, Phase};
-use crate::error::{Failure, FailurePhase, panic_message};
+use crate::error::{ErrorCode, Failure, FailurePhase, panic_message};
 use crate::limits::{Kill, kill_failure};
 use crate::pool::{self, Job};
 use crate::state::Outcome;
@@ -312,8 +312,12 @@ impl Job for Cell {
   }
 
   fn panicked(self: Arc<Self>, message: String) {
-    let failure = Failure::internal(format!("code mode runtime failed: {message}"))
-      .in_phase(FailurePhase::Host);
+    // The runtime failed around the cell, not the cell: a runtime failure (phase host).
+    let failure = Failure::new(
+      ErrorCode::RuntimeUnavailable,
+      format!("code mode runtime failed: {message}"),
+    )
+    .in_phase(FailurePhase::Host);
     self.finish(None, End::Failed(failure));
   }
 }

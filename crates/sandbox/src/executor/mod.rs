@@ -287,7 +287,12 @@ fn leg(
     }));
     let (json, finished, prepare, kept) = ran.unwrap_or_else(|panic| {
       let message = format!("code mode runtime failed: {}", panic_message(&*panic));
-      (failed_json("runtime_unavailable", &message), None, None, false)
+      (
+        failed_json("runtime_unavailable", &message),
+        None,
+        None,
+        false,
+      )
     });
     work_shared.running.store(false, Ordering::Release);
     if !kept {

@@ -314,6 +314,11 @@ let openclawSkipped
   let report
   if (!openclawSkipped) {
     const state = mkdtempSync(join(tmpdir(), 'code-mode-bench-openclaw-'))
+    // openclaw's rolling log and state locks go to fixed paths whatever TMPDIR says: the ones
+    // this run creates go with it (__test__/support/temp-root.ts does the same for npm test).
+    const uid = typeof process.getuid === 'function' ? process.getuid() : undefined
+    const fixed = process.platform === 'win32' ? [] : ['/tmp/openclaw', uid === undefined ? '/tmp/openclaw-state-locks' : `/tmp/openclaw-state-locks-${uid}`]
+    const ours = fixed.filter((path) => !existsSync(path))
     try {
       const child = spawnSync(node24, [fileURLToPath(new URL('./lib/openclaw-inside.mjs', import.meta.url)), ...(quick ? ['--quick'] : [])], {
         encoding: 'utf8',
@@ -327,6 +332,7 @@ let openclawSkipped
       openclawSkipped = `the openclaw child failed: ${String(error?.message ?? error).split('\n')[0]}`
     } finally {
       rmSync(state, { recursive: true, force: true })
+      for (const path of ours) rmSync(path, { recursive: true, force: true })
     }
   }
   if (report) {

@@ -2,13 +2,25 @@
 // processes' (npm, openclaw, MCP servers), goes under one folder of this run (TMPDIR, TMP and
 // TEMP point there), which is removed when the run ends, passed or failed. Each suite still
 // removes what it makes: a file left behind when the run ends is named here, once, as a leak.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+//
+// openclaw also writes to two fixed paths whatever TMPDIR says (its rolling log in /tmp/openclaw,
+// its state-lifecycle locks in /tmp/openclaw-state-locks-<uid>): those this run created are
+// removed with it; ones that were there before belong to someone else and stay.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+
+/** openclaw's fixed temporary paths (POSIX only: on Windows it uses the user's profile). */
+function openclawFixedPaths(): string[] {
+  if (process.platform === 'win32') return []
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined
+  return ['/tmp/openclaw', uid === undefined ? '/tmp/openclaw-state-locks' : `/tmp/openclaw-state-locks-${uid}`]
+}
 
 export default function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'code-mode-tests-'))
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = dir
+  const ours = openclawFixedPaths().filter((path) => !existsSync(path))
   return () => {
     let left: string[] = []
     try {
@@ -17,5 +29,6 @@ export default function setup() {
     } catch {}
     if (left.length > 0) console.warn(`temporary files the suites left behind (now removed): ${left.sort().join(', ')}`)
     rmSync(dir, { recursive: true, force: true })
+    for (const path of ours) rmSync(path, { recursive: true, force: true })
   }
 }

@@ -39,8 +39,8 @@ describe('citations', () => {
   })
 
   it('checks globs, JSDoc and Markdown, and patch headers but not their diffs', () => {
-    expect(check(withLine('lib/protocol.js', '/** Checked by tools/check-*.mjs */'))).toEqual([])
-    expect(check(withLine('lib/protocol.js', '/** Built by tools/vendor-quickjs.sh */'))).toMatchObject([{ cited: 'tools/vendor-quickjs.sh' }])
+    expect(check(withLine('lib/bounded.js', '/** Checked by tools/check-*.mjs */'))).toEqual([])
+    expect(check(withLine('lib/bounded.js', '/** Built by tools/vendor-quickjs.sh */'))).toMatchObject([{ cited: 'tools/vendor-quickjs.sh' }])
     expect(check(withLine('docs/hardening.md', 'See `vendor/patches/rquickjs-sys/0002-*.patch`.'))).toMatchObject([
       { cited: 'vendor/patches/rquickjs-sys/0002-*.patch' },
     ])
@@ -50,7 +50,7 @@ describe('citations', () => {
   })
 
   it('leaves code alone: a path in a string is data, not a citation', () => {
-    expect(check(withLine('lib/protocol.js', "const example = 'src/app.js'"))).toEqual([])
+    expect(check(withLine('lib/bounded.js', "const example = 'src/app.js'"))).toEqual([])
   })
 
   it('refuses any citation of the documents outside the repository', () => {

@@ -270,6 +270,7 @@ function npm(args: string[], cwd: string) {
 
 describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mode/testing, from a packed install', () => {
   const project = join(work, 'author')
+  const authorTmp = mkdtempSync(join(work, 'author-tmp-'))
   let report: {
     numTotalTests: number
     numPassedTests: number
@@ -297,7 +298,8 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
 
     // OPENCLAW_STATE_DIR/OPENCLAW_HOME left unset: the helper isolates the gateway's state itself.
     // As the author's machine has it: the installed addon, not the suites' testing build.
-    const env = userEnv()
+    // A temporary directory of the author's run alone, to see what the run leaves in it.
+    const env = userEnv({ TMPDIR: authorTmp, TMP: authorTmp, TEMP: authorTmp })
     delete env.OPENCLAW_STATE_DIR
     delete env.OPENCLAW_HOME
     const vitest = spawnSync(
@@ -324,5 +326,10 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
       'rejects a cell that production rejects (module syntax), before any tool runs',
     ])
     expect(report.numPassedTests).toBe(8)
+  })
+
+  it("leaves the author's temporary directory as it found it (the state the helper isolated included)", () => {
+    // Node's compile cache, which openclaw turns on in its processes, lives there by design.
+    expect(readdirSync(authorTmp).filter((name) => name !== 'node-compile-cache')).toEqual([])
   })
 })

@@ -242,8 +242,15 @@ function isolateState() {
     made.push(dir)
   }
   if (made.length > 0) {
-    process.once('exit', () => {
+    const remove = () => {
       for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+    }
+    process.once('exit', remove)
+    // vitest ends its fork workers with SIGTERM, whose default action skips 'exit' listeners:
+    // remove the directories then, and end as SIGTERM would unless someone else handles it.
+    process.once('SIGTERM', (signal) => {
+      remove()
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
     })
   }
 }

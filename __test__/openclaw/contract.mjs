@@ -3,28 +3,14 @@
 // install could hand it, and prints one JSON object of findings. Needs Node >= 24.16 (the real
 // openclaw runtime module is imported). Run by __test__/openclaw-executor.spec.ts.
 import { createRequire } from 'node:module'
+import { config, execInput as input } from './executor-input.mjs'
 
 const require = createRequire(import.meta.url)
 const { createCodeModeExecutor, loadOpenClawRuntime } = require('../../lib/openclaw-executor.js')
 const sdk = await loadOpenClawRuntime()
 
-const config = {
-  enabled: true,
-  executor: 'quickjs',
-  mode: 'only',
-  timeoutMs: 5000,
-  memoryLimitBytes: 64 << 20,
-  maxOutputBytes: 65536,
-  maxSnapshotBytes: 10 << 20,
-  maxPendingToolCalls: 16,
-  snapshotTtlSeconds: 900,
-  searchDefaultLimit: 8,
-  maxSearchLimit: 50,
-}
-const catalog = [
-  { source: 'openclaw', name: 'add_one', label: 'Add', description: 'Adds one.', input: '{ x?: number }', callableName: 'add_one' },
-]
-const execInput = (source, extra = {}) => ({ kind: 'exec', retainFinalValue: true, source, config, catalog, apiFiles: [], namespaces: [], swarmEnabled: false, ...extra })
+/** An exec input whose final value the gateway keeps (`retainFinalValue`). */
+const execInput = (source, extra = {}) => input(source, { retainFinalValue: true, ...extra })
 
 /** A host that answers every callValue with x + 1, checkpoints on `yield`, and records calls. */
 function host(log = [], overrides = {}) {

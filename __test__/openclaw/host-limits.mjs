@@ -3,6 +3,7 @@
 // runtime module is imported). Prints one JSON object of findings; run by
 // __test__/host-limits.spec.ts.
 import { createRequire } from 'node:module'
+import { config as base, execInput as input } from './executor-input.mjs'
 
 const require = createRequire(import.meta.url)
 const { createCodeModeExecutor, loadOpenClawRuntime } = require('../../lib/openclaw-executor.js')
@@ -12,21 +13,8 @@ await loadOpenClawRuntime()
 // One sandbox process with four workers: the fairness and crash findings below depend on it.
 configureCodeModeRuntime({ sandboxProcesses: 1, workerThreads: 4 })
 
-const base = {
-  enabled: true,
-  executor: 'quickjs',
-  mode: 'only',
-  timeoutMs: 5000,
-  memoryLimitBytes: 64 << 20,
-  maxOutputBytes: 65536,
-  maxSnapshotBytes: 10 << 20,
-  maxPendingToolCalls: 16,
-  snapshotTtlSeconds: 900,
-  searchDefaultLimit: 8,
-  maxSearchLimit: 50,
-}
-const catalog = [{ source: 'openclaw', name: 'add_one', label: 'Add', description: 'Adds one.', input: '{ x?: number }', callableName: 'add_one' }]
-const execInput = (source, config = {}) => ({ kind: 'exec', retainFinalValue: true, source, config: { ...base, ...config }, catalog, apiFiles: [], namespaces: [], swarmEnabled: false })
+/** An exec input with `config` over the defaults, whose final value the gateway keeps. */
+const execInput = (source, config = {}) => input(source, { retainFinalValue: true, config: { ...base, ...config } })
 const checkpoint = { onBoundary: async () => ({ kind: 'checkpoint', onConsumed() {} }) }
 const answer = {
   onBoundary: async (boundary) => ({

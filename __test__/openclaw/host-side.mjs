@@ -4,27 +4,11 @@
 // is installed: Node's defaults end the process with status 1 on either, which the test sees.
 // Run as `node --expose-gc` (Node >= 24.16) by __test__/openclaw-executor.spec.ts.
 import { createRequire } from 'node:module'
+import { config, execInput } from './executor-input.mjs'
 
 const require = createRequire(import.meta.url)
 const { createCodeModeExecutor } = require('../../lib/openclaw-executor.js')
 
-const config = {
-  enabled: true,
-  executor: 'quickjs',
-  mode: 'only',
-  timeoutMs: 5000,
-  memoryLimitBytes: 64 << 20,
-  maxOutputBytes: 65536,
-  maxSnapshotBytes: 10 << 20,
-  maxPendingToolCalls: 16,
-  snapshotTtlSeconds: 900,
-  searchDefaultLimit: 8,
-  maxSearchLimit: 50,
-}
-const catalog = [
-  { source: 'openclaw', name: 'add_one', label: 'Add', description: 'Adds one.', input: '{ x?: number }', callableName: 'add_one' },
-]
-const execInput = (source, extra = {}) => ({ kind: 'exec', retainFinalValue: false, source, config, catalog, apiFiles: [], namespaces: [], swarmEnabled: false, ...extra })
 const boom = (what) => {
   throw new Error(`${what} exploded`)
 }

@@ -17,7 +17,8 @@ mod validate;
 #[cfg(test)]
 pub(crate) use cells::live_process;
 pub(crate) use cells::parked_cells;
-pub(crate) use reports::{on_calls, on_cancel, on_ended, process_died};
+#[cfg(test)]
+pub(crate) use reports::ROUTES;
 pub(crate) use validate::{EXEC_KEYS, WAIT_KEYS};
 
 use crate::config::{self, CodeModeConfig};
@@ -377,6 +378,8 @@ impl Run {
     {
       return Ok(process.clone());
     }
+    // Before the run's first process: its reports go to this host from then on.
+    sandbox::route_runs(reports::ROUTES);
     let process = sandbox::process_for(self.id)?;
     *current = Some(process.clone());
     Ok(process)

@@ -12,14 +12,13 @@ use crate::protocol::{
   Message,
   result::{self, Status},
 };
-use crate::sandbox::process::Process;
+use crate::sandbox::{RunRoutes, process::Process};
 use crate::telemetry::Counters;
 use code_mode_protocol::leg::{DropReason, Ended, LegEnd};
 use code_mode_protocol::wire::Counts;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The run a report about `cell` concerns: the one driving it, else the one the report names.
 /// The run of `cell`, if `process` holds that cell for run `run`. A sandbox process is where
 /// hostile code runs: a report counts only for cells the addon itself placed in that process,
 /// for the run driving them now, so a process taken over by a cell can act for no other
@@ -29,8 +28,16 @@ fn owned(process: &Arc<Process>, run: u64, cell: u64) -> Option<Arc<Run>> {
   (Arc::ptr_eq(&live.process, process) && live.run.id == run).then(|| live.run.clone())
 }
 
+/// This host's handlers for the supervisor's reports (`crate::sandbox::route_runs`).
+pub(crate) const ROUTES: RunRoutes = RunRoutes {
+  calls: on_calls,
+  cancel: on_cancel,
+  ended: on_ended,
+  died: process_died,
+};
+
 /// Nested calls a cell started (a sandbox report).
-pub(crate) fn on_calls(process: &Arc<Process>, run: u64, cell: u64, batch: String) {
+fn on_calls(process: &Arc<Process>, run: u64, cell: u64, batch: String) {
   if let Some(run) = owned(process, run, cell) {
     run.port.send(Message::Calls {
       cell,
@@ -40,14 +47,14 @@ pub(crate) fn on_calls(process: &Arc<Process>, run: u64, cell: u64, batch: Strin
 }
 
 /// A cell ended with calls in flight (a sandbox report).
-pub(crate) fn on_cancel(process: &Arc<Process>, run: u64, cell: u64) {
+fn on_cancel(process: &Arc<Process>, run: u64, cell: u64) {
   if let Some(run) = owned(process, run, cell) {
     run.port.send(Message::AbortCell { cell });
   }
 }
 
 /// A leg ended or a parked cell was dropped (a sandbox report).
-pub(crate) fn on_ended(process: &Arc<Process>, run: u64, ended: Ended, counts: Counts) {
+fn on_ended(process: &Arc<Process>, run: u64, ended: Ended, counts: Counts) {
   if let Some(run) = owned(process, run, ended.cell) {
     run.add(counts);
     run.ended(process, ended);
@@ -55,7 +62,7 @@ pub(crate) fn on_ended(process: &Arc<Process>, run: u64, ended: Ended, counts: C
 }
 
 /// A process died: every cell in it is lost.
-pub(crate) fn process_died(process: &Arc<Process>) {
+fn process_died(process: &Arc<Process>) {
   let cells: Vec<u64> = process.cells.lock().iter().copied().collect();
   let message = process.lost();
   for cell in cells {

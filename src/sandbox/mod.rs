@@ -21,7 +21,8 @@ pub mod process;
 mod writer;
 
 use crate::error::{ErrorCode, Failure, FailurePhase};
-use code_mode_protocol::wire::{Command, Report, Settings};
+use code_mode_protocol::leg::Ended;
+use code_mode_protocol::wire::{Command, Counts, Report, Settings};
 use parking_lot::Mutex;
 use process::{Phase, Process};
 use std::path::PathBuf;
@@ -369,12 +370,47 @@ fn spawn_one() -> Result<Arc<Process>, String> {
   Ok(process)
 }
 
+/// Where the supervisor sends the reports that concern code-mode runs: the run host's handlers
+/// (`src/run/reports.rs`), each with the process it came from. The host hands them over before
+/// it asks for its first process, so the supervisor names no layer above it, and reports about
+/// runs cannot come before there is a run.
+pub struct RunRoutes {
+  /// Nested calls a cell started: (process, run, cell, the call batch).
+  pub calls: fn(&Arc<Process>, u64, u64, String),
+  /// A cell ended with calls in flight: (process, run, cell).
+  pub cancel: fn(&Arc<Process>, u64, u64),
+  /// A leg ended or a parked cell was dropped: (process, run, the end, the sandbox's counts).
+  pub ended: fn(&Arc<Process>, u64, Ended, Counts),
+  /// A process died, with every cell in it.
+  pub died: fn(&Arc<Process>),
+}
+
+static RUN_ROUTES: std::sync::OnceLock<RunRoutes> = std::sync::OnceLock::new();
+
+/// Hands the supervisor the run host's handlers (the first call counts; later ones are the same).
+pub fn route_runs(routes: RunRoutes) {
+  let _ = RUN_ROUTES.set(routes);
+}
+
 /// A report from a process, on its reader thread.
 fn dispatch(process: &Arc<Process>, report: Report) {
+  let runs = RUN_ROUTES.get();
   match report {
-    Report::Calls { run, cell, batch } => crate::run::on_calls(process, run, cell, batch),
-    Report::CancelCalls { run, cell } => crate::run::on_cancel(process, run, cell),
-    Report::Ended { run, ended, counts } => crate::run::on_ended(process, run, *ended, counts),
+    Report::Calls { run, cell, batch } => {
+      if let Some(runs) = runs {
+        (runs.calls)(process, run, cell, batch)
+      }
+    }
+    Report::CancelCalls { run, cell } => {
+      if let Some(runs) = runs {
+        (runs.cancel)(process, run, cell)
+      }
+    }
+    Report::Ended { run, ended, counts } => {
+      if let Some(runs) = runs {
+        (runs.ended)(process, run, *ended, counts)
+      }
+    }
     Report::Answer { request, answer } => process.answer(request, answer),
     Report::Started { request } => process.started(request, now_ms()),
     Report::Stuck { frozen, spinning } => {
@@ -406,7 +442,9 @@ fn died(process: &Arc<Process>) {
   process.advance(Phase::Dead);
   forget(process);
   process.fail_requests();
-  crate::run::process_died(process);
+  if let Some(runs) = RUN_ROUTES.get() {
+    (runs.died)(process);
+  }
 }
 
 /// Takes a process out of the slots and the retiring list.

@@ -92,11 +92,11 @@ fn reports_count_only_for_cells_the_addon_placed_in_that_process() {
     None,
     0,
   );
-  crate::run::on_calls(&stranger, h.run.id, cell, batch.clone());
-  crate::run::on_ended(&stranger, h.run.id, forged("\"forged\""), Counts::default());
+  (crate::run::ROUTES.calls)(&stranger, h.run.id, cell, batch.clone());
+  (crate::run::ROUTES.ended)(&stranger, h.run.id, forged("\"forged\""), Counts::default());
   let owner = crate::run::live_process(cell).expect("the cell's process");
-  crate::run::on_calls(&owner, h.run.id + 1_000, cell, batch.clone());
-  crate::run::on_ended(
+  (crate::run::ROUTES.calls)(&owner, h.run.id + 1_000, cell, batch.clone());
+  (crate::run::ROUTES.ended)(
     &owner,
     h.run.id + 1_000,
     forged("\"forged\""),

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Controllers by key (a hash of the source), newest last: sent to each process before its
@@ -29,14 +29,6 @@ static DATA: Mutex<VecDeque<(u64, Arc<String>)>> = Mutex::new(VecDeque::new());
 const MAX_DATA: usize = 8;
 static NEXT_DATA: AtomicU64 = AtomicU64::new(1);
 static NEXT_CELL: AtomicU64 = AtomicU64::new(1);
-/// Executor cells parked now (continuations), counted with code mode's against
-/// `maxSuspendedCells`.
-static PARKED: AtomicUsize = AtomicUsize::new(0);
-
-/// Executor continuations parked in the gateway now.
-pub fn parked_cells() -> usize {
-  PARKED.load(Ordering::Acquire)
-}
 
 fn hash(text: &str) -> u64 {
   let mut hasher = DefaultHasher::new();
@@ -193,7 +185,7 @@ pub struct NativeExecutorCell {
   limits: (u64, u32, u64),
   process: Mutex<Option<Arc<Process>>>,
   disposed: AtomicBool,
-  /// Counted in [`PARKED`].
+  /// Counted in `admission::executor_parked`.
   parked: AtomicBool,
   /// When the running leg started on a worker (`sandbox::now_ms`; 0 while it waits).
   leg_started: Arc<AtomicU64>,
@@ -206,7 +198,7 @@ impl NativeExecutorCell {
   /// The cell is no longer parked (resumed or disposed).
   fn unpark(&self) {
     if self.parked.swap(false, Ordering::AcqRel) {
-      PARKED.fetch_sub(1, Ordering::AcqRel);
+      admission::executor_parking(false);
     }
   }
 
@@ -396,13 +388,13 @@ impl NativeExecutorCell {
   pub fn park<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
     let (settle, promise) = promise::create::<f64>(env)?;
     if !self.parked.load(Ordering::Acquire) {
-      let parked = crate::run::parked_cells() + PARKED.load(Ordering::Acquire);
+      let parked = crate::run::parked_cells() + admission::executor_parked();
       if parked >= sandbox::max_parked() {
         settle.resolve(-1.0);
         return Ok(promise);
       }
       self.parked.store(true, Ordering::Release);
-      PARKED.fetch_add(1, Ordering::AcqRel);
+      admission::executor_parking(true);
     }
     match self.holder() {
       Err(_) => settle.resolve(0.0),

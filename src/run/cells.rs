@@ -107,7 +107,8 @@ impl Run {
     token: &str,
     previous: Option<&str>,
   ) -> Result<(), Failure> {
-    if previous.is_none() && TOKENS.len() + crate::executor::parked_cells() >= sandbox::max_parked()
+    if previous.is_none()
+      && TOKENS.len() + crate::admission::executor_parked() >= sandbox::max_parked()
     {
       process.send(&Command::Abort { cell });
       self.forget_cell(cell, process, [None, None]);

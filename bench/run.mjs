@@ -360,7 +360,7 @@ let openclawSkipped
       openclawRows.push([name, cell(ex.plugin, w), cell(ex.bundled, w), cell(ex.node, w), ratio(us('plugin'), us('bundled')), ratio(us('plugin'), us('node')), notes.join('; ')])
     }
     const floorFirst = ex.floor?.firstExecUs
-    openclawRows.push(['first exec in a process', formatUs(ex.plugin?.firstExecUs), formatUs(ex.bundled?.firstExecUs), formatUs(ex.node?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.bundled?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.node?.firstExecUs), `loads the executor; an external plugin that runs nothing (the floor) takes ${formatUs(floorFirst)}: the gateway's plugin loading, which its built-in node executor does not pay`])
+    openclawRows.push(['first exec in a booted gateway', formatUs(ex.plugin?.firstExecUs), formatUs(ex.bundled?.firstExecUs), formatUs(ex.node?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.bundled?.firstExecUs), ratio(ex.plugin?.firstExecUs, ex.node?.firstExecUs), `loads the executor's module; the floor takes ${formatUs(floorFirst)}. Before it, the gateway's boot inventory of plugins took ${formatUs(ex.plugin?.bootInventoryUs)} (plugin's process): a process that execs without booting pays that on its first exec of an external plugin`])
     const bytes = (b) => (typeof b === 'number' ? `${b.toLocaleString('en-US')} B` : '—')
     openclawRows.push([
       'retained bytes per suspended cell',
@@ -397,7 +397,7 @@ const targets = []
     const us = (k, n) => (ex[k]?.workloads?.[n]?.failure ? undefined : ex[k]?.workloads?.[n]?.us)
     const slower = names.filter((n) => !(us('plugin', n) < us('bundled', n) && us('plugin', n) < us('node', n)))
     const first = (k) => ex[k]?.firstExecUs
-    if (!(first('plugin') < first('bundled') && first('plugin') < first('node'))) slower.push(`first exec in a process (the floor plugin's: ${formatUs(first('floor'))})`)
+    if (!(first('plugin') < first('bundled') && first('plugin') < first('node'))) slower.push(`first exec in a booted gateway (the floor plugin's: ${formatUs(first('floor'))})`)
     target('inside OpenClaw: faster than both upstream executors on every workload', slower.length === 0, slower.length ? `not on: ${slower.join(', ')}` : `all ${names.length + 1}`)
     const floor = us('floor', 'trivial')
     target("inside OpenClaw: trivial exec within 2.5× of the gateway's floor", floor ? us('plugin', 'trivial') <= 2.5 * floor : undefined, `${formatUs(us('plugin', 'trivial'))} vs ${formatUs(floor)} (${x(us('plugin', 'trivial'), floor)})`)

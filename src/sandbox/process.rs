@@ -61,11 +61,20 @@ pub struct Told {
   pub data: VecDeque<u64>,
 }
 
+/// What confines a process from outside it and lives as long as the `Process`: on Windows its
+/// Job object (crates/confine/src/windows.rs), whose closing kills the process; nothing elsewhere.
+#[cfg(windows)]
+type Confinement = code_mode_confine::windows::Job;
+#[cfg(not(windows))]
+struct Confinement;
+
 pub struct Process {
   pub id: u64,
   pub pid: u32,
   writer: Arc<dyn Outbox>,
   child: Mutex<Option<Child>>,
+  /// Held, never read: set once right after the process starts (`spawn`), dropped with this.
+  _confinement: OnceLock<Confinement>,
   phase: AtomicU8,
   pub told: Mutex<Told>,
   requests: Mutex<HashMap<u64, Responder>>,
@@ -102,6 +111,7 @@ impl Process {
       pid,
       writer,
       child: Mutex::new(child),
+      _confinement: OnceLock::new(),
       phase: AtomicU8::new(Phase::Accepting as u8),
       told: Mutex::new(Told::default()),
       requests: Mutex::new(HashMap::new()),
@@ -253,10 +263,13 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
 
 /// Starts a process from `executable` and the thread that reads its reports into `dispatch`.
 /// Runs on the supervisor's own thread (on Linux the process dies when that thread does).
+/// `worker_threads` is what its first `Configure` will say (Windows caps its memory by it, as
+/// the process itself caps its address space on Linux).
 pub fn spawn(
   id: u64,
   executable: &Path,
   debug: bool,
+  worker_threads: u32,
   now_ms: u64,
   dispatch: fn(&Arc<Process>, Report),
   died: fn(&Arc<Process>),
@@ -278,7 +291,25 @@ pub fn spawn(
   if let Some(root) = std::env::temp_dir().ancestors().last() {
     command.current_dir(root);
   }
+  #[cfg(windows)]
+  {
+    use std::os::windows::process::CommandExt;
+    command.creation_flags(code_mode_confine::windows::CREATION_FLAGS);
+  }
   let mut child = command.spawn()?;
+  // Confined before anything is written to it: the process runs no guest input before it reads
+  // its first frame, so nothing it runs is unconfined. Fail closed.
+  let confinement = match confine(&child, worker_threads) {
+    Ok(confinement) => confinement,
+    Err(e) => {
+      let _ = child.kill();
+      let _ = child.wait();
+      return Err(std::io::Error::new(
+        e.kind(),
+        format!("the sandbox process could not be confined: {e}"),
+      ));
+    }
+  };
   let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
     let _ = child.kill();
     let _ = child.wait();
@@ -293,6 +324,7 @@ pub fn spawn(
     }
   };
   let process = Process::new(id, child.id(), writer, Some(child), now_ms);
+  let _ = process._confinement.set(confinement);
   let reading = process.clone();
   let started = std::thread::Builder::new()
     .name(format!("code-mode-sandbox-{id}-in"))
@@ -309,6 +341,25 @@ pub fn spawn(
     return Err(e);
   }
   Ok(process)
+}
+
+/// Windows: a Job object (crates/confine/src/windows.rs) holding `child` alone, killed when it
+/// closes, its memory capped as the sandbox caps its own address space on Linux.
+#[cfg(windows)]
+fn confine(child: &Child, worker_threads: u32) -> std::io::Result<Confinement> {
+  use std::os::windows::io::AsRawHandle;
+  let job =
+    code_mode_confine::windows::Job::new(Some(code_mode_confine::address_space(worker_threads)))?;
+  // SAFETY: the child's handle is open (it is `child`'s, borrowed for the call) and has all
+  // access (CreateProcessW's).
+  unsafe { job.assign(child.as_raw_handle())? };
+  Ok(job)
+}
+
+/// Elsewhere the process confines itself (crates/sandbox/src/platform.rs).
+#[cfg(not(windows))]
+fn confine(_child: &Child, _worker_threads: u32) -> std::io::Result<Confinement> {
+  Ok(Confinement)
 }
 
 fn read_report(input: &mut impl Read) -> Option<Report> {

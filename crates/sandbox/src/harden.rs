@@ -24,14 +24,6 @@ use seccompiler::{
 };
 use std::collections::BTreeMap;
 
-/// Address space the process may map: its workers' stacks, a heap for each worker at the
-/// largest memory cap, and room for parked cells and the allocator's reservations. A backstop
-/// to the per-VM memory caps, not the cap itself.
-fn address_space(settings: &Settings) -> u64 {
-  let threads = u64::from(settings.worker_threads) + 8;
-  threads * (code_mode_engine::WORKER_STACK as u64 + (1 << 30)) + (16 << 30)
-}
-
 pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
   close_other_fds();
   let limits = [
@@ -40,7 +32,11 @@ pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
     (libc::RLIMIT_NOFILE, 3),
     (libc::RLIMIT_MEMLOCK, 0),
     (libc::RLIMIT_MSGQUEUE, 0),
-    (libc::RLIMIT_AS, address_space(settings)),
+    // A backstop to the per-VM memory caps (the same number caps a Windows job's memory).
+    (
+      libc::RLIMIT_AS,
+      code_mode_confine::address_space(settings.worker_threads),
+    ),
   ];
   for (resource, value) in limits {
     let limit = libc::rlimit {

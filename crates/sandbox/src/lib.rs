@@ -49,6 +49,8 @@ pub const MAX_CODE_BYTES: usize = 1 << 20;
 
 // Cells are prepared on the engine's workers: their stacks must hold a preparation.
 const _: () = assert!(frontend::PREPARE_STACK <= engine::WORKER_STACK);
+// The addon computes the sandbox's memory backstop without the engine (crates/confine).
+const _: () = assert!(code_mode_confine::WORKER_STACK == engine::WORKER_STACK as u64);
 
 /// How long a structured search may run on a worker (a query is capped long before).
 const SEARCH_BUDGET: Duration = Duration::from_secs(5);

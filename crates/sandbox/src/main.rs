@@ -8,7 +8,7 @@
 //! everything that needs more of the operating system than the sandbox will allow later (the
 //! worker pool, the clock thread, the guests' compiled preludes, the freezer's signal handler);
 //! then lock down (`harden.rs`: on Linux no file system, network or processes, by a seccomp
-//! allow-list) and serve the channel until it closes.
+//! allow-list; crates/confine on Windows and macOS) and serve the channel until it closes.
 
 #[cfg(target_os = "linux")]
 mod harden;
@@ -69,12 +69,20 @@ fn main() {
   platform::start_up(&settings, sink.clone());
   #[cfg(feature = "testing")]
   let _ = code_mode_sandbox::PROBE.set(platform::probe);
-  if let Err(message) = platform::lock_down(&settings, debug) {
-    // Fail closed: a sandbox that could not lock itself down runs nothing.
-    sink.report(Report::Log {
-      message: format!("the code mode sandbox could not lock itself down: {message}"),
-    });
-    platform::exit_now(3);
+  match platform::lock_down(&settings, debug) {
+    Ok(None) => {}
+    // Locked down, less a best-effort part: said on standard error, which only `--debug`
+    // keeps (a report would stay the process's last log and explain its eventual end wrongly).
+    Ok(Some(note)) => {
+      let _ = writeln!(std::io::stderr(), "code-mode-sandbox: {note}");
+    }
+    Err(message) => {
+      // Fail closed: a sandbox that could not lock itself down runs nothing.
+      sink.report(Report::Log {
+        message: format!("the code mode sandbox could not lock itself down: {message}"),
+      });
+      platform::exit_now(3);
+    }
   }
 
   let heartbeat = sink.clone();

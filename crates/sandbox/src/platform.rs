@@ -1,6 +1,7 @@
 //! What the sandbox executable asks of its operating system: the channel, dying with the
-//! parent, start-up before the lock-down, the lock-down itself (`harden.rs` on Linux), and
-//! freezing threads the watchdog gave up on. SECURITY.md says what each platform gets.
+//! parent, start-up before the lock-down, the lock-down itself (`harden.rs` on Linux,
+//! crates/confine on Windows and macOS), and freezing threads the watchdog gave up on.
+//! SECURITY.md says what each platform gets.
 
 use code_mode_protocol::wire::{Report, Settings};
 use code_mode_sandbox::Sink;
@@ -46,8 +47,9 @@ pub fn channel() -> (impl Read, impl Write + Send + 'static) {
 }
 
 /// Linux: the kernel kills this process when the thread that started it (the addon's
-/// supervisor thread, which lives as long as the gateway) ends. Elsewhere the closed channel
-/// ends it.
+/// supervisor thread, which lives as long as the gateway) ends. Windows: the addon's Job object
+/// kills it when the gateway's handle to the job closes (crates/confine/src/windows.rs). And
+/// everywhere the closed channel ends it.
 pub fn die_with_parent(parent: Option<u32>) {
   #[cfg(target_os = "linux")]
   // SAFETY: plain prctl and getppid calls with integer arguments.
@@ -101,15 +103,29 @@ pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   let _ = settings;
 }
 
-/// Locks the process down (Linux: `harden.rs`). Elsewhere the process is only as isolated as
-/// its being a separate process makes it (SECURITY.md).
-pub fn lock_down(settings: &Settings, debug: bool) -> Result<(), String> {
+/// Locks the process down: Linux `harden.rs`; Windows its token and mitigation policies
+/// (crates/confine/src/windows.rs; the addon put it in a Job object before it started);
+/// macOS resource limits and a Seatbelt profile (crates/confine/src/macos.rs). An error means
+/// the process must run nothing; `Ok` may carry a note on what was applied only in part (the
+/// Windows mitigation policies are best effort), for the caller to log. Elsewhere the process
+/// is only as isolated as its being a separate process makes it (SECURITY.md).
+pub fn lock_down(settings: &Settings, debug: bool) -> Result<Option<String>, String> {
   #[cfg(target_os = "linux")]
-  return crate::harden::lock_down(settings, debug);
-  #[cfg(not(target_os = "linux"))]
+  return crate::harden::lock_down(settings, debug).map(|()| None);
+  #[cfg(windows)]
   {
     let _ = (settings, debug);
-    Ok(())
+    code_mode_confine::windows::lock_down()
+  }
+  #[cfg(target_os = "macos")]
+  {
+    let _ = (settings, debug);
+    code_mode_confine::macos::lock_down().map(|()| None)
+  }
+  #[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
+  {
+    let _ = (settings, debug);
+    Ok(None)
   }
 }
 

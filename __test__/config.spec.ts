@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { resolveCodeModeConfig } from '../index.js'
+import { configureCodeModeRuntime, resolveCodeModeConfig } from '../index.js'
 
 const DEFAULTS = {
   enabled: false,
@@ -99,5 +99,27 @@ describe('resolveCodeModeConfig', () => {
     expect(resolveCodeModeConfig(() => true).enabled).toBe(false)
     expect(resolveCodeModeConfig(Symbol('x')).enabled).toBe(false)
     expect(resolveCodeModeConfig(10n).enabled).toBe(false)
+  })
+})
+
+describe('configureCodeModeRuntime', () => {
+  it('refuses a count out of its range with a clear error, and changes nothing', () => {
+    // napi would wrap -1 to 4294967295 (no cap at all) and 2 ** 32 + 2 to 2.
+    for (const [field, value, range] of [
+      ['maxSuspendedCells', -1, '1 to 1000000'],
+      ['maxSuspendedCells', 2 ** 32 + 2, '1 to 1000000'],
+      ['maxActiveCells', -1, '1 to 1000000'],
+      ['maxActiveCells', Number.NaN, '1 to 1000000'],
+      ['sandboxProcesses', 0, '1 to 64'],
+      ['sandboxProcesses', 65, '1 to 64'],
+      ['workerThreads', 1.5, '1 to 256'],
+      ['workerThreads', Number.POSITIVE_INFINITY, '1 to 256'],
+    ] as const) {
+      expect(() => configureCodeModeRuntime({ workerThreads: 4, [field]: value })).toThrow(
+        `configureCodeModeRuntime: ${field} must be a whole number from ${range}, not ${String(value)}`,
+      )
+    }
+    expect(() => configureCodeModeRuntime({ maxSuspendedCells: '64' as never })).toThrow(/maxSuspendedCells|[Nn]umber/)
+    expect(() => configureCodeModeRuntime({})).not.toThrow()
   })
 })

@@ -45,6 +45,32 @@ describe('a parked code-mode cell', () => {
     expect(failed.error).toMatch(/maxSnapshotBytes/)
   })
 
+  it('answers for the inputs of the calls still running: too many to keep fails it and aborts them', async () => {
+    // A slow tool (or an approval) holds each call's input in the gateway while the cell is parked:
+    // 16 calls of 1 MiB are over a 10 MiB snapshot cap, so the cell is not kept.
+    const calls: NestedToolCall[] = []
+    const { run } = makeRun({
+      config: { enabled: true, timeoutMs: 300 },
+      executor: (call) => {
+        calls.push(call)
+        return new Promise(() => {})
+      },
+    })
+    const big = expectStatus(
+      await run.exec({ code: `const s = 'x'.repeat(1 << 20)\nawait Promise.all(Array.from({ length: 16 }, () => tools.message({ s })))` }),
+      'failed',
+    )
+    expect(big.code).toBe('snapshot_limit_exceeded')
+    expect(big.error).toMatch(/inputs of its pending tool calls/)
+    expect(calls).toHaveLength(16)
+    await sleep(20)
+    expect(calls.every((call) => call.signal.aborted)).toBe(true)
+    expect(run.telemetry.suspendedCellsInProcess).toBe(0)
+    // Small inputs park as before.
+    expectStatus(await run.exec({ code: `await Promise.all(Array.from({ length: 16 }, () => tools.message({ s: 'x' })))` }), 'waiting')
+    run.abort()
+  })
+
   it('keeps a queue waiting while parked and starts it on wait', async () => {
     const calls: NestedToolCall[] = []
     const { run, events } = makeRun({

@@ -84,6 +84,33 @@ describe('exec', () => {
     expect(expectStatus(await run.exec({ code: '7', command: '7' }), 'completed').value).toBe(7)
   })
 
+  it("settles every leg whatever the host's options and signal do", async () => {
+    const { run } = makeRun()
+    const unsettled = Symbol('unsettled')
+    const settle = <T>(p: Promise<T>) => Promise.race([p, sleep(5000).then(() => unsettled)])
+    // A signal that cannot stop listening (no removeEventListener, or one that throws) still lets the leg settle.
+    for (const signal of [{ aborted: false, addEventListener() {} }, { aborted: false, addEventListener() {}, removeEventListener() { throw 1 } }]) {
+      expect(expectStatus(await settle(run.exec({ code: '6 * 7' }, { signal } as never)) as never, 'completed').value).toBe(42)
+    }
+    // Getters and methods that throw are the host's bad input: a failed result naming it, not a rejection.
+    for (const [options, message] of [
+      [{ signal: { get aborted() { throw new Error('boom') } } }, /options could not be read.*boom/],
+      [{ signal: { aborted: false, addEventListener() { throw new Error('nope') } } }, /addEventListener threw: nope/],
+      [new Proxy({}, { get() { throw new Error('trap') } }), /options could not be read.*trap/],
+    ] as const) {
+      for (const leg of [run.exec({ code: '1' }, options as never), run.wait({ runId: 'x' }, options as never)]) {
+        const result = expectStatus((await settle(leg)) as never, 'failed')
+        expect(result).toMatchObject({ code: 'invalid_input', failurePhase: 'input' })
+        expect(result.error).toMatch(message)
+      }
+    }
+    // A real signal still aborts.
+    const controller = new AbortController()
+    const leg = run.exec({ code: 'await new Promise((r) => setTimeout(r, 2000)); 1' }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 50)
+    expect(expectStatus(await leg, 'failed').code).toBe('aborted')
+  })
+
   it('is disabled on an inactive run', async () => {
     const run = CodeModeRun.create({ runId: 'r', tools: TOOLS, executor: () => null })
     const result = expectStatus(await run.exec({ code: '1' }), 'failed')
@@ -329,6 +356,28 @@ describe('the tool bridge', () => {
       [true, 'Unknown tool id: openclaw:core:nope'],
       [true, 'Unknown tool id: mcp:github:create_issue'],
     ])
+  })
+
+  it('makes an executor error catchable whatever its message and name hold', async () => {
+    const thrown = [
+      Object.assign(new Error('x'), { message: 403 }),
+      Object.assign(new Error('x'), { message: { status: 403 } }),
+      Object.assign(new Error('x'), { message: Symbol('denied') }),
+      Object.assign(new Error('x'), { message: '', name: ['Policy'] }),
+      Object.assign(new Error('x'), { message: { toJSON() { throw 1 }, toString() { throw 2 } } }),
+    ]
+    let next = 0
+    const { run } = makeRun({
+      executor: () => {
+        throw thrown[next++]
+      },
+    })
+    const result = await run.exec({
+      code: `const out = [];
+             for (let i = 0; i < ${thrown.length}; i++) { try { await tools.message({}) } catch (e) { out.push(e.message) } }
+             out`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual(['403', '{"status":403}', 'Symbol(denied)', '["Policy"]', 'Error'])
   })
 
   it('handles executor values that are not JSON', async () => {

@@ -252,11 +252,12 @@ describe('runId tokens', () => {
   })
 
   it('tokens are 128-bit random and never repeat', async () => {
-    const { run } = makeRun({ config: { enabled: true, timeoutMs: 100 } })
-    runs.push(run)
+    // Two sessions: one may park at most a quarter of the gateway's 64 cells.
+    const pair = ['tokens-a', 'tokens-b'].map((sessionId) => makeRun({ sessionId, config: { enabled: true, timeoutMs: 100 } }).run)
+    runs.push(...pair)
     const tokens = new Set<string>()
     for (let i = 0; i < 20; i++) {
-      const r = expectStatus(await run.exec({ code: 'await yield_control()' }), 'waiting')
+      const r = expectStatus(await pair[i % 2].exec({ code: 'await yield_control()' }), 'waiting')
       expect(r.runId).toMatch(/^cm_[0-9a-f]{32}$/)
       tokens.add(r.runId)
     }

@@ -128,24 +128,47 @@ describe('expiry, abort and caps', () => {
   })
 
   it('fails the 65th concurrent suspension', async () => {
-    const { run } = track(makeRun({ config: { enabled: true, timeoutMs: 100 }, executor: () => new Promise(() => {}) }))
-    const results = await Promise.all(Array.from({ length: 65 }, () => run.exec({ code: 'await tools.slow({})' })))
-    const waiting = results.filter((r) => r.status === 'waiting')
-    const failed = results.filter((r) => r.status === 'failed')
-    expect(waiting).toHaveLength(64)
-    expect(failed).toHaveLength(1)
-    expect(failed[0]).toMatchObject({ code: 'invalid_input', error: 'too many suspended code mode runs.' })
-    run.abort()
+    // Five sessions: four fill their shares (16 each, a quarter of 64), the fifth finds none left.
+    const runs = Array.from({ length: 5 }, (_, i) =>
+      track(makeRun({ runId: `full-${i}`, sessionId: `full-${i}`, config: { enabled: true, timeoutMs: 100 }, executor: () => new Promise(() => {}) })).run,
+    )
+    const first = await Promise.all(Array.from({ length: 64 }, (_, i) => runs[i % 4].exec({ code: 'await tools.slow({})' })))
+    expect(first.filter((r) => r.status === 'waiting')).toHaveLength(64)
+    const late = expectStatus(await runs[4].exec({ code: 'await tools.slow({})' }), 'failed')
+    expect(late).toMatchObject({ code: 'invalid_input', error: 'too many suspended code mode runs.' })
+    for (const run of runs) run.abort()
     await sleep(20)
-    expect(run.telemetry.suspendedCellsInProcess).toBe(0)
+    expect(runs[0].telemetry.suspendedCellsInProcess).toBe(0)
+  })
+
+  it("keeps one session from taking the other sessions' parked slots", async () => {
+    const slow = () => new Promise(() => {})
+    const hostile = track(makeRun({ runId: 'hostile', sessionId: 'hostile', config: { enabled: true, timeoutMs: 100 }, executor: slow })).run
+    // A new run of the same session shares its share.
+    const again = track(makeRun({ runId: 'hostile-2', sessionId: 'hostile', config: { enabled: true, timeoutMs: 100 }, executor: slow })).run
+    const victim = track(makeRun({ runId: 'victim', sessionId: 'victim', config: { enabled: true, timeoutMs: 100 }, executor: slow })).run
+    const parked = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? again : hostile).exec({ code: 'await yield_control()' })))
+    expect(parked.filter((r) => r.status === 'waiting')).toHaveLength(16)
+    const refused = parked.filter((r) => r.status === 'failed')
+    expect(refused).toHaveLength(4)
+    expect(refused[0]).toMatchObject({ code: 'invalid_input', failurePhase: 'host' })
+    expect((refused[0] as { error: string }).error).toMatch(/for this session: it holds 16, its share of the gateway's 64 \(maxSuspendedCells\)/)
+    // The other session still parks, and the hostile one parks again once it frees a slot.
+    expectStatus(await victim.exec({ code: 'await tools.slow({})' }), 'waiting')
+    const one = parked.find((r) => r.status === 'waiting') as { runId: string }
+    expectStatus(await hostile.wait({ runId: one.runId }), 'completed')
+    expectStatus(await hostile.exec({ code: 'await yield_control()' }), 'waiting')
+    for (const run of [hostile, again, victim]) run.abort()
   })
 
   it('honours configureCodeModeRuntime({ maxSuspendedCells })', async () => {
     configureCodeModeRuntime({ maxSuspendedCells: 2 })
     try {
-      const { run } = track(makeRun({ config: { enabled: true, timeoutMs: 100 }, executor: () => new Promise(() => {}) }))
-      const results = await Promise.all([1, 2, 3].map(() => run.exec({ code: 'await tools.slow({})' })))
+      // Three sessions (each may hold a quarter of the cap, at least one): the third finds none left.
+      const runs = [1, 2, 3].map((i) => track(makeRun({ runId: `cap-${i}`, sessionId: `cap-${i}`, config: { enabled: true, timeoutMs: 100 }, executor: () => new Promise(() => {}) })).run)
+      const results = await Promise.all(runs.map((run) => run.exec({ code: 'await tools.slow({})' })))
       expect(results.map((r) => r.status).sort()).toEqual(['failed', 'waiting', 'waiting'])
+      expect(results.find((r) => r.status === 'failed')).toMatchObject({ error: 'too many suspended code mode runs.' })
     } finally {
       configureCodeModeRuntime({ maxSuspendedCells: 64 })
     }

@@ -38,12 +38,37 @@ function resultJson(value) {
  */
 function errorMessage(error) {
   try {
-    if (error instanceof Error) return error.message || error.name || 'tool call failed'
+    if (error instanceof Error) {
+      // An executor may set `message` or `name` to anything: a number, an object, a Symbol. It is
+      // shown as text, never dropped (the outcome queue carries strings only).
+      for (const field of [error.message, error.name]) {
+        if (field === undefined || field === null || field === '') continue
+        const text = typeof field === 'string' ? field : textOf(field)
+        if (text) return text
+      }
+      return 'tool call failed'
+    }
     if (typeof error === 'string' && error) return error
-    const text = JSON.stringify(error)
-    return text && text !== '{}' ? text : String(error) || 'tool call failed'
+    return textOf(error) || 'tool call failed'
   } catch {
     return 'tool call failed'
+  }
+}
+
+/**
+ * A thrown value as text: its JSON, else what `String` makes of it; '' when neither works.
+ * @param {unknown} value
+ * @returns {string}
+ */
+function textOf(value) {
+  try {
+    const text = JSON.stringify(value)
+    if (typeof text === 'string' && text !== '{}') return text
+  } catch {}
+  try {
+    return String(value)
+  } catch {
+    return ''
   }
 }
 

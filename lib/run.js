@@ -237,37 +237,75 @@ class CodeModeRun {
    * @returns {Promise<CodeModeResult>}
    */
   #leg(kind, input, options) {
-    const toolCallId = optionalString(options?.toolCallId)
-    const signal = options?.signal
     this.#nextLeg = (this.#nextLeg % 0x7fffffff) + 1
     const leg = this.#nextLeg
+    // The options and their signal are the host's: read once, and a getter or method of theirs
+    // that throws makes a failed result, never a rejection or a leg left waiting.
+    /** @type {string | undefined} */
+    let toolCallId
+    /** @type {any} The host's, trusted for nothing. */
+    let signal
+    let aborted = false
+    try {
+      toolCallId = optionalString(options?.toolCallId)
+      signal = options?.signal ?? undefined
+      aborted = signal?.aborted === true
+    } catch (error) {
+      return Promise.resolve(this.#refused(`the leg's options could not be read (options.signal, options.toolCallId): ${errorMessage(error)}`))
+    }
+    const onAbort = () => this.#native.abortLeg(leg)
+    /** @type {() => void} */
+    let unlisten = () => {}
+    if (signal && !aborted) {
+      try {
+        if (typeof signal.addEventListener === 'function') {
+          signal.addEventListener('abort', onAbort, { once: true })
+          const listened = signal
+          unlisten = () => {
+            try {
+              listened.removeEventListener?.('abort', onAbort)
+            } catch {}
+          }
+        }
+      } catch (error) {
+        return Promise.resolve(this.#refused(`options.signal.addEventListener threw: ${errorMessage(error)}`))
+      }
+    }
     const debug = this.#debug ? this.#debugLeg(kind, leg, toolCallId, input) : undefined
     return new Promise((outer) => {
       /** @type {(result: CodeModeResult) => void} */
       const resolve = debug ? (result) => outer(debug(result)) : outer
-      const aborted = signal?.aborted === true
       const call = /** @type {[string, string]} */ (input)
       const immediate =
         kind === 'execCall'
           ? this.#native.execCall(call[0], call[1], leg, toolCallId, aborted)
           : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
+        unlisten()
         resolve(JSON.parse(immediate))
         return
-      }
-      /** @type {(() => void) | undefined} */
-      let onAbort
-      if (signal && typeof signal.addEventListener === 'function') {
-        onAbort = () => this.#native.abortLeg(leg)
-        signal.addEventListener('abort', onAbort, { once: true })
       }
       legStarted()
       this.#legs.set(leg, (result) => {
         legEnded()
-        if (onAbort) signal?.removeEventListener('abort', onAbort)
         resolve(result)
+        unlisten()
       })
     })
+  }
+
+  /**
+   * A leg refused before it started, for a reason the host's own arguments gave.
+   * @param {string} message
+   * @returns {CodeModeResult}
+   */
+  #refused(message) {
+    /** @type {any} */
+    const result = { status: 'failed', error: message, code: 'invalid_input', failurePhase: 'input' }
+    try {
+      result.telemetry = this.#native.telemetry
+    } catch {}
+    return result
   }
 
   /**
@@ -400,6 +438,9 @@ class CodeModeRun {
     const debug = this.#debug
     const started = described || debug ? performance.now() : 0
     const inputJson = described || debug ? jsonOf(input) : undefined
+    // The debug line needs only the input's size: the call keeps no second copy of its input
+    // for as long as the tool runs.
+    const inputBytes = debug ? byteLength(inputJson) : 0
     if (described) {
       // A mapper's input is the plugin's object, whose strings may be views into larger ones
       // (a guest argument cut with `slice`): the event gets it parsed anew, owning its bytes.
@@ -439,7 +480,7 @@ class CodeModeRun {
             toolId: tool.id,
             status: ok ? 'ok' : controller.signal.aborted ? 'aborted' : 'error',
             ms: durationMs,
-            inputBytes: byteLength(inputJson),
+            inputBytes,
             resultBytes: byteLength(text),
           })
         }

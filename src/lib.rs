@@ -51,31 +51,60 @@ pub fn resolve_code_mode_config(env: Env, input: Option<Unknown>) -> CodeModeCon
 pub struct RuntimeOptions {
   /// Suspended (waiting) cells the gateway keeps at once, across every host and sandbox
   /// process. Default 64.
-  pub max_suspended_cells: Option<u32>,
+  pub max_suspended_cells: Option<f64>,
   /// Legs in flight (a cell running, or idle awaiting tools) at once, across every host; later
   /// exec/wait calls queue, and fail `runtime_unavailable` after waiting their `timeoutMs`.
   /// Default 1024.
-  pub max_active_cells: Option<u32>,
-  /// Sandbox processes that run guest work. Default: one per eight cores (1 to 8). Each holds
-  /// the cells routed to it; a process whose worker got stuck in native code is replaced.
-  pub sandbox_processes: Option<u32>,
-  /// Threads that run guest JavaScript in each sandbox process. Default: the machine's
-  /// available parallelism divided among the processes, at least 4.
-  pub worker_threads: Option<u32>,
+  pub max_active_cells: Option<f64>,
+  /// Sandbox processes that run guest work, 1 to 64. Default: one per eight cores (1 to 8).
+  /// Each holds the cells routed to it; a process whose worker got stuck in native code is
+  /// replaced.
+  pub sandbox_processes: Option<f64>,
+  /// Threads that run guest JavaScript in each sandbox process, 1 to 256. Default: the
+  /// machine's available parallelism divided among the processes, at least 4.
+  pub worker_threads: Option<f64>,
+}
+
+/// The most `maxSuspendedCells` and `maxActiveCells` may be.
+const MAX_CELLS: f64 = 1_000_000.0;
+
+/// `value` of the option `name` as a count from 1 to `max`; a clear error for anything else
+/// (napi's own conversion to an integer would wrap -1 to 4294967295).
+fn count(name: &str, value: Option<f64>, max: f64) -> Result<Option<usize>> {
+  match value {
+    None => Ok(None),
+    Some(n) if n.fract() == 0.0 && (1.0..=max).contains(&n) => Ok(Some(n as usize)),
+    Some(n) => {
+      // As JavaScript writes the number.
+      let shown = match n {
+        f64::INFINITY => "Infinity".to_string(),
+        f64::NEG_INFINITY => "-Infinity".to_string(),
+        n => n.to_string(),
+      };
+      Err(Error::new(
+        Status::InvalidArg,
+        format!(
+          "configureCodeModeRuntime: {name} must be a whole number from 1 to {max}, not {shown}"
+        ),
+      ))
+    }
+  }
 }
 
 /// Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
-/// current value. Call it before or between runs.
+/// current value. Call it before or between runs. Throws, changing nothing, when a field is
+/// not a whole number in its range.
 #[napi(catch_unwind)]
-pub fn configure_code_mode_runtime(options: RuntimeOptions) {
-  if let Some(n) = options.max_active_cells {
-    admission::set_max(n as usize);
+pub fn configure_code_mode_runtime(options: RuntimeOptions) -> Result<()> {
+  let max_active = count("maxActiveCells", options.max_active_cells, MAX_CELLS)?;
+  let max_parked = count("maxSuspendedCells", options.max_suspended_cells, MAX_CELLS)?;
+  let processes = count("sandboxProcesses", options.sandbox_processes, 64.0)?;
+  let threads = count("workerThreads", options.worker_threads, 256.0)?;
+  if let Some(n) = max_active {
+    admission::set_max(n);
   }
-  sandbox::configure(
-    options.sandbox_processes.map(|n| n as usize),
-    options.worker_threads.map(|n| n as usize),
-    options.max_suspended_cells.map(|n| n as usize),
-  );
+  sandbox::configure(processes, threads, max_parked);
+  Ok(())
 }
 
 /// Internal: where the sandbox executable is (next to this addon); the JS layer sets it when it

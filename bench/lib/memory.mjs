@@ -25,22 +25,27 @@ if (process.argv[2] === 'wasi') {
   console.log(JSON.stringify({ kib: (after - before) / COUNT / 1024, snapshotBytes: held[0].bytes.length }))
 } else {
   const { CodeModeRun } = require('../../index.js')
-  const run = CodeModeRun.create({
-    config: { enabled: true, maxPendingToolCalls: 128, timeoutMs: 60_000 },
-    runId: 'bench-memory',
-    tools: catalog,
-    executor: (call) => (call.name === 'read_file' ? new Promise(() => {}) : executor(call.input)),
-  })
-  await run.exec({ code: '1' }) // start the worker pool and fill the warm pool
+  // A session may hold a quarter of the gateway's parked cells (src/run/cells.rs): four sessions
+  // park 16 each.
+  const runs = Array.from({ length: 4 }, (_, i) =>
+    CodeModeRun.create({
+      config: { enabled: true, maxPendingToolCalls: 128, timeoutMs: 60_000 },
+      runId: `bench-memory-${i}`,
+      sessionId: `bench-memory-${i}`,
+      tools: catalog,
+      executor: (call) => (call.name === 'read_file' ? new Promise(() => {}) : executor(call.input)),
+    }),
+  )
+  await runs[0].exec({ code: '1' }) // start the worker pool and fill the warm pool
   await sleep(100)
   const before = await settle()
   const parked = await Promise.all(
-    Array.from({ length: COUNT }, () => run.exec({ code: 'const data = { a: [1, 2, 3] }; await tools.read_file({ n: 1 }); data' })),
+    Array.from({ length: COUNT }, (_, i) => runs[i % runs.length].exec({ code: 'const data = { a: [1, 2, 3] }; await tools.read_file({ n: 1 }); data' })),
   )
   if (parked.some((r) => r.status !== 'waiting')) throw new Error('cells did not park')
   await sleep(200) // the warm pool refills: its VMs are not the parked cells' cost
   const after = await settle()
-  console.log(JSON.stringify({ kib: (after - before) / COUNT / 1024, vmBytes: run.telemetry.peakSnapshotBytes }))
-  run.abort()
+  console.log(JSON.stringify({ kib: (after - before) / COUNT / 1024, vmBytes: Math.max(...runs.map((run) => run.telemetry.peakSnapshotBytes)) }))
+  for (const run of runs) run.abort()
 }
 process.exit(0)

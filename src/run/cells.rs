@@ -99,7 +99,8 @@ impl Run {
   }
 
   /// A cell parks under `token` (after `previous`, if it was resumed from one); refused when
-  /// the gateway holds `maxSuspendedCells` parked cells.
+  /// the gateway holds `maxSuspendedCells` parked cells, or when this run's session already
+  /// holds its share of them (see [`session_share`]).
   pub(super) fn park(
     &self,
     process: &Arc<Process>,
@@ -107,12 +108,23 @@ impl Run {
     token: &str,
     previous: Option<&str>,
   ) -> Result<(), Failure> {
-    if previous.is_none()
-      && TOKENS.len() + crate::admission::executor_parked() >= sandbox::max_parked()
-    {
-      process.send(&Command::Abort { cell });
-      self.forget_cell(cell, process, [None, None]);
-      return Err(Failure::invalid(messages::TOO_MANY_SUSPENDED).in_phase(FailurePhase::Host));
+    if previous.is_none() {
+      let max = sandbox::max_parked();
+      let refusal = if TOKENS.len() + crate::admission::executor_parked() >= max {
+        Some(messages::TOO_MANY_SUSPENDED.to_string())
+      } else {
+        let share = session_share(max);
+        (TOKENS.len() >= share && parked_by(&self.scope) >= share).then(|| {
+          format!(
+            "too many suspended code mode runs for this session: it holds {share}, its share of the gateway's {max} (maxSuspendedCells). Wait on or finish one first."
+          )
+        })
+      };
+      if let Some(message) = refusal {
+        process.send(&Command::Abort { cell });
+        self.forget_cell(cell, process, [None, None]);
+        return Err(Failure::invalid(message).in_phase(FailurePhase::Host));
+      }
     }
     // The sandbox makes tokens (128 random bits): one it reports twice is not its own
     // randomness, and a process that would take over another cell's token is not trusted again.
@@ -150,6 +162,32 @@ impl Run {
       TOKENS.remove(token);
     }
   }
+}
+
+/// The parked cells one session may hold: a quarter of `maxSuspendedCells` (at least one), so
+/// that no one session (a hostile model parking cell after cell) takes every slot from the
+/// others. A run with no session is a session of its own.
+pub(super) fn session_share(max: usize) -> usize {
+  (max / 4).max(1)
+}
+
+/// Who a parked cell belongs to, for [`session_share`]: its session id, else its session key,
+/// else its run.
+fn tenant(scope: &Scope) -> (&str, &str) {
+  match (&scope.session_id, &scope.session_key) {
+    (Some(id), _) => ("session", id),
+    (None, Some(key)) => ("key", key),
+    (None, None) => ("run", &scope.run_id),
+  }
+}
+
+/// Parked cells of `scope`'s tenant, in every process.
+fn parked_by(scope: &Scope) -> usize {
+  let tenant = tenant(scope);
+  TOKENS
+    .iter()
+    .filter(|parked| self::tenant(&parked.scope) == tenant)
+    .count()
 }
 
 /// The failure of a `wait` on a token whose cell ended while parked.

@@ -39,6 +39,9 @@ pub struct Pending {
   pub target: Option<String>,
   /// The id the host knows it by (code mode: the nested `toolCallId`, or `yield_<n>`).
   pub id: String,
+  /// Bytes of its input the host holds while it runs (what was sent for it): a parked cell
+  /// answers for them against its snapshot cap.
+  pub input_bytes: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +164,17 @@ impl VmState {
     self.queued.iter().map(|(_, batch)| batch.len()).sum()
   }
 
+  /// Bytes of input the host holds for the requests it is running (sent, not yet settled).
+  pub fn in_flight_input_bytes(&self) -> usize {
+    let queued: std::collections::HashSet<u32> = self.queued.iter().map(|(id, _)| *id).collect();
+    self
+      .pending
+      .iter()
+      .filter(|(id, _)| !queued.contains(id))
+      .map(|(_, p)| p.input_bytes)
+      .sum()
+  }
+
   /// Records request `id` as pending but not sent: `batch` (a whole batch of one, in the
   /// host's format) goes to the host once an in-flight request settles. The caller keeps the
   /// queue within [`MAX_QUEUED_REQUESTS`].
@@ -232,6 +246,7 @@ impl VmState {
         method: "yield",
         target: None,
         id: format!("yield_{id}"),
+        input_bytes: 0,
       },
     );
     id

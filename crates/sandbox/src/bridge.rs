@@ -261,13 +261,15 @@ pub(crate) fn start_call(
   let state = &mut *guard;
   let id = state.next_id();
   let tool_call_id = nested_tool_call_id(state.cell_id, id);
-  let pending = Pending {
+  let mut pending = Pending {
     method: method(&via),
     target: Some(entry.id.clone()),
     id: tool_call_id,
+    input_bytes: 0,
   };
   let mut own_batch = Vec::new();
   let (outbox, parent) = state.outbox();
+  let before = if queue { 0 } else { outbox.len() };
   let written = run.write_call(
     NestedCall {
       call: id,
@@ -282,6 +284,11 @@ pub(crate) fn start_call(
     drop(guard);
     return Err(throw_type(ctx, message));
   }
+  pending.input_bytes = if queue {
+    own_batch.len()
+  } else {
+    state.outbox().0.len().saturating_sub(before)
+  };
   if queue {
     state.queue_behind(id, pending, own_batch);
     return Ok(id);

@@ -86,7 +86,7 @@ impl Cell {
         LegEnd::Failed(Failure::new(
           ErrorCode::SnapshotLimitExceeded,
           format!(
-            "suspended {} held {bytes} bytes (its memory, the tool results that reached it and the calls queued behind its cap), over {} ({} bytes).",
+            "suspended {} held {bytes} bytes (its memory, the tool results that reached it, the inputs of its pending tool calls and the calls queued behind its cap), over {} ({} bytes).",
             host.limits().names.cell,
             host.limits().names.max_snapshot,
             host.limits().max_snapshot_bytes

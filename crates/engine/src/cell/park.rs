@@ -23,7 +23,8 @@ impl Cell {
     st.inbox.extend(deliveries);
     // A parked cell runs again only on `wait`, and starts nothing meanwhile (its queued calls
     // wait for that leg). What it holds counts against its snapshot cap as it arrives: the VM,
-    // the results waiting for it, and the calls queued behind its cap.
+    // the results waiting for it, the calls queued behind its cap, and the inputs of its calls
+    // the host is still running.
     if st.phase == Phase::Suspended
       && let Some(vm) = st.vm.as_ref()
     {
@@ -32,7 +33,7 @@ impl Cell {
         .iter()
         .map(|d| d.payload.as_ref().map_or(0, String::len))
         .sum();
-      let held = vm.memory_used() + inbox + vm.state.lock().queued_bytes();
+      let held = vm.memory_used() + inbox + held_for_calls(vm);
       if held > self.limits().max_snapshot_bytes {
         drop(st);
         self.finish(None, End::Overflowed(held));
@@ -78,13 +79,13 @@ impl Cell {
   pub(super) fn suspend(self: &Arc<Self>, vm: Box<Vm>, reason: &'static str) {
     vm.collect_garbage();
     let limits = self.limits();
-    let bytes = vm.memory_used();
+    let bytes = vm.memory_used() + held_for_calls(&vm);
     let max = limits.max_snapshot_bytes;
     if bytes > max {
       let failure = Failure::new(
         ErrorCode::SnapshotLimitExceeded,
         format!(
-          "suspended {} needs {bytes} bytes, over {} ({max} bytes).",
+          "suspended {} needs {bytes} bytes (its memory and the inputs of its pending tool calls), over {} ({max} bytes).",
           limits.names.cell, limits.names.max_snapshot
         ),
       );
@@ -154,4 +155,12 @@ impl Cell {
       output,
     });
   }
+}
+
+/// What a parked cell's calls make the host hold for it: the inputs of the calls it is running
+/// and the calls queued behind its cap. A parked cell answers for them, so that no number of
+/// parked cells holds more of the gateway's memory than their snapshot caps allow.
+fn held_for_calls(vm: &Vm) -> usize {
+  let state = vm.state.lock();
+  state.in_flight_input_bytes() + state.queued_bytes()
 }

@@ -352,7 +352,8 @@ export declare function compileExecutorController(source: string): Promise<strin
 
 /**
  * Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
- * current value. Call it before or between runs.
+ * current value. Call it before or between runs. Throws, changing nothing, when a field is
+ * not a whole number in its range.
  */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 
@@ -488,13 +489,14 @@ export interface RuntimeOptions {
    */
   maxActiveCells?: number
   /**
-   * Sandbox processes that run guest work. Default: one per eight cores (1 to 8). Each holds
-   * the cells routed to it; a process whose worker got stuck in native code is replaced.
+   * Sandbox processes that run guest work, 1 to 64. Default: one per eight cores (1 to 8).
+   * Each holds the cells routed to it; a process whose worker got stuck in native code is
+   * replaced.
    */
   sandboxProcesses?: number
   /**
-   * Threads that run guest JavaScript in each sandbox process. Default: the machine's
-   * available parallelism divided among the processes, at least 4.
+   * Threads that run guest JavaScript in each sandbox process, 1 to 256. Default: the
+   * machine's available parallelism divided among the processes, at least 4.
    */
   workerThreads?: number
 }

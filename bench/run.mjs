@@ -131,18 +131,24 @@ record('TypeScript cell', {
 console.error('suspend/resume…')
 {
   const held = []
-  const slowRun = makeRun({ timeoutMs: 100 }, (call) => {
-    if (call.name !== 'fetch_page') return executor(call.input)
-    return new Promise((resolve) => held.push(resolve))
-  })
+  // Four runs, each its own session: one session may park a quarter of the gateway's 64 cells.
+  const slowRuns = Array.from({ length: 4 }, () =>
+    makeRun({ timeoutMs: 100 }, (call) => {
+      if (call.name !== 'fetch_page') return executor(call.input)
+      return new Promise((resolve) => held.push(resolve))
+    }),
+  )
   const count = N(60)
   const waiting = await Promise.all(
-    Array.from({ length: count }, () => slowRun.exec({ code: 'const r = await tools.fetch_page({ n: 7 });\nr.n' })),
+    Array.from({ length: count }, async (_, i) => {
+      const slowRun = slowRuns[i % slowRuns.length]
+      return { slowRun, result: await slowRun.exec({ code: 'const r = await tools.fetch_page({ n: 7 });\nr.n' }) }
+    }),
   )
   for (const resolve of held) resolve({ n: 7 })
   await sleep(50)
   const samples = []
-  for (const result of waiting) {
+  for (const { slowRun, result } of waiting) {
     const started = process.hrtime.bigint()
     const done = await slowRun.wait({ runId: result.runId })
     samples.push(Number(process.hrtime.bigint() - started) / 1000)

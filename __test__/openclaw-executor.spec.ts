@@ -208,6 +208,11 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     expect(f.network.heard).toBeGreaterThan(0)
   })
 
+  it('a source over 1 MiB is refused before it is parsed, and a huge timeout arms no overflowing timer', () => {
+    failed(f.hugeSource, 'invalid_input', 'input', /code mode source is 1200000 bytes; code mode accepts at most 1048576/)
+    expect(f.longTimeout).toEqual({ status: 'completed', warnings: [] })
+  })
+
   it('caps are failed results', () => {
     failed(f.snapshotLimit, 'snapshot_limit_exceeded', 'guest', /snapshot limit/)
     failed(f.memoryBomb, 'internal_error', 'guest', /out of memory/)

@@ -250,6 +250,13 @@ describe('shared catalog', () => {
       expect(failed(await run.call('tool_describe', { id })).error).toMatch(/not available in this run/)
       expect(failed(await run.call('tool_call', { id })).error).toMatch(/not available in this run/)
     }
+    // The model's id is echoed up to a bound, never whole.
+    const long = 'é'.repeat(1 << 20)
+    for (const tool of ['tool_describe', 'tool_call']) {
+      const error = failed(await run.call(tool, { id: long })).error as string
+      expect(error).toMatch(/^Tool é{256}… \(2097152 bytes\) is not available in this run/)
+      expect(error.length).toBeLessThan(1000)
+    }
   })
 
   it('a tool absent from a later run cannot be found or called there', async () => {

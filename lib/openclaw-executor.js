@@ -426,6 +426,16 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   if (input.kind !== 'exec' || typeof input.source !== 'string') {
     return failedResult('invalid code mode worker input', 'invalid_input', 'input')
   }
+  // The gateway's source checks (an acorn parse and an AST walk) run on this thread, at about
+  // 0.5 s per MB: a source past the cap a code-mode cell has (src/run/validate.rs) is refused
+  // before them, so no exec holds the event loop for seconds.
+  if (input.source.length > MAX_SOURCE_BYTES || Buffer.byteLength(input.source) > MAX_SOURCE_BYTES) {
+    return failedResult(
+      `code mode source is ${Buffer.byteLength(input.source)} bytes; code mode accepts at most ${MAX_SOURCE_BYTES}.`,
+      'invalid_input',
+      'input',
+    )
+  }
   let program
   try {
     const source = sdk.prepareSource(input.source)
@@ -495,6 +505,12 @@ function legDeadline(cell, ms) {
   }
 }
 
+/** The most bytes (UTF-8) of source a cell may have, as code mode's `exec` (src/run/validate.rs). */
+const MAX_SOURCE_BYTES = 1 << 20
+
+/** The longest delay `setTimeout` takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * Waits for `promise`, or for the abort of `signal`, or until `remaining()` (ms left, asked
  * again when that much has passed; absent: no limit) reaches 0; resolves `{ value }`,
@@ -531,7 +547,9 @@ function race(promise, signal, remaining) {
         left = /** @type {() => number} */ (remaining)()
       } catch {}
       if (!(left > 0)) return finish({ expired: true })
-      if (Number.isFinite(left)) timer = setTimeout(arm, Math.max(1, left))
+      // Node takes at most 2^31 - 1 ms (longer fires at once, with a warning): a longer wait
+      // is re-armed when that much has passed.
+      if (Number.isFinite(left)) timer = setTimeout(arm, Math.min(MAX_TIMER_MS, Math.max(1, left)))
     }
     if (remaining) arm()
     promise.then(

@@ -171,4 +171,17 @@ findings.timeout = summary(await run(executor, execInput('for (;;) {}', { config
   findings.network = { status: result.status, flag: result.networkContentObserved, heard: log.filter((e) => e === 'network').length }
 }
 
+// A source past 1 MiB is refused before the gateway's checks parse it on this thread; a
+// timeout past what setTimeout takes arms no timer that fires at once (no TimeoutOverflowWarning).
+{
+  const warnings = []
+  process.on('warning', (w) => warnings.push(w.name))
+  const started = performance.now()
+  const huge = await run(executor, execInput('x=1;'.repeat(300_000)), host())
+  findings.hugeSource = { ...summary(huge), ms: performance.now() - started }
+  const long = await run(executor, execInput('return 1', { config: { ...config, timeoutMs: 1e12 } }), host(), { timeoutMs: 1e12 })
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  findings.longTimeout = { status: long.status, warnings }
+}
+
 process.stdout.write(JSON.stringify(findings), () => process.exit(0))

@@ -405,8 +405,14 @@ fn doc(e: &CatalogEntry) -> Doc<'_> {
 /// The message a call or describe of an id outside the catalog gets: the tool may have been
 /// denied or removed since it was found (fail closed, never a guess).
 pub fn unavailable(id: &str) -> String {
+  // The id is the model's: echoed up to a bound, never whole (a 50 MB id is not an error text).
+  const ECHO: usize = 256;
+  let shown = match id.char_indices().nth(ECHO) {
+    Some((at, _)) => format!("{}… ({} bytes)", &id[..at], id.len()),
+    None => id.to_string(),
+  };
   format!(
-    "Tool {id} is not available in this run: it is unknown, not allowed, or no longer in the catalog. Search again for a current id."
+    "Tool {shown} is not available in this run: it is unknown, not allowed, or no longer in the catalog. Search again for a current id."
   )
 }
 

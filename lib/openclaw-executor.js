@@ -429,12 +429,10 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   // The gateway's source checks (an acorn parse and an AST walk) run on this thread, at about
   // 0.5 s per MB: a source past the cap a code-mode cell has (src/run/validate.rs) is refused
   // before them, so no exec holds the event loop for seconds.
-  if (input.source.length > MAX_SOURCE_BYTES || Buffer.byteLength(input.source) > MAX_SOURCE_BYTES) {
-    return failedResult(
-      `code mode source is ${Buffer.byteLength(input.source)} bytes; code mode accepts at most ${MAX_SOURCE_BYTES}.`,
-      'invalid_input',
-      'input',
-    )
+  // A UTF-16 unit is at most 3 bytes of UTF-8: a short source is not measured.
+  const sourceBytes = input.source.length * 3 > MAX_SOURCE_BYTES ? Buffer.byteLength(input.source) : 0
+  if (sourceBytes > MAX_SOURCE_BYTES) {
+    return failedResult(`code mode source is ${sourceBytes} bytes; code mode accepts at most ${MAX_SOURCE_BYTES}.`, 'invalid_input', 'input')
   }
   let program
   try {

@@ -39,8 +39,9 @@ pub struct Pending {
   pub target: Option<String>,
   /// The id the host knows it by (code mode: the nested `toolCallId`, or `yield_<n>`).
   pub id: String,
-  /// Bytes of its input the host holds while it runs (what was sent for it): a parked cell
-  /// answers for them against its snapshot cap.
+  /// Bytes written for it in the host's format (its batch entry, or its own batch when it
+  /// queues behind the cap): what the host holds for it until it settles, which a parked cell
+  /// answers for against its snapshot cap.
   pub input_bytes: usize,
 }
 
@@ -159,20 +160,11 @@ impl VmState {
     self.queued.len()
   }
 
-  /// Bytes of the requests waiting behind the host's in-flight cap.
-  pub fn queued_bytes(&self) -> usize {
-    self.queued.iter().map(|(_, batch)| batch.len()).sum()
-  }
-
-  /// Bytes of input the host holds for the requests it is running (sent, not yet settled).
-  pub fn in_flight_input_bytes(&self) -> usize {
-    let queued: std::collections::HashSet<u32> = self.queued.iter().map(|(id, _)| *id).collect();
-    self
-      .pending
-      .iter()
-      .filter(|(id, _)| !queued.contains(id))
-      .map(|(_, p)| p.input_bytes)
-      .sum()
+  /// Bytes of the requests this VM has made and the host has not settled: those the host runs
+  /// (their inputs) and those queued behind its in-flight cap (their batches), each counted
+  /// once by what was written for it.
+  pub fn pending_input_bytes(&self) -> usize {
+    self.pending.values().map(|p| p.input_bytes).sum()
   }
 
   /// Records request `id` as pending but not sent: `batch` (a whole batch of one, in the

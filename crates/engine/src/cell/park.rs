@@ -161,6 +161,5 @@ impl Cell {
 /// and the calls queued behind its cap. A parked cell answers for them, so that no number of
 /// parked cells holds more of the gateway's memory than their snapshot caps allow.
 fn held_for_calls(vm: &Vm) -> usize {
-  let state = vm.state.lock();
-  state.in_flight_input_bytes() + state.queued_bytes()
+  vm.state.lock().pending_input_bytes()
 }

@@ -10,9 +10,9 @@ import { deferred, expectStatus, sleep } from './helpers.js'
 
 const linux = process.platform === 'linux'
 
-// One process, the default workers: every run of this file shares it until it is replaced, which is
+// One process of four workers: every run of this file shares it until it is replaced, which is
 // what these tests watch.
-configureCodeModeRuntime({ sandboxProcesses: 1 })
+configureCodeModeRuntime({ sandboxProcesses: 1, workerThreads: 4 })
 
 let runs = 0
 function session(timeoutMs = 200, executor?: (call: NestedToolCall) => unknown) {
@@ -115,6 +115,32 @@ describe('a native loop that never polls the deadline', () => {
     expect(failures).toEqual([])
     expect(waits.length).toBeGreaterThan(10)
     expect(Math.max(...waits)).toBeLessThan(2000)
+  })
+})
+
+describe('fair shares of the workers', () => {
+  it("one session's busy loops, twice as many as there are workers, never hold up another session", { timeout: 60_000 }, async () => {
+    const order: string[] = []
+    const sessionId = `busy-${++runs}`
+    const create = (timeoutMs: number, runId: string) =>
+      CodeModeRun.create({ config: { enabled: true, timeoutMs }, runId, sessionId, tools: [{ name: 'echo' }], executor: (call) => call.input })
+    const busy = create(2000, `${sessionId}-spinners`)
+    const spinners = Array.from({ length: 8 }, () => busy.exec({ code: 'for (;;) {}' }).then((r) => (order.push('spinner'), r)))
+    // The same session's own small cell, with a shorter deadline, queues behind its spinners (a
+    // session runs at most as many cells as there are workers); the time it waits is not its own.
+    const queued = create(1000, `${sessionId}-small`).exec({ code: '1 + 1' }).then((r) => (order.push('same session'), r))
+    await sleep(50)
+    // Another session's cell, with a nested call, runs while every worker is held by a spinner.
+    const other = session(5000)
+    const answered = await other.exec({ code: 'const r = await tools.echo({ n: 1 }); r.n + 1' })
+    order.push('other session')
+    expect(expectStatus(answered, 'completed').value).toBe(2)
+    for (const result of await Promise.all(spinners)) expect(expectStatus(result, 'failed').code).toBe('timeout')
+    expect(expectStatus(await queued, 'completed').value).toBe(2)
+    // The other session finished before any spinner reached its deadline; the same session's small
+    // cell only after its spinners gave their workers back.
+    expect(order[0]).toBe('other session')
+    expect(order.indexOf('same session')).toBeGreaterThan(order.indexOf('spinner'))
   })
 })
 

@@ -55,6 +55,26 @@ pub struct Scope {
   pub agent_id: Option<String>,
 }
 
+impl Scope {
+  /// Whose work a run is, for the shares one tenant may hold (parked cells, the sandbox's
+  /// workers): its session id, else its session key, else the run itself.
+  pub fn tenant(&self) -> (&str, &str) {
+    match (&self.session_id, &self.session_key) {
+      (Some(id), _) => ("session", id),
+      (None, Some(key)) => ("key", key),
+      (None, None) => ("run", &self.run_id),
+    }
+  }
+
+  /// [`Scope::tenant`] as the sandbox's workers know it (`RunSpec::tenant`): a hash, keyed per
+  /// gateway process, with the top bit clear (set, it names an executor cell).
+  pub fn tenant_hash(&self) -> u64 {
+    use std::hash::BuildHasher;
+    static KEY: LazyLock<std::hash::RandomState> = LazyLock::new(std::hash::RandomState::new);
+    KEY.hash_one(self.tenant()) >> 1
+  }
+}
+
 /// A built catalog, shared by every run over the same tools (`NativeCatalog`): the addon's copy
 /// for the views it answers itself, and the JSON text each sandbox process builds its own from.
 pub struct CatalogHandle {
@@ -408,6 +428,7 @@ impl Run {
     process.send(&Command::Run(Box::new(RunSpec {
       run: self.id,
       label: self.scope.run_id.clone(),
+      tenant: self.scope.tenant_hash(),
       catalog: self.catalog_handle.id,
       guest: self.guest,
       limits: self.limits.clone(),

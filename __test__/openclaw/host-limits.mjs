@@ -56,9 +56,9 @@ const findings = {}
   findings.surrogates = { error: error.error, thrown: thrown.error }
 }
 
-// Time queued never counts against a cell: tenant B's small cell (1 s) waits behind tenant A's
-// four spinning cells (3 s), which hold all four workers, then runs and completes. The order in
-// which they settle shows it did wait.
+// Each executor cell is a tenant of its own (the contract names no session): a small cell (1 s)
+// does not wait for four spinning cells (3 s) that hold all four workers. A stand-in worker takes
+// it once the spinners run long, so it settles first.
 {
   const order = []
   const spinning = Array.from({ length: 4 }, () => run(execInput('for (;;) {}', { timeoutMs: 3000 })).then((r) => (order.push('spinner'), r)))

@@ -171,22 +171,12 @@ pub(super) fn session_share(max: usize) -> usize {
   (max / 4).max(1)
 }
 
-/// Who a parked cell belongs to, for [`session_share`]: its session id, else its session key,
-/// else its run.
-fn tenant(scope: &Scope) -> (&str, &str) {
-  match (&scope.session_id, &scope.session_key) {
-    (Some(id), _) => ("session", id),
-    (None, Some(key)) => ("key", key),
-    (None, None) => ("run", &scope.run_id),
-  }
-}
-
-/// Parked cells of `scope`'s tenant, in every process.
+/// Parked cells of `scope`'s tenant ([`Scope::tenant`]), in every process.
 fn parked_by(scope: &Scope) -> usize {
-  let tenant = tenant(scope);
+  let tenant = scope.tenant();
   TOKENS
     .iter()
-    .filter(|parked| self::tenant(&parked.scope) == tenant)
+    .filter(|parked| parked.scope.tenant() == tenant)
     .count()
 }
 

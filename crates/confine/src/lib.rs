@@ -26,15 +26,23 @@ pub mod windows;
 /// which does not link the engine, computes the same [`address_space`] as the sandbox.
 pub const WORKER_STACK: u64 = 256 << 20;
 
-/// Memory the sandbox process may have: its workers' stacks, a heap for each worker at the
-/// largest memory cap, and room for parked cells and the allocator's reservations, for
-/// `worker_threads` workers (the first `Configure` the process gets). A backstop to the per-VM
-/// memory caps, not the cap itself: Linux sets it as `RLIMIT_AS` (address space), Windows as the
-/// Job object's per-process limit on committed memory (which counts less than address space
-/// does, so the same number is looser there).
+/// Long jobs each worker may stand in for at once, each on a thread of its own
+/// (`LONG_SLICES_PER_WORKER` in crates/engine/src/pool.rs; crates/sandbox/src/lib.rs checks at
+/// compile time that the two agree).
+pub const LONG_SLICES_PER_WORKER: u64 = 4;
+
+/// Memory the sandbox process may have: the stacks of its workers and of the threads running
+/// long jobs, a heap for each at the largest memory cap, and room for parked cells, abandoned
+/// threads and the allocator's reservations, for `worker_threads` workers (the first
+/// `Configure` the process gets). A backstop to the per-VM memory caps, not the cap itself:
+/// Linux sets it as `RLIMIT_AS` (address space), Windows as the Job object's per-process limit
+/// on committed memory (which counts less than address space does, so the same number is
+/// looser there).
 pub fn address_space(worker_threads: u32) -> u64 {
-  let threads = u64::from(worker_threads) + 8;
-  threads * (WORKER_STACK + (1 << 30)) + (16 << 30)
+  let threads = u64::from(worker_threads) * (1 + LONG_SLICES_PER_WORKER) + 8;
+  threads
+    .saturating_mul(WORKER_STACK + (1 << 30))
+    .saturating_add(16 << 30)
 }
 
 #[cfg(test)]
@@ -43,9 +51,13 @@ mod tests {
 
   #[test]
   fn the_address_space_grows_with_the_workers() {
-    // 12 threads of a 256 MiB stack and a 1 GiB heap, and 16 GiB more.
-    assert_eq!(address_space(4), 12 * (1280 << 20) + (16 << 30));
-    assert_eq!(address_space(5) - address_space(4), (256 << 20) + (1 << 30));
+    // 4 workers, 16 long jobs and 8 more threads, each a 256 MiB stack and a 1 GiB heap, and
+    // 16 GiB more.
+    assert_eq!(address_space(4), 28 * (1280 << 20) + (16 << 30));
+    assert_eq!(
+      address_space(5) - address_space(4),
+      5 * ((256 << 20) + (1 << 30))
+    );
     // The largest `workerThreads` the addon accepts does not overflow.
     assert!(address_space(u32::MAX) > address_space(256));
   }

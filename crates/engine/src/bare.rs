@@ -74,13 +74,14 @@ struct Task {
   stuck: Mutex<Option<Box<dyn FnOnce() + Send>>>,
   /// How long the work may run once a worker takes it (`None`: unwatched).
   budget: Option<Duration>,
+  tenant: u64,
   abandoned: AtomicBool,
 }
 
 static NEXT_TASK: AtomicU64 = AtomicU64::new(1 << 62);
 
 impl Job for Task {
-  fn run(self: Arc<Self>) -> bool {
+  fn run(self: Arc<Self>) {
     let running = stuck::begin();
     if let Some(budget) = self.budget {
       let owner: Arc<dyn Overrun> = self.clone();
@@ -101,11 +102,14 @@ impl Job for Task {
     }
     watchdog::unwatch(self.id);
     drop(running);
-    self.abandoned.load(Ordering::Acquire)
   }
 
   fn panicked(self: Arc<Self>, _message: String) {
     self.fail();
+  }
+
+  fn tenant(&self) -> u64 {
+    self.tenant
   }
 }
 
@@ -123,7 +127,8 @@ impl Overrun for Task {
     if self.abandoned.swap(true, Ordering::AcqRel) {
       return false;
     }
-    pool::replace_stuck_worker();
+    let job: Arc<dyn Job> = self.clone();
+    pool::give_up(&job);
     self.fail();
     true
   }
@@ -133,8 +138,10 @@ impl Overrun for Task {
 /// (counted from when a worker takes it; native code that never polls the interrupt
 /// handler), `stuck` runs instead on the clock thread, the worker is replaced, and its thread
 /// may be frozen inside the parts of `work` it marked as guest work ([`stuck::guest`]).
-/// Fails when the workers are full of such stuck work.
+/// Fails when the workers are full of such stuck work. `tenant` shares the workers fairly with
+/// other tenants' work (see `pool.rs`).
 pub fn spawn(
+  tenant: u64,
   work: Box<dyn FnOnce() + Send>,
   budget: Option<Duration>,
   stuck: Box<dyn FnOnce() + Send>,
@@ -147,6 +154,7 @@ pub fn spawn(
     work: Mutex::new(Some(work)),
     stuck: Mutex::new(Some(stuck)),
     budget,
+    tenant,
     abandoned: AtomicBool::new(false),
   }));
   Ok(())

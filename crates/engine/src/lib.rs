@@ -15,6 +15,8 @@
 //! - **Workers** (`pool.rs`, `worker_threads` of them) run one slice of one cell at a time:
 //!   prepare its program on the first slice, then run jobs and timers until the cell completes,
 //!   fails or has nothing ready. Idle workers build warm VMs and free retired ones (`warm.rs`).
+//!   Tenants ([`Host::tenant`]) share them fairly; a slice running long hands its worker to a
+//!   stand-in and finishes at a lower priority (`pool.rs`).
 //! - **The clock thread** (`clock.rs`) fires every timed event: guest timers, leg wall clocks,
 //!   queued legs' admission timeouts, parked cells' expiry, and the watchdog's scan.
 //! - **Abandoned workers**: a slice stuck in native code past its deadline is given up on
@@ -60,7 +62,7 @@ pub use core_fns::{guarded, request_promise, throw, throw_type};
 
 #[cfg(any(test, feature = "testing"))]
 pub use pool::abandoned_workers;
-pub use pool::{set_max_abandoned, worker_count};
+pub use pool::{LONG_SLICES_PER_WORKER, set_max_abandoned, worker_count};
 pub use state::{MAX_QUEUED_REQUESTS, Pending, VmState};
 pub use vm::Delivery;
 
@@ -138,6 +140,9 @@ pub trait Host: Send + Sync + 'static {
   fn limits(&self) -> &Limits;
   /// A name for fault injection in tests (code mode: the runId).
   fn label(&self) -> &str;
+  /// Whose cells these are (a session, say): the workers are shared fairly between tenants
+  /// (`pool.rs`), so one tenant's busy cells never hold up another's.
+  fn tenant(&self) -> u64;
   /// Requests the guest started, as the bytes the host's own functions queued in the VM's
   /// outbox (see [`VmState::outbox`]); sent in the order they were started.
   fn send_requests(&self, cell: u64, batch: Vec<u8>);

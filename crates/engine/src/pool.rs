@@ -1,91 +1,297 @@
-//! The worker pool: threads that run cell slices, one at a time each.
+//! The worker pool: threads that run jobs (slices of cells, hosts' tasks), one at a time each,
+//! fair between tenants.
 //!
-//! Jobs are cells ready to run, in one unbounded channel. An idle worker spins briefly for
-//! the next job, then does housekeeping (`warm.rs`), then sleeps on the channel.
+//! A job belongs to a tenant ([`Job::tenant`]: a session, say). Ready jobs wait in one queue per
+//! tenant; a free worker takes the oldest job of the tenant running the fewest jobs now, and a
+//! tenant runs at most the pool's size of them at once. So a tenant with many jobs ready waits
+//! behind its own, never another tenant behind it.
+//!
+//! Nothing preempts JavaScript, so a busy loop holds its thread until its deadline. A job
+//! running past [`LONG_SLICE`] therefore leaves the pool's count: a stand-in worker takes its
+//! place (the next tenant's job never waits for that deadline), and the long job's thread lowers
+//! its own priority at the guest's next interrupt poll (short work gets the cores first) and
+//! exits when the job returns. At most [`LONG_SLICES_PER_WORKER`] × the pool's size jobs are
+//! long at once; past that, long jobs keep their workers.
+//!
+//! An idle worker spins briefly for the next job, then does housekeeping (`warm.rs`), then
+//! sleeps on the pool's condition variable.
 
-use super::{WORKER_STACK, warm};
-use crossbeam_channel::{Receiver, Sender, unbounded};
-use parking_lot::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use super::{WORKER_STACK, clock, warm};
+use parking_lot::{Condvar, Mutex};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
-/// What a worker runs: one slice of a cell (`cell/slice.rs`).
+/// What a worker runs: one slice of a cell (`cell/slice.rs`) or a host's task (`bare.rs`).
 pub trait Job: Send + Sync + 'static {
-  /// Runs one slice. True when the watchdog gave up on it meanwhile: this worker was already
-  /// replaced and must exit.
-  fn run(self: Arc<Self>) -> bool;
+  /// Runs it. A job the watchdog gave up on meanwhile ([`give_up`]) has had its worker
+  /// replaced; that thread exits once `run` returns.
+  fn run(self: Arc<Self>);
   /// `run` panicked outside the parts that catch their own panics: the job ends its work with
   /// a failure, so that no caller waits for it forever.
   fn panicked(self: Arc<Self>, message: String);
+  /// Whose work it is: jobs of one tenant share the pool fairly with other tenants' (see the
+  /// module's docs).
+  fn tenant(&self) -> u64;
 }
 
-enum Message {
-  Run(Arc<dyn Job>),
-  Exit,
+/// A job past this is long: its worker is replaced, and its thread gives way to short work.
+/// Long enough that a cell's ordinary slices (a nested call, a few ms of JavaScript) never are.
+pub const LONG_SLICE: Duration = Duration::from_millis(100);
+
+/// How often running jobs are checked for being long.
+const LONG_SCAN: Duration = Duration::from_millis(50);
+
+/// Long jobs each worker may stand in for at once (each is a thread of its own). The sandbox's
+/// address-space backstop counts these threads (`address_space` in crates/confine/src/lib.rs).
+pub const LONG_SLICES_PER_WORKER: usize = 4;
+
+/// The nice value of workers (below the gateway's threads) and of long jobs' threads (below
+/// every worker). Linux lets an unprivileged thread lower its priority, never raise it back.
+const WORKER_NICE: i32 = 5;
+const LONG_NICE: i32 = 10;
+
+/// A running job's thread: asked to lower its priority, and whether it has.
+const NICE_ASKED: u8 = 1;
+const NICE_LOWERED: u8 = 2;
+
+/// A job a worker is running.
+struct Busy {
+  tenant: u64,
+  /// The job's address, for [`give_up`].
+  job: usize,
+  started: Instant,
+  /// The worker's request to its own thread to lower its priority (read at interrupt polls).
+  nice: Arc<AtomicU8>,
+  /// Long: replaced by a stand-in; its thread exits after the job (unless the pool is short).
+  long: bool,
+  /// Given up on by the watchdog: replaced; its thread exits if it ever returns.
+  given_up: bool,
+}
+
+struct Sched {
+  /// Ready jobs by tenant, and the tenants that have some, in the order they are served.
+  queues: HashMap<u64, VecDeque<Arc<dyn Job>>>,
+  order: VecDeque<u64>,
+  /// Jobs running by tenant (given-up jobs no longer count).
+  running: HashMap<u64, usize>,
+  /// What each worker runs now, by worker number.
+  busy: HashMap<u64, Busy>,
+  /// Workers that count toward the pool (not running a long or given-up job), and how many
+  /// are wanted.
+  workers: usize,
+  wanted: usize,
+  /// Long jobs now.
+  long: usize,
+  started: bool,
+  next_worker: u64,
 }
 
 struct Pool {
-  sender: Sender<Message>,
-  receiver: Receiver<Message>,
-  /// (running workers, wanted workers)
-  workers: Mutex<(usize, usize)>,
+  sched: Mutex<Sched>,
+  /// Signalled when a job is queued or may have become runnable.
+  ready: Condvar,
+  /// Bumped on every such change, so that a spinning worker notices without the lock.
+  changes: AtomicU64,
 }
 
-static POOL: LazyLock<Pool> = LazyLock::new(|| {
-  let (sender, receiver) = unbounded();
-  let wanted = std::thread::available_parallelism().map_or(2, |n| n.get());
-  Pool {
-    sender,
-    receiver,
-    workers: Mutex::new((0, wanted)),
-  }
+static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
+  sched: Mutex::new(Sched {
+    queues: HashMap::new(),
+    order: VecDeque::new(),
+    running: HashMap::new(),
+    busy: HashMap::new(),
+    workers: 0,
+    wanted: std::thread::available_parallelism().map_or(2, |n| n.get()),
+    long: 0,
+    started: false,
+    next_worker: 1,
+  }),
+  ready: Condvar::new(),
+  changes: AtomicU64::new(0),
 });
 
-/// Starts a worker thread; false if the OS refused one.
-fn spawn_worker(index: usize) -> bool {
-  let receiver = POOL.receiver.clone();
-  std::thread::Builder::new()
-    .name(format!("code-mode-worker-{index}"))
-    .stack_size(WORKER_STACK)
-    .spawn(move || {
-      lower_priority();
-      loop {
-        // Between jobs, an idle worker tops up the warm pool; it blocks only when that is full.
-        let job = match receiver.try_recv() {
-          Ok(job) => job,
-          Err(_) if warm::housekeeping(worker_count()) => continue,
-          Err(_) => match spin_recv(&receiver) {
-            Some(job) => job,
-            None => match receiver.recv() {
-              Ok(job) => job,
-              Err(_) => break,
-            },
-          },
-        };
-        match job {
-          // An abandoned worker was already replaced and left the pool's count: it exits.
-          Message::Run(job) => {
-            // A panic must neither end this worker silently nor leave the job's caller waiting.
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.clone().run()));
-            match ran {
-              Ok(true) => {
-                ABANDONED.fetch_sub(1, Ordering::AcqRel);
-                break;
-              }
-              Ok(false) => {}
-              Err(panic) => {
-                let message = code_mode_protocol::error::panic_message(&*panic);
-                let _ =
-                  std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.panicked(message)));
-              }
-            }
-          }
-          Message::Exit => break,
+thread_local! {
+  /// This worker's priority request (see [`Busy::nice`]); unset on other threads.
+  static NICE: std::cell::OnceCell<Arc<AtomicU8>> = const { std::cell::OnceCell::new() };
+}
+
+/// What a free worker does next.
+enum Next {
+  Run(Arc<dyn Job>),
+  /// Nothing runnable; the pool's change count when it looked.
+  Idle(u64),
+  /// The pool has more workers than it wants: this one leaves.
+  Exit,
+}
+
+impl Sched {
+  /// Counts a change that may let a waiting worker run something.
+  fn changed(&self) -> u64 {
+    POOL.changes.fetch_add(1, Ordering::AcqRel) + 1
+  }
+
+  fn push(&mut self, tenant: u64, job: Arc<dyn Job>) {
+    let queue = self.queues.entry(tenant).or_default();
+    if queue.is_empty() {
+      self.order.push_back(tenant);
+    }
+    queue.push_back(job);
+    self.changed();
+  }
+
+  /// Worker `worker`'s next job: the oldest of the tenant, in serving order, that runs the
+  /// fewest jobs now and fewer than the pool's size.
+  fn next(&mut self, worker: u64, nice: &Arc<AtomicU8>) -> Next {
+    if self.workers > self.wanted {
+      self.workers -= 1;
+      return Next::Exit;
+    }
+    let mut best: Option<(usize, usize)> = None;
+    for (at, tenant) in self.order.iter().enumerate() {
+      let running = self.running.get(tenant).copied().unwrap_or(0);
+      if running < self.wanted && best.is_none_or(|(_, fewest)| running < fewest) {
+        best = Some((at, running));
+        if running == 0 {
+          break;
         }
       }
-    })
-    .is_ok()
+    }
+    let Some((at, _)) = best else {
+      return Next::Idle(POOL.changes.load(Ordering::Acquire));
+    };
+    let Some(tenant) = self.order.remove(at) else {
+      return Next::Idle(POOL.changes.load(Ordering::Acquire));
+    };
+    let Some(job) = self.queues.get_mut(&tenant).and_then(VecDeque::pop_front) else {
+      self.queues.remove(&tenant);
+      return Next::Idle(POOL.changes.load(Ordering::Acquire));
+    };
+    // Round robin: a tenant with more ready jobs goes to the back of the line.
+    if self
+      .queues
+      .get(&tenant)
+      .is_some_and(|queue| !queue.is_empty())
+    {
+      self.order.push_back(tenant);
+    } else {
+      self.queues.remove(&tenant);
+    }
+    *self.running.entry(tenant).or_default() += 1;
+    nice.store(0, Ordering::Relaxed);
+    self.busy.insert(
+      worker,
+      Busy {
+        tenant,
+        job: job_address(&job),
+        started: Instant::now(),
+        nice: nice.clone(),
+        long: false,
+        given_up: false,
+      },
+    );
+    Next::Run(job)
+  }
+
+  fn release(&mut self, tenant: u64) {
+    if let Some(running) = self.running.get_mut(&tenant) {
+      *running -= 1;
+      if *running == 0 {
+        self.running.remove(&tenant);
+      }
+    }
+    self.changed();
+  }
+
+  /// Worker `worker`'s job returned: true if the worker must exit now.
+  fn finished(&mut self, worker: u64) -> bool {
+    let Some(busy) = self.busy.remove(&worker) else {
+      return false;
+    };
+    if busy.given_up {
+      ABANDONED.fetch_sub(1, Ordering::AcqRel);
+      self.changed();
+      return true;
+    }
+    self.release(busy.tenant);
+    if !busy.long {
+      return false;
+    }
+    self.long -= 1;
+    // It rejoins only if the pool is short (a stand-in could not be started).
+    if self.workers < self.wanted {
+      self.workers += 1;
+      return false;
+    }
+    true
+  }
+
+  /// Starts a worker that counts toward the pool; false if the OS refused a thread.
+  fn spawn_worker(&mut self) -> bool {
+    let worker = self.next_worker;
+    self.next_worker += 1;
+    let spawned = std::thread::Builder::new()
+      .name(format!("code-mode-worker-{worker}"))
+      .stack_size(WORKER_STACK)
+      .spawn(move || work(worker))
+      .is_ok();
+    if spawned {
+      self.workers += 1;
+    }
+    spawned
+  }
+
+  /// Brings the pool up to its wanted size; a surplus leaves as its workers next look for work.
+  fn balance(&mut self) {
+    while self.workers < self.wanted && self.spawn_worker() {}
+  }
+}
+
+fn job_address(job: &Arc<dyn Job>) -> usize {
+  Arc::as_ptr(job).cast::<()>() as usize
+}
+
+/// A worker thread's life.
+fn work(worker: u64) {
+  set_nice(WORKER_NICE);
+  let nice = Arc::new(AtomicU8::new(0));
+  NICE.with(|cell| {
+    let _ = cell.set(nice.clone());
+  });
+  loop {
+    let next = POOL.sched.lock().next(worker, &nice);
+    let job = match next {
+      Next::Exit => return,
+      Next::Run(job) => job,
+      Next::Idle(seen) => {
+        // Between jobs, an idle worker tops up the warm pool; it sleeps only when that is full.
+        if warm::housekeeping(worker_count()) || spin(seen) {
+          continue;
+        }
+        let mut sched = POOL.sched.lock();
+        loop {
+          match sched.next(worker, &nice) {
+            Next::Idle(_) => POOL.ready.wait(&mut sched),
+            Next::Exit => return,
+            Next::Run(job) => break job,
+          }
+        }
+      }
+    };
+    // A panic must neither end this worker silently nor leave the job's caller waiting.
+    if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.clone().run()))
+    {
+      let message = code_mode_protocol::error::panic_message(&*panic);
+      let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.panicked(message)));
+    }
+    let exit = POOL.sched.lock().finished(worker);
+    // A tenant that was at its share may have a job to run now.
+    POOL.ready.notify_one();
+    if exit {
+      return;
+    }
+  }
 }
 
 /// How long an idle worker polls for its next job before it sleeps. A cell waiting on a fast
@@ -93,57 +299,90 @@ fn spawn_worker(index: usize) -> bool {
 /// µs when the CPU has gone idle, more under a hypervisor) is most of a nested call's cost.
 const SPIN: Duration = Duration::from_micros(50);
 
-/// Polls the queue for up to [`SPIN`]; None when nothing came.
-fn spin_recv(receiver: &Receiver<Message>) -> Option<Message> {
+/// Polls the pool's change count for up to [`SPIN`]: true when it moved past `seen`.
+fn spin(seen: u64) -> bool {
   let until = Instant::now() + SPIN;
   loop {
     for _ in 0..64 {
-      if let Ok(job) = receiver.try_recv() {
-        return Some(job);
+      if POOL.changes.load(Ordering::Acquire) != seen {
+        return true;
       }
       std::hint::spin_loop();
     }
     if Instant::now() >= until {
-      return None;
+      return false;
     }
   }
 }
 
-/// Guest JavaScript yields the CPU to the gateway: with every core busy running cells, Node's
-/// event loop (and everything else in the process) still gets scheduled first.
-fn lower_priority() {
+/// Sets the calling thread's nice value. Guest JavaScript yields the CPU to the gateway: with
+/// every core busy running cells, Node's event loop (and everything else in the process) still
+/// gets scheduled first.
+fn set_nice(nice: i32) {
   #[cfg(target_os = "linux")]
-  // SAFETY: plain syscalls on the calling thread's own id; a failure only leaves the default
-  // priority in place.
+  // SAFETY: a plain syscall on the calling thread (`who` 0 is the caller on Linux, where the
+  // nice value is per thread); a failure only leaves the priority as it was.
   unsafe {
-    let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-    libc::setpriority(libc::PRIO_PROCESS, tid, 5);
+    libc::setpriority(libc::PRIO_PROCESS, 0, nice);
   }
+  #[cfg(not(target_os = "linux"))]
+  let _ = nice;
 }
 
-/// Brings the pool to its wanted size (spawning or retiring workers).
-fn balance_pool() {
-  let mut workers = POOL.workers.lock();
-  while workers.0 < workers.1 {
-    if !spawn_worker(workers.0 + 1) {
+/// Called at every interrupt poll of guest code: a long job's thread lowers its own priority
+/// (once), so that short work gets the cores first.
+pub(crate) fn on_interrupt_poll() {
+  NICE.with(|cell| {
+    if let Some(nice) = cell.get()
+      && nice.load(Ordering::Relaxed) == NICE_ASKED
+    {
+      nice.store(NICE_LOWERED, Ordering::Relaxed);
+      set_nice(LONG_NICE);
+    }
+  });
+}
+
+/// Marks jobs running past [`LONG_SLICE`] long and starts a stand-in for each (clock thread).
+fn scan_long() {
+  let mut sched = POOL.sched.lock();
+  let now = Instant::now();
+  let max = sched.wanted * LONG_SLICES_PER_WORKER;
+  let due: Vec<u64> = sched
+    .busy
+    .iter()
+    .filter(|(_, busy)| !busy.long && !busy.given_up && now - busy.started >= LONG_SLICE)
+    .map(|(worker, _)| *worker)
+    .collect();
+  for worker in due {
+    if sched.long >= max {
       break;
     }
-    workers.0 += 1;
-  }
-  while workers.0 > workers.1 {
-    workers.0 -= 1;
-    let _ = POOL.sender.send(Message::Exit);
+    if let Some(busy) = sched.busy.get_mut(&worker) {
+      busy.long = true;
+      busy.nice.store(NICE_ASKED, Ordering::Relaxed);
+    }
+    sched.long += 1;
+    sched.workers -= 1;
+    sched.spawn_worker();
   }
 }
 
 pub(super) fn schedule(job: Arc<dyn Job>) {
-  if POOL.workers.lock().0 == 0 {
-    balance_pool();
+  // Read before the pool's lock: a cell reads its host under a lock of its own.
+  let tenant = job.tenant();
+  {
+    let mut sched = POOL.sched.lock();
+    if !sched.started {
+      sched.started = true;
+      sched.balance();
+      clock::every(LONG_SCAN, scan_long);
+    }
+    sched.push(tenant, job);
   }
-  let _ = POOL.sender.send(Message::Run(job));
+  POOL.ready.notify_one();
 }
 
-/// Abandoned workers still stuck in native code (see [`replace_stuck_worker`]).
+/// Abandoned workers still stuck in native code (see [`give_up`]).
 static ABANDONED: AtomicUsize = AtomicUsize::new(0);
 
 /// Abandoned workers the process keeps at most before it refuses new legs: each one spins a
@@ -151,7 +390,7 @@ static ABANDONED: AtomicUsize = AtomicUsize::new(0);
 /// every other cell, and the gateway, of CPU. The pool's own size, and at least two.
 fn max_abandoned() -> usize {
   match MAX_ABANDONED.load(Ordering::Relaxed) {
-    0 => POOL.workers.lock().1.max(2),
+    0 => POOL.sched.lock().wanted.max(2),
     set => set,
   }
 }
@@ -182,29 +421,143 @@ pub(super) fn refusal() -> Option<String> {
   })
 }
 
-/// A worker is stuck in native code: it no longer counts as one, and a fresh thread takes its
-/// place so the pool keeps its size. It counts as abandoned until its job returns.
-pub(super) fn replace_stuck_worker() {
-  ABANDONED.fetch_add(1, Ordering::AcqRel);
-  let mut workers = POOL.workers.lock();
-  if !spawn_worker(workers.0 + 1) {
-    workers.0 = workers.0.saturating_sub(1);
+/// The watchdog gave up on `job`, stuck in native code: its worker no longer counts (a
+/// stand-in takes its place if it was not long already), nor does the job toward its tenant's
+/// share. The thread counts as abandoned until the job returns, and then exits. Nothing
+/// happens if the job is no longer running.
+pub(super) fn give_up(job: &Arc<dyn Job>) {
+  let address = job_address(job);
+  {
+    let mut sched = POOL.sched.lock();
+    let Some(busy) = sched
+      .busy
+      .values_mut()
+      .find(|busy| busy.job == address && !busy.given_up)
+    else {
+      return;
+    };
+    busy.given_up = true;
+    let (tenant, long) = (busy.tenant, busy.long);
+    ABANDONED.fetch_add(1, Ordering::AcqRel);
+    sched.release(tenant);
+    if long {
+      sched.long -= 1;
+    } else {
+      sched.workers -= 1;
+      sched.spawn_worker();
+    }
   }
+  POOL.ready.notify_one();
 }
 
-/// Worker threads currently running.
+/// Worker threads that count toward the pool now.
 pub fn worker_count() -> usize {
-  POOL.workers.lock().0
+  POOL.sched.lock().workers
 }
 
-/// Sets the number of worker threads (1 to 256), starting or retiring workers if the pool runs.
+/// Sets the number of worker threads (1 to 256), starting workers if the pool runs; surplus
+/// workers leave as they next look for work.
 pub fn set_workers(n: usize) {
-  let started = {
-    let mut workers = POOL.workers.lock();
-    workers.1 = n.clamp(1, 256);
-    workers.0 > 0
-  };
-  if started {
-    balance_pool();
+  {
+    let mut sched = POOL.sched.lock();
+    sched.wanted = n.clamp(1, 256);
+    if sched.started {
+      sched.balance();
+    }
+  }
+  POOL.ready.notify_all();
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use std::sync::mpsc;
+
+  struct Probe {
+    tenant: u64,
+    work: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+  }
+
+  impl Job for Probe {
+    fn run(self: Arc<Self>) {
+      if let Some(work) = self.work.lock().take() {
+        work();
+      }
+    }
+    fn panicked(self: Arc<Self>, _message: String) {}
+    fn tenant(&self) -> u64 {
+      self.tenant
+    }
+  }
+
+  fn probe(tenant: u64, work: impl FnOnce() + Send + 'static) -> Arc<dyn Job> {
+    Arc::new(Probe {
+      tenant,
+      work: Mutex::new(Some(Box::new(work))),
+    })
+  }
+
+  /// One test drives the process-wide pool, so that the steps do not race other tests' jobs.
+  #[test]
+  fn tenants_share_the_pool_and_long_jobs_give_way() {
+    set_workers(2);
+    let (done, finished) = mpsc::channel::<&'static str>();
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    // Tenant 1 fills both workers with jobs that wait on the gate, and queues three more.
+    for name in ["a1", "a2", "a3", "a4", "a5"] {
+      let (gate, done) = (gate.clone(), done.clone());
+      schedule(probe(1, move || {
+        let (open, cond) = &*gate;
+        let mut open = open.lock();
+        while !*open {
+          cond.wait(&mut open);
+        }
+        let _ = done.send(name);
+      }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while POOL.sched.lock().running.get(&1) != Some(&2) && Instant::now() < deadline {
+      std::thread::sleep(Duration::from_millis(1));
+    }
+    // Tenant 2's job gets a stand-in once tenant 1's jobs are long, ahead of tenant 1's queue
+    // (which waits for tenant 1's own jobs: it runs at most the pool's size at once).
+    let done2 = done.clone();
+    schedule(probe(2, move || {
+      let _ = done2.send("b");
+    }));
+    assert_eq!(
+      finished.recv_timeout(Duration::from_secs(10)),
+      Ok("b"),
+      "another tenant's job runs while the first tenant's jobs hold every worker"
+    );
+    {
+      let sched = POOL.sched.lock();
+      assert_eq!(sched.running.get(&1), Some(&2), "tenant 1 runs two jobs");
+      assert!(sched.long >= 1, "a stand-in took the place of a long job");
+      assert_eq!(
+        sched.queues.get(&1).map(VecDeque::len),
+        Some(3),
+        "tenant 1's other jobs wait for its own"
+      );
+    }
+    *gate.0.lock() = true;
+    gate.1.notify_all();
+    let mut rest: Vec<_> = (0..5)
+      .map(|_| finished.recv_timeout(Duration::from_secs(10)))
+      .collect::<Result<_, _>>()
+      .unwrap_or_default();
+    rest.sort_unstable();
+    assert_eq!(rest, ["a1", "a2", "a3", "a4", "a5"]);
+    // The long jobs' threads left; the pool is back to its size.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let settled = || {
+      let sched = POOL.sched.lock();
+      sched.long == 0 && sched.busy.is_empty()
+    };
+    while !settled() && Instant::now() < deadline {
+      std::thread::sleep(Duration::from_millis(10));
+    }
+    let sched = POOL.sched.lock();
+    assert_eq!((sched.long, sched.workers, sched.busy.len()), (0, 2, 0));
   }
 }

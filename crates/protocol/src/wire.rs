@@ -74,6 +74,10 @@ pub struct RunSpec {
   pub run: u64,
   /// The agent's `runId` (names the run in fault injection and logs).
   pub label: String,
+  /// Whose cells these are: the addon's hash of the run's session (its `sessionId`, else its
+  /// `sessionKey`, else the run), with the top bit clear. The sandbox's workers are shared fairly
+  /// between tenants.
+  pub tenant: u64,
   /// A catalog already sent with [`Command::Catalog`].
   pub catalog: u64,
   pub guest: GuestKind,

@@ -178,11 +178,13 @@ fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     libc::SYS_prctl,
     vec![rule(vec![(0, Op::Eq, libc::PR_SET_NAME as u64)])?],
   );
-  // Workers lower their own priority (never raise it).
+  // Workers lower their own priority (never raise it), and no other thread's or process's:
+  // `who` 0 is the calling thread.
   map.insert(
     libc::SYS_setpriority,
     vec![rule(vec![
       (0, Op::Eq, libc::PRIO_PROCESS as u64),
+      (1, Op::Eq, 0),
       (2, Op::Le, 19),
     ])?],
   );

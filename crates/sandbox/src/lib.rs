@@ -51,6 +51,8 @@ pub const MAX_CODE_BYTES: usize = 1 << 20;
 const _: () = assert!(frontend::PREPARE_STACK <= engine::WORKER_STACK);
 // The addon computes the sandbox's memory backstop without the engine (crates/confine).
 const _: () = assert!(code_mode_confine::WORKER_STACK == engine::WORKER_STACK as u64);
+const _: () =
+  assert!(code_mode_confine::LONG_SLICES_PER_WORKER == engine::LONG_SLICES_PER_WORKER as u64);
 
 /// How long a structured search may run on a worker (a query is capped long before).
 const SEARCH_BUDGET: Duration = Duration::from_secs(5);
@@ -260,7 +262,7 @@ impl Sandbox {
             answer: Answer::Number(micros),
           });
         });
-        self.spawn(request, work, BENCH_BUDGET);
+        self.spawn(request, 0, work, BENCH_BUDGET);
       }
       Command::Ping { request } => {
         if !testing::silent() {
@@ -308,6 +310,7 @@ impl Sandbox {
       return self.answer(request, Answer::Error(unknown("run").message));
     };
     let sink = self.sink.clone();
+    let tenant = guest_run.tenant;
     let work = Box::new(move || {
       let answer = match guest_run.search_limit(limit) {
         Ok(limit) => {
@@ -320,12 +323,12 @@ impl Sandbox {
       };
       sink.report(Report::Answer { request, answer });
     });
-    self.spawn(request, work, SEARCH_BUDGET);
+    self.spawn(request, tenant, work, SEARCH_BUDGET);
   }
 
   /// Runs `work` on a worker under the watchdog; answers `request` with an error if it cannot
   /// start or gets stuck.
-  fn spawn(&self, request: u64, work: Box<dyn FnOnce() + Send>, budget: Duration) {
+  fn spawn(&self, request: u64, tenant: u64, work: Box<dyn FnOnce() + Send>, budget: Duration) {
     let sink = self.sink.clone();
     let stuck = Box::new(move || {
       sink.report(Report::Answer {
@@ -333,7 +336,7 @@ impl Sandbox {
         answer: Answer::Error("the sandbox gave up on this request (stuck past its budget)".into()),
       })
     });
-    if let Err(message) = bare::spawn(work, Some(budget), stuck) {
+    if let Err(message) = bare::spawn(tenant, work, Some(budget), stuck) {
       self.answer(request, Answer::Error(message));
     }
   }

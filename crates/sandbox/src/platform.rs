@@ -91,7 +91,7 @@ pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   // The clock thread and the workers start now (lazily they would start after the lock-down,
   // which allows new threads but not what their first start reads).
   code_mode_engine::clock::at(Instant::now(), || {});
-  let _ = code_mode_engine::bare::spawn(Box::new(|| {}), None, Box::new(|| {}));
+  let _ = code_mode_engine::bare::spawn(0, Box::new(|| {}), None, Box::new(|| {}));
   // Compile both guests' preludes and touch the front end once, so the first cell pays neither.
   for kind in [
     code_mode_protocol::wire::GuestKind::CodeMode,

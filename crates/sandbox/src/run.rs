@@ -47,6 +47,8 @@ pub struct GuestRun {
   pub id: u64,
   /// The agent's `runId`.
   pub label: String,
+  /// Whose cells these are (`RunSpec::tenant`).
+  pub tenant: u64,
   pub guest: &'static Guest<GuestRun>,
   /// Which host's cells it runs: what its searches reach and how its messages name things.
   kind: GuestKind,
@@ -84,6 +86,7 @@ impl GuestRun {
     GuestRun {
       id: spec.run,
       label: spec.label,
+      tenant: spec.tenant,
       guest,
       kind: spec.guest,
       settings: spec.limits,
@@ -189,6 +192,10 @@ impl Host for GuestRun {
 
   fn label(&self) -> &str {
     &self.label
+  }
+
+  fn tenant(&self) -> u64 {
+    self.tenant
   }
 
   fn send_requests(&self, cell: u64, batch: Vec<u8>) {

@@ -36,6 +36,7 @@ impl Harness {
     let spec = RunSpec {
       run: 1,
       label: label.into(),
+      tenant: NEXT_CELL.fetch_add(1, Ordering::Relaxed),
       catalog: 1,
       guest: code_mode_protocol::wire::GuestKind::CodeMode,
       limits: RunLimits {

@@ -17,14 +17,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// How a worker's slice ended, for the worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SliceRun {
-  Normal,
-  /// The watchdog gave up on it and replaced this worker.
-  Abandoned,
-}
-
 impl Cell {
   /// Re-queues an idle cell whose leg can take host work (or must wind down: `force`).
   pub(super) fn requeue_if_idle(self: &Arc<Self>, st: &mut CellState, force: bool) {
@@ -50,17 +42,10 @@ impl Cell {
     self.requeue_if_idle(&mut st, true);
   }
 
-  /// Worker entry: runs the cell until it completes, fails, or has nothing ready to run.
-  fn run_slice(self: &Arc<Self>) -> SliceRun {
+  /// Worker entry: runs the cell until it completes, fails, or has nothing ready to run
+  /// (`None`: it was not queued, or has no leg).
+  fn run_slice(self: &Arc<Self>) -> Option<()> {
     crate::testing::at_job(self.host().label());
-    match self.run_slice_inner() {
-      Some(slice) if self.state.lock().abandoned == Some(slice) => SliceRun::Abandoned,
-      _ => SliceRun::Normal,
-    }
-  }
-
-  /// Returns the number of the slice it ran, if it ran one.
-  fn run_slice_inner(self: &Arc<Self>) -> Option<u64> {
     let limits = self.limits();
     let timeout = limits.timeout;
     let (mut slot, prepare, deliveries, host_work, budget, slice) = {
@@ -93,7 +78,7 @@ impl Cell {
     if self.signals.killed() != Kill::None {
       let failure = kill_failure(self.signals.killed(), &limits, &self.signals);
       self.finish(slot, End::Failed(failure));
-      return Some(slice);
+      return Some(());
     }
 
     let started = Instant::now();
@@ -155,7 +140,7 @@ impl Cell {
         ),
       },
     }
-    Some(slice)
+    Some(())
   }
 
   /// The watchdog of slice number `slice`: still running far past its CPU deadline, it is
@@ -172,7 +157,8 @@ impl Cell {
       // Under the state lock, so the worker sees the kill if it returns right now.
       self.signals.kill(Kill::Timeout);
     }
-    pool::replace_stuck_worker();
+    let job: Arc<dyn Job> = self.clone();
+    pool::give_up(&job);
     let failure = kill_failure(self.signals.killed(), &self.limits(), &self.signals);
     self.finish(None, End::Failed(failure));
     true
@@ -307,8 +293,12 @@ impl Cell {
 }
 
 impl Job for Cell {
-  fn run(self: Arc<Self>) -> bool {
-    self.run_slice() == SliceRun::Abandoned
+  fn run(self: Arc<Self>) {
+    let _ = self.run_slice();
+  }
+
+  fn tenant(&self) -> u64 {
+    self.host().tenant()
   }
 
   fn panicked(self: Arc<Self>, message: String) {

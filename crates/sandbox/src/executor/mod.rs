@@ -68,17 +68,31 @@ struct Shared {
   aborted: AtomicBool,
   /// (memory limit, max pending tool calls, max error text)
   limits: (usize, usize, usize),
+  /// Whose work the cell's legs are, for the workers' fair share (`Host::tenant` in
+  /// crates/engine/src/lib.rs). The executor contract names no session, so each cell is a
+  /// tenant of its own (see [`tenant`]).
+  tenant: u64,
+}
+
+/// The tenant of executor cell `id`: apart from every code mode tenant (`RunSpec::tenant`).
+pub fn tenant(id: u64) -> u64 {
+  id | 1 << 63
 }
 
 /// Frees a VM on a worker, off the channel's reader (freeing a large heap takes a while).
-fn free_on_worker(session: Session) {
-  let _ = bare::spawn(Box::new(move || drop(session)), None, Box::new(|| {}));
+fn free_on_worker(tenant: u64, session: Session) {
+  let _ = bare::spawn(
+    tenant,
+    Box::new(move || drop(session)),
+    None,
+    Box::new(|| {}),
+  );
 }
 
 impl Drop for Shared {
   fn drop(&mut self) {
     if let Some(session) = self.session.get_mut().take() {
-      free_on_worker(session);
+      free_on_worker(self.tenant, session);
     }
   }
 }
@@ -134,6 +148,7 @@ impl Cells {
           bytes => bytes as usize,
         },
       ),
+      tenant: tenant(id),
     });
     self.cells.lock().insert(id, shared.clone());
     let step = controller(&start.controller).map(|controller| {
@@ -203,7 +218,7 @@ impl Cells {
         reply(bytes.to_string());
       }
     });
-    if bare::spawn(work, None, Box::new(|| {})).is_err()
+    if bare::spawn(tenant(id), work, None, Box::new(|| {})).is_err()
       && let Some(reply) = refused.lock().take()
     {
       reply(u64::MAX.to_string());
@@ -229,7 +244,7 @@ impl Cells {
       return;
     }
     if let Some(session) = shared.session.try_lock().and_then(|mut s| s.take()) {
-      free_on_worker(session);
+      free_on_worker(shared.tenant, session);
     }
   }
 }
@@ -276,6 +291,7 @@ fn leg(
   let stuck_reply = once.clone();
   let refused = once.clone();
   let work_shared = shared.clone();
+  let tenant = shared.tenant;
   let stuck_forget = forget.clone();
   let refused_forget = forget.clone();
   let work = Box::new(move || {
@@ -311,7 +327,7 @@ fn leg(
           spares::refill(prepare);
         }
       });
-      let _ = bare::spawn(cleanup, None, Box::new(|| {}));
+      let _ = bare::spawn(tenant, cleanup, None, Box::new(|| {}));
     }
   });
   let stuck_shared = shared.clone();
@@ -323,7 +339,7 @@ fn leg(
       reply(failed_json("timeout", "code mode timeout exceeded"));
     }
   });
-  if let Err(message) = bare::spawn(work, Some(budget), on_stuck) {
+  if let Err(message) = bare::spawn(shared.tenant, work, Some(budget), on_stuck) {
     shared.running.store(false, Ordering::Release);
     refused_forget();
     if let Some(reply) = refused.lock().take() {

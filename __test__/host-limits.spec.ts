@@ -167,6 +167,13 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.surrogates.thrown).toContain('thrown \ufffd text')
   })
 
+  it("a 25 MB final value is parsed and captured off the event loop, as the gateway's own capture would make it", () => {
+    expect(f.sharedValue).toMatchObject({ status: 'completed', same: true, kind: 'prefix' })
+    // In place, parsing and capturing it held the event loop 2 to 3 s on the machine this was
+    // written on; what remains on it (copying text) took 60 to 120 ms.
+    expect(f.sharedValue.longestStallMs).toBeLessThan(1000)
+  })
+
   it("a cell never waits for other cells' busy loops to reach their deadlines, even with every worker held", () => {
     expect(f.fairness.small).toEqual({ status: 'completed', value: { kind: 'complete', json: '2' } })
     expect(f.fairness.spun).toEqual(['timeout', 'timeout', 'timeout', 'timeout'])

@@ -9,6 +9,7 @@
 
 const { boundedText, ownedText } = require('./bounded.js')
 const { loadAddon } = require('./addon.js')
+const { captureValue } = require('./value-capture.js')
 
 // The executor contract, as this file reads it (upstream's types are
 // openclaw/plugin-sdk/code-mode-executor-runtime's; openclaw is an optional peer, so they are
@@ -152,8 +153,14 @@ async function loadOpenClawRuntime(options = {}) {
   if (version && compareVersions(version, MIN_OPENCLAW) < 0) {
     throw new Error(`@openclaw/code-mode's quickjs executor needs openclaw >= ${MIN_OPENCLAW}; found ${version}.`)
   }
-  return import(pathToFileURL(resolved).href)
+  const url = pathToFileURL(resolved).href
+  const runtime = await import(url)
+  RUNTIME_URLS.set(runtime, url)
+  return runtime
 }
+
+/** Where each runtime module {@link loadOpenClawRuntime} loaded came from (lib/value-capture.js loads it again on its worker). */
+const RUNTIME_URLS = new WeakMap()
 
 // What a result carries is kept by the gateway (its transcript), so every text cut to a bound
 // is an owned copy (lib/bounded.js): a cut made with `slice` would keep the whole text alive.
@@ -622,22 +629,28 @@ async function driveLegs(sdk, cell, first, context) {
       const outcome = JSON.parse(/** @type {string} */ (settled.value))
       if (outcome.networkContentObserved === true) networkObserved = true
       if (outcome.status === 'completed') {
-        let value
-        try {
-          value = JSON.parse(/** @type {string} */ (outcome.value))
-        } catch (error) {
+        const captured = await race(
+          captureValue(
+            sdk,
+            RUNTIME_URLS.get(sdk),
+            String(outcome.value),
+            config.maxOutputBytes,
+            retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
+          ),
+          signal,
+        )
+        const value = captured.value
+        if (value === undefined) return abortedResult(sdk, signal)
+        if ('parseError' in value) {
           // A guest that replaced `__openclawResult` with something not JSON: upstream's failure.
-          return withNetwork(workerFailure(sdk, config, 'internal_error', errorText(error), outcome.output), networkObserved, inlineHost)
+          return withNetwork(workerFailure(sdk, config, 'internal_error', value.parseError, outcome.output), networkObserved, inlineHost)
+        }
+        if ('error' in value) {
+          return withNetwork(workerFailure(sdk, config, 'runtime_unavailable', value.error, outcome.output), networkObserved, inlineHost)
         }
         const result = {
           status: 'completed',
-          value: ownedSource(
-            sdk.captureCodeModeValue(
-              value,
-              config.maxOutputBytes,
-              retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
-            ),
-          ),
+          value: ownedSource(value.source),
           output: ownedOutput(sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes)),
         }
         return withNetwork(result, networkObserved, inlineHost)

@@ -125,5 +125,37 @@ const findings = {}
   }
 }
 
+// A final value that shares one array many times over is small in the VM and 25 MB as JSON text
+// (parsing and capturing it takes seconds): it is captured off the main thread, whose event loop
+// keeps turning, and the capture is the gateway's own, as if made in place.
+{
+  const levels = 22
+  let longest = 0
+  let last = performance.now()
+  const ticking = setInterval(() => {
+    const now = performance.now()
+    longest = Math.max(longest, now - last)
+    last = now
+  }, 5)
+  const result = await run(
+    execInput(`let o = [1]; for (let i = 0; i < ${levels}; i++) o = [o, o]; return o`, { timeoutMs: 30_000, memoryLimitBytes: 256 << 20 }),
+  )
+  clearInterval(ticking)
+  // The result may come within the stall's own task: the time since the last tick counts too.
+  longest = Math.max(longest, performance.now() - last)
+  let o = [1]
+  for (let i = 0; i < levels; i++) o = [o, o]
+  const sdk = await loadOpenClawRuntime()
+  const inPlace = sdk.captureCodeModeValue(JSON.parse(JSON.stringify(o)), base.maxOutputBytes, Math.min(256 << 20, base.maxSnapshotBytes))
+  findings.sharedValue = {
+    status: result.status,
+    code: result.code,
+    error: result.error,
+    same: JSON.stringify(result.value) === JSON.stringify(inPlace),
+    kind: result.value?.kind,
+    longestStallMs: Math.round(longest),
+  }
+}
+
 process.stdout.write(JSON.stringify(findings))
 process.exit(0)

@@ -496,7 +496,9 @@ export interface RuntimeOptions {
   sandboxProcesses?: number
   /**
    * Threads that run guest JavaScript in each sandbox process, 1 to 256. Default: the
-   * machine's available parallelism divided among the processes, at least 4.
+   * machine's available parallelism divided among the processes, at least 4. A process
+   * already running takes a lower count at once, and a higher one only up to the count it
+   * started with (its memory backstop is sized for that); processes started later use it.
    */
   workerThreads?: number
 }

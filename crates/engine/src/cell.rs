@@ -61,8 +61,6 @@ struct CellState {
   phase: Phase,
   /// Slices started so far: tells a slice's watchdog whether its slice is still the one running.
   slices: u64,
-  /// The slice the watchdog gave up on (stuck in native code).
-  abandoned: Option<u64>,
   vm: Option<Box<Vm>>,
   /// Prepares the cell's program on its first slice.
   prepare: Option<Prepare>,
@@ -117,7 +115,6 @@ impl Cell {
       state: Mutex::new(CellState {
         phase: Phase::Queued,
         slices: 0,
-        abandoned: None,
         vm,
         prepare: Some(prepare),
         inbox: Vec::new(),

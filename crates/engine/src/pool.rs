@@ -47,10 +47,12 @@ const LONG_SCAN: Duration = Duration::from_millis(50);
 /// address-space backstop counts these threads (`address_space` in crates/confine/src/lib.rs).
 pub const LONG_SLICES_PER_WORKER: usize = 4;
 
-/// The nice value of workers (below the gateway's threads) and of long jobs' threads (below
-/// every worker). Linux lets an unprivileged thread lower its priority, never raise it back.
+/// The nice value of workers (below the gateway's threads) and of long jobs' threads: the
+/// lowest, so that short work gets the cores first (CPU shares go by weight: a nice-5 worker
+/// weighs 335 against a nice-19 thread's 15). Linux lets an unprivileged thread lower its
+/// priority, never raise it back.
 const WORKER_NICE: i32 = 5;
-const LONG_NICE: i32 = 10;
+const LONG_NICE: i32 = 19;
 
 /// A running job's thread: asked to lower its priority, and whether it has.
 const NICE_ASKED: u8 = 1;
@@ -64,7 +66,8 @@ struct Busy {
   started: Instant,
   /// The worker's request to its own thread to lower its priority (read at interrupt polls).
   nice: Arc<AtomicU8>,
-  /// Long: replaced by a stand-in; its thread exits after the job (unless the pool is short).
+  /// Long: replaced by a stand-in; its thread exits after the job (unless the pool is short:
+  /// then it rejoins, at its lowered priority).
   long: bool,
   /// Given up on by the watchdog: replaced; its thread exits if it ever returns.
   given_up: bool,
@@ -194,14 +197,20 @@ impl Sched {
     Next::Run(job)
   }
 
+  /// One job of `tenant` no longer runs. A tenant that was at its share and has jobs queued
+  /// may run one more: that counts as a change for idle workers.
   fn release(&mut self, tenant: u64) {
-    if let Some(running) = self.running.get_mut(&tenant) {
-      *running -= 1;
-      if *running == 0 {
-        self.running.remove(&tenant);
-      }
+    let Some(running) = self.running.get_mut(&tenant) else {
+      return;
+    };
+    let was_full = *running >= self.wanted;
+    *running -= 1;
+    if *running == 0 {
+      self.running.remove(&tenant);
     }
-    self.changed();
+    if was_full && self.queues.contains_key(&tenant) {
+      self.changed();
+    }
   }
 
   /// Worker `worker`'s job returned: true if the worker must exit now.
@@ -211,7 +220,6 @@ impl Sched {
     };
     if busy.given_up {
       ABANDONED.fetch_sub(1, Ordering::AcqRel);
-      self.changed();
       return true;
     }
     self.release(busy.tenant);
@@ -242,7 +250,9 @@ impl Sched {
     spawned
   }
 
-  /// Brings the pool up to its wanted size; a surplus leaves as its workers next look for work.
+  /// Brings the pool up to its wanted size (as far as the OS starts threads); a surplus leaves
+  /// as its workers next look for work. Threads are started under the pool's lock: about 35 µs
+  /// each, a few at a time.
   fn balance(&mut self) {
     while self.workers < self.wanted && self.spawn_worker() {}
   }
@@ -286,9 +296,10 @@ fn work(worker: u64) {
       let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.panicked(message)));
     }
     let exit = POOL.sched.lock().finished(worker);
-    // A tenant that was at its share may have a job to run now.
-    POOL.ready.notify_one();
     if exit {
+      // A job its tenant's share held back may be runnable now; a worker that goes on looks
+      // for it itself.
+      POOL.ready.notify_one();
       return;
     }
   }
@@ -354,7 +365,8 @@ fn scan_long() {
     .map(|(worker, _)| *worker)
     .collect();
   for worker in due {
-    if sched.long >= max {
+    // A job is long only once its stand-in runs: a pool the OS refuses a thread stays whole.
+    if sched.long >= max || !sched.spawn_worker() {
       break;
     }
     if let Some(busy) = sched.busy.get_mut(&worker) {
@@ -363,7 +375,6 @@ fn scan_long() {
     }
     sched.long += 1;
     sched.workers -= 1;
-    sched.spawn_worker();
   }
 }
 
@@ -444,8 +455,10 @@ pub(super) fn give_up(job: &Arc<dyn Job>) {
       sched.long -= 1;
     } else {
       sched.workers -= 1;
-      sched.spawn_worker();
     }
+    // Also makes up for a stand-in the OS refused earlier.
+    sched.balance();
+    sched.changed();
   }
   POOL.ready.notify_one();
 }

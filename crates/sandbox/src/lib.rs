@@ -355,8 +355,14 @@ pub fn configure(settings: &Settings) {
   code_mode_catalog::calls::set_nested_id_prefix(settings.nested_id_prefix.clone());
   // Admission is the addon's (it sees every process); parked cells are capped there too, and
   // here only as a backstop.
+  // The address-space backstop (`harden.rs`) is set once, for the first count: a process's
+  // workers may shrink, never grow past it.
+  static FIRST: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+  let threads = settings
+    .worker_threads
+    .min(*FIRST.get_or_init(|| settings.worker_threads));
   engine::configure(
-    Some(settings.worker_threads as usize),
+    Some(threads as usize),
     Some(usize::MAX >> 1),
     Some(settings.max_parked_cells as usize),
   );

@@ -149,11 +149,10 @@ impl Cell {
   /// flag then stops the guest at its next poll and the VM is dropped there).
   fn overran(self: &Arc<Self>, slice: u64) -> bool {
     {
-      let mut st = self.state.lock();
+      let st = self.state.lock();
       if st.phase != Phase::Running || st.slices != slice {
         return false;
       }
-      st.abandoned = Some(slice);
       // Under the state lock, so the worker sees the kill if it returns right now.
       self.signals.kill(Kill::Timeout);
     }

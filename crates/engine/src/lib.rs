@@ -44,6 +44,7 @@ mod core_fns;
 pub mod limits;
 pub mod output;
 mod pool;
+mod priority;
 pub mod state;
 pub mod store;
 pub mod stuck;

@@ -110,7 +110,7 @@ impl Signals {
   pub fn interrupt_handler(self: &Arc<Self>) -> Box<dyn FnMut() -> bool + Send> {
     let signals = self.clone();
     Box::new(move || {
-      crate::pool::on_interrupt_poll();
+      crate::priority::on_interrupt_poll();
       if signals.killed() != Kill::None {
         return true;
       }

@@ -16,10 +16,10 @@
 //! An idle worker spins briefly for the next job, then does housekeeping (`warm.rs`), then
 //! sleeps on the pool's condition variable.
 
-use super::{WORKER_STACK, clock, warm};
+use super::{WORKER_STACK, clock, priority, warm};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
@@ -47,25 +47,14 @@ const LONG_SCAN: Duration = Duration::from_millis(50);
 /// address-space backstop counts these threads (`address_space` in crates/confine/src/lib.rs).
 pub const LONG_SLICES_PER_WORKER: usize = 4;
 
-/// The nice value of workers (below the gateway's threads) and of long jobs' threads: the
-/// lowest, so that short work gets the cores first (CPU shares go by weight: a nice-5 worker
-/// weighs 335 against a nice-19 thread's 15). Linux lets an unprivileged thread lower its
-/// priority, never raise it back.
-const WORKER_NICE: i32 = 5;
-const LONG_NICE: i32 = 19;
-
-/// A running job's thread: asked to lower its priority, and whether it has.
-const NICE_ASKED: u8 = 1;
-const NICE_LOWERED: u8 = 2;
-
 /// A job a worker is running.
 struct Busy {
   tenant: u64,
   /// The job's address, for [`give_up`].
   job: usize,
   started: Instant,
-  /// The worker's request to its own thread to lower its priority (read at interrupt polls).
-  nice: Arc<AtomicU8>,
+  /// The worker thread's priority request (`priority.rs`).
+  nice: priority::Request,
   /// Long: replaced by a stand-in; its thread exits after the job (unless the pool is short:
   /// then it rejoins, at its lowered priority).
   long: bool,
@@ -115,11 +104,6 @@ static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
   changes: AtomicU64::new(0),
 });
 
-thread_local! {
-  /// This worker's priority request (see [`Busy::nice`]); unset on other threads.
-  static NICE: std::cell::OnceCell<Arc<AtomicU8>> = const { std::cell::OnceCell::new() };
-}
-
 /// What a free worker does next.
 enum Next {
   Run(Arc<dyn Job>),
@@ -146,7 +130,7 @@ impl Sched {
 
   /// Worker `worker`'s next job: the oldest of the tenant, in serving order, that runs the
   /// fewest jobs now and fewer than the pool's size.
-  fn next(&mut self, worker: u64, nice: &Arc<AtomicU8>) -> Next {
+  fn next(&mut self, worker: u64, nice: &priority::Request) -> Next {
     if self.workers > self.wanted {
       self.workers -= 1;
       return Next::Exit;
@@ -182,7 +166,7 @@ impl Sched {
       self.queues.remove(&tenant);
     }
     *self.running.entry(tenant).or_default() += 1;
-    nice.store(0, Ordering::Relaxed);
+    nice.clear();
     self.busy.insert(
       worker,
       Busy {
@@ -264,11 +248,8 @@ fn job_address(job: &Arc<dyn Job>) -> usize {
 
 /// A worker thread's life.
 fn work(worker: u64) {
-  set_nice(WORKER_NICE);
-  let nice = Arc::new(AtomicU8::new(0));
-  NICE.with(|cell| {
-    let _ = cell.set(nice.clone());
-  });
+  let nice = priority::Request::default();
+  priority::start_worker(&nice);
   loop {
     let next = POOL.sched.lock().next(worker, &nice);
     let job = match next {
@@ -326,33 +307,6 @@ fn spin(seen: u64) -> bool {
   }
 }
 
-/// Sets the calling thread's nice value. Guest JavaScript yields the CPU to the gateway: with
-/// every core busy running cells, Node's event loop (and everything else in the process) still
-/// gets scheduled first.
-fn set_nice(nice: i32) {
-  #[cfg(target_os = "linux")]
-  // SAFETY: a plain syscall on the calling thread (`who` 0 is the caller on Linux, where the
-  // nice value is per thread); a failure only leaves the priority as it was.
-  unsafe {
-    libc::setpriority(libc::PRIO_PROCESS, 0, nice);
-  }
-  #[cfg(not(target_os = "linux"))]
-  let _ = nice;
-}
-
-/// Called at every interrupt poll of guest code: a long job's thread lowers its own priority
-/// (once), so that short work gets the cores first.
-pub(crate) fn on_interrupt_poll() {
-  NICE.with(|cell| {
-    if let Some(nice) = cell.get()
-      && nice.load(Ordering::Relaxed) == NICE_ASKED
-    {
-      nice.store(NICE_LOWERED, Ordering::Relaxed);
-      set_nice(LONG_NICE);
-    }
-  });
-}
-
 /// Marks jobs running past [`LONG_SLICE`] long and starts a stand-in for each (clock thread).
 fn scan_long() {
   let mut sched = POOL.sched.lock();
@@ -371,7 +325,7 @@ fn scan_long() {
     }
     if let Some(busy) = sched.busy.get_mut(&worker) {
       busy.long = true;
-      busy.nice.store(NICE_ASKED, Ordering::Relaxed);
+      busy.nice.lower();
     }
     sched.long += 1;
     sched.workers -= 1;

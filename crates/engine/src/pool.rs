@@ -115,8 +115,8 @@ enum Next {
 
 impl Sched {
   /// Counts a change that may let a waiting worker run something.
-  fn changed(&self) -> u64 {
-    POOL.changes.fetch_add(1, Ordering::AcqRel) + 1
+  fn changed(&self) {
+    POOL.changes.fetch_add(1, Ordering::AcqRel);
   }
 
   fn push(&mut self, tenant: u64, job: Arc<dyn Job>) {

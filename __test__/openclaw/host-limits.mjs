@@ -78,6 +78,24 @@ const findings = {}
   findings.nonPolling = { status: stuck.status, code: stuck.code, failurePhase: stuck.failurePhase, givenUp: native.__testAbandonedWorkers() - givenUp, after: after.status }
 }
 
+// A value whose text grows six times as a JSON string (control characters): the cell fails
+// output_limit_exceeded, and the process that ran it, with another cell parked there, lives on.
+{
+  const parked = await run(execInput('await yield_control(); return 10'), checkpoint)
+  const huge = await run(execInput('await 0; globalThis.__openclawResult = String.fromCharCode(1).repeat(23e6); return 1'))
+  const settledRequests = (parked.pendingRequests ?? []).map((r) => ({ id: r.id, ok: true, json: 'null' }))
+  const resumed = parked.continuation
+    ? await parked.continuation.resume(
+        { kind: 'resume', retainFinalValue: true, config: base, settledRequests, pendingRequests: [] },
+        { timeoutMs: 7000, signal: new AbortController().signal, inlineHost: answer },
+      )
+    : undefined
+  findings.escapedValue = {
+    huge: { status: huge.status, code: huge.code, error: String(huge.error).slice(0, 200) },
+    resumed: { status: resumed?.status, code: resumed?.code, value: resumed?.value },
+  }
+}
+
 // A sandbox process that crashes: the executor leg it was running fails runtime_unavailable
 // (phase host), a continuation parked there is lost and says so, and the next cell runs.
 {

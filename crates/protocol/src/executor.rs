@@ -85,12 +85,41 @@ pub fn empty_output() -> &'static RawValue {
   json_array("[]").unwrap_or_else(|| unreachable!("[] is a JSON array"))
 }
 
+/// The longest outcome text: its answer's frame must stay within [`crate::wire::MAX_REPORT`],
+/// past which the addon takes the process for a broken peer.
+pub const MAX_OUTCOME_BYTES: usize = crate::wire::MAX_REPORT - (1 << 20);
+
 impl ExecutorOutcome<'_> {
-  /// The outcome as JSON text.
+  /// The outcome as JSON text; an outcome longer than [`MAX_OUTCOME_BYTES`] (a value's text
+  /// grows up to six times as a JSON string) is a failure `output_limit_exceeded` instead.
   pub fn to_json(&self) -> String {
     // Serialising these types cannot fail: every map key is a string and every value plain.
-    serde_json::to_string(self).unwrap_or_default()
+    let json = serde_json::to_string(self).unwrap_or_default();
+    if json.len() > MAX_OUTCOME_BYTES {
+      return failed_json(
+        "output_limit_exceeded",
+        &format!(
+          "code mode result is too large to return ({} bytes of JSON; at most {MAX_OUTCOME_BYTES})",
+          json.len()
+        ),
+      );
+    }
+    json
   }
+}
+
+/// The length of `text` as the contents of a JSON string (its escapes counted), as `to_json`
+/// writes it.
+pub fn escaped_len(text: &str) -> usize {
+  text.len()
+    + text
+      .bytes()
+      .map(|b| match b {
+        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+        0..=0x1f => 5,
+        _ => 0,
+      })
+      .sum::<usize>()
 }
 
 /// The outcome of a leg that did not run.
@@ -130,6 +159,25 @@ mod tests {
       outcome.to_json(),
       r#"{"status":"boundary","pendingRequests":[{"id":"bridge:call:2","method":"call","args":[{"a":1.50}]}],"canceledRequestIds":["bridge:call:1"],"settlementMode":{"kind":"draining","requiredRequestIds":["bridge:call:2"]},"output":[{"type":"text","text":"hi"}],"memoryUsedBytes":4096,"networkContentObserved":true}"#
     );
+  }
+
+  #[test]
+  fn an_outcome_too_long_to_send_is_a_failure_and_escapes_are_counted() {
+    assert_eq!(
+      escaped_len("a\"\\\n\u{1}\u{7f}é"),
+      1 + 2 + 2 + 2 + 6 + 1 + 2
+    );
+    let value = "\u{1}".repeat(MAX_OUTCOME_BYTES / 6 + 1);
+    let json = serde_json::to_string(&value).unwrap_or_default();
+    assert_eq!(json.len(), escaped_len(&value) + 2);
+    let outcome = ExecutorOutcome::Completed {
+      value: &value,
+      output: empty_output(),
+      network_content_observed: false,
+    }
+    .to_json();
+    assert!(outcome.starts_with(r#"{"status":"failed","code":"output_limit_exceeded""#));
+    assert!(outcome.len() < 1000);
   }
 
   #[test]

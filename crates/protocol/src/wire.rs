@@ -289,6 +289,52 @@ pub enum Report {
   },
 }
 
+impl Report {
+  /// What is sent instead of this report when its frame (`bytes` long) is over [`MAX_REPORT`]:
+  /// the same request, leg or cell, failed with a message that says so. Honest reports stay far
+  /// below it; this keeps one that is not from making the addon end the whole process.
+  pub fn over_limit(self, bytes: usize) -> Report {
+    let why = format!("a report of {bytes} bytes is over the sandbox's limit of {MAX_REPORT}");
+    match self {
+      Report::Answer { request, .. } => Report::Answer {
+        request,
+        answer: Answer::Error(format!("code mode result is too large to return: {why}")),
+      },
+      Report::Ended { run, ended, counts } => {
+        let failure = Failure::new(
+          crate::error::ErrorCode::OutputLimitExceeded,
+          format!("code mode result is too large to return: {why}"),
+        );
+        Report::Ended {
+          run,
+          ended: Box::new(Ended {
+            end: Some(crate::leg::LegEnd::Failed(failure)),
+            output: Vec::new(),
+            ..*ended
+          }),
+          counts,
+        }
+      }
+      // The calls never start: the cell's leg ends at its deadline.
+      Report::Calls { cell, .. } => Report::Log {
+        message: format!("the nested calls of cell {cell} were not sent: {why}"),
+      },
+      _ => Report::Log {
+        message: format!("a report was not sent: {why}"),
+      },
+    }
+  }
+}
+
+/// Encodes `report` as one frame of at most [`MAX_REPORT`] bytes (see [`Report::over_limit`]).
+pub fn encode_report(report: Report) -> Vec<u8> {
+  let frame = encode(&report);
+  match frame.len() - 4 {
+    bytes if bytes > MAX_REPORT => encode(&report.over_limit(bytes)),
+    _ => frame,
+  }
+}
+
 /// Encodes `message` as one frame.
 pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
   let mut frame = vec![0u8; 4];
@@ -353,6 +399,51 @@ pub fn failure_report(run: u64, cell: u64, leg: LegTag, failure: Failure) -> Rep
 mod tests {
   use super::*;
   use crate::leg::{LegEnd, OutputItem, PendingRequest};
+
+  #[test]
+  fn a_report_over_the_limit_fails_what_it_was_for_instead() {
+    let huge = "x".repeat(MAX_REPORT);
+    let answer = decode::<Report>(
+      &encode_report(Report::Answer {
+        request: 7,
+        answer: Answer::Text(huge.clone()),
+      })[4..],
+    );
+    assert!(matches!(
+      answer,
+      Ok(Report::Answer { request: 7, answer: Answer::Error(why) }) if why.contains("too large")
+    ));
+    let ended = Report::Ended {
+      run: 1,
+      ended: Box::new(Ended {
+        cell: 2,
+        leg: Some(LegTag {
+          id: 3,
+          caller_id: None,
+        }),
+        end: Some(LegEnd::Completed { value: "1".into() }),
+        dropped: None,
+        token: None,
+        output: vec![OutputItem::Text(huge)],
+      }),
+      counts: Counts::default(),
+    };
+    match decode::<Report>(&encode_report(ended)[4..]) {
+      Ok(Report::Ended { run: 1, ended, .. }) => {
+        assert_eq!((ended.cell, ended.output.len()), (2, 0));
+        assert!(matches!(
+          ended.end,
+          Some(LegEnd::Failed(failure)) if failure.code == crate::error::ErrorCode::OutputLimitExceeded
+        ));
+      }
+      other => panic!("{other:?}"),
+    }
+    // A report within the limit is sent as it is.
+    let small = Report::Log {
+      message: "hi".into(),
+    };
+    assert_eq!(encode_report(small.clone()), encode(&small));
+  }
 
   #[test]
   fn frames_round_trip_in_order() {

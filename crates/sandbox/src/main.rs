@@ -42,7 +42,7 @@ struct Channel<W: Write + Send + 'static> {
 
 impl<W: Write + Send + 'static> Sink for Channel<W> {
   fn report(&self, report: Report) {
-    let frame = wire::encode(&report);
+    let frame = wire::encode_report(report);
     let mut out = self.out.lock();
     if out.write_all(&frame).and_then(|_| out.flush()).is_err() {
       // The addon is gone: nothing left to serve.

@@ -43,6 +43,9 @@ pub const LONG_SLICE: Duration = Duration::from_millis(100);
 /// How often running jobs are checked for being long.
 const LONG_SCAN: Duration = Duration::from_millis(50);
 
+/// How fast a tenant's past use of the workers fades (see `Sched::used`).
+const USAGE_HALF_LIFE: Duration = Duration::from_secs(1);
+
 /// Long jobs each worker may stand in for at once (each is a thread of its own). The sandbox's
 /// address-space backstop counts these threads (`address_space` in crates/confine/src/lib.rs).
 pub const LONG_SLICES_PER_WORKER: usize = 4;
@@ -68,6 +71,11 @@ struct Sched {
   order: VecDeque<u64>,
   /// Jobs running by tenant (given-up jobs no longer count).
   running: HashMap<u64, usize>,
+  /// Worker time each tenant's jobs took lately (halved every [`USAGE_HALF_LIFE`]): among
+  /// tenants running as many jobs, the one that used the least goes first.
+  used: HashMap<u64, Duration>,
+  /// When `used` was last halved.
+  halved: Instant,
   /// What each worker runs now, by worker number.
   busy: HashMap<u64, Busy>,
   /// Workers that count toward the pool (not running a long or given-up job), and how many
@@ -89,17 +97,9 @@ struct Pool {
 }
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
-  sched: Mutex::new(Sched {
-    queues: HashMap::new(),
-    order: VecDeque::new(),
-    running: HashMap::new(),
-    busy: HashMap::new(),
-    workers: 0,
-    wanted: std::thread::available_parallelism().map_or(2, |n| n.get()),
-    long: 0,
-    started: false,
-    next_worker: 1,
-  }),
+  sched: Mutex::new(Sched::new(
+    std::thread::available_parallelism().map_or(2, |n| n.get()),
+  )),
   ready: Condvar::new(),
   changes: AtomicU64::new(0),
 });
@@ -114,6 +114,23 @@ enum Next {
 }
 
 impl Sched {
+  /// A pool of `wanted` workers, none started.
+  fn new(wanted: usize) -> Sched {
+    Sched {
+      queues: HashMap::new(),
+      order: VecDeque::new(),
+      running: HashMap::new(),
+      used: HashMap::new(),
+      halved: Instant::now(),
+      busy: HashMap::new(),
+      workers: 0,
+      wanted,
+      long: 0,
+      started: false,
+      next_worker: 1,
+    }
+  }
+
   /// Counts a change that may let a waiting worker run something.
   fn changed(&self) {
     POOL.changes.fetch_add(1, Ordering::AcqRel);
@@ -128,21 +145,20 @@ impl Sched {
     self.changed();
   }
 
-  /// Worker `worker`'s next job: the oldest of the tenant, in serving order, that runs the
-  /// fewest jobs now and fewer than the pool's size.
+  /// Worker `worker`'s next job: the oldest of the tenant that runs the fewest jobs now (and
+  /// fewer than the pool's size), of those the one that used the workers least lately, of
+  /// those the first in serving order.
   fn next(&mut self, worker: u64, nice: &priority::Request) -> Next {
     if self.workers > self.wanted {
       self.workers -= 1;
       return Next::Exit;
     }
-    let mut best: Option<(usize, usize)> = None;
+    let mut best: Option<(usize, (usize, Duration))> = None;
     for (at, tenant) in self.order.iter().enumerate() {
       let running = self.running.get(tenant).copied().unwrap_or(0);
-      if running < self.wanted && best.is_none_or(|(_, fewest)| running < fewest) {
-        best = Some((at, running));
-        if running == 0 {
-          break;
-        }
+      let rank = (running, self.used.get(tenant).copied().unwrap_or_default());
+      if running < self.wanted && best.is_none_or(|(_, least)| rank < least) {
+        best = Some((at, rank));
       }
     }
     let Some((at, _)) = best else {
@@ -202,6 +218,7 @@ impl Sched {
     let Some(busy) = self.busy.remove(&worker) else {
       return false;
     };
+    *self.used.entry(busy.tenant).or_default() += busy.started.elapsed();
     if busy.given_up {
       ABANDONED.fetch_sub(1, Ordering::AcqRel);
       return true;
@@ -311,6 +328,13 @@ fn spin(seen: u64) -> bool {
 fn scan_long() {
   let mut sched = POOL.sched.lock();
   let now = Instant::now();
+  if now - sched.halved >= USAGE_HALF_LIFE {
+    sched.halved = now;
+    sched.used.retain(|_, used| {
+      *used /= 2;
+      *used >= Duration::from_micros(100)
+    });
+  }
   let max = sched.wanted * LONG_SLICES_PER_WORKER;
   let due: Vec<u64> = sched
     .busy
@@ -462,6 +486,27 @@ mod tests {
       tenant,
       work: Mutex::new(Some(Box::new(work))),
     })
+  }
+
+  #[test]
+  fn a_free_worker_serves_the_tenant_running_fewest_then_the_one_that_used_least() {
+    let mut sched = Sched::new(2);
+    sched.used.insert(1, Duration::from_secs(1));
+    let (a1, a2, b) = (probe(1, || {}), probe(1, || {}), probe(2, || {}));
+    sched.push(1, a1.clone());
+    sched.push(1, a2.clone());
+    sched.push(2, b.clone());
+    let nice = priority::Request::default();
+    let mut take = |worker| match sched.next(worker, &nice) {
+      Next::Run(job) => Some(job_address(&job)),
+      _ => None,
+    };
+    // Tenant 2 came last, but tenant 1 used the workers lately.
+    assert_eq!(take(1), Some(job_address(&b)));
+    // Then tenant 1 (it runs none, tenant 2 runs one), and tenant 1 again.
+    assert_eq!(take(2), Some(job_address(&a1)));
+    assert_eq!(take(3), Some(job_address(&a2)));
+    assert_eq!(take(4), None);
   }
 
   /// One test drives the process-wide pool, so that the steps do not race other tests' jobs.

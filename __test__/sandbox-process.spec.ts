@@ -217,7 +217,7 @@ describe.runIf(testingBuild)('blast radius', () => {
 })
 
 describe.runIf(testingBuild)('a sandbox process is locked down', () => {
-  it.runIf(linux)('seccomp filter mode, no new privileges, an empty environment', async () => {
+  it.runIf(linux)('seccomp filter mode, no new privileges, an empty environment, first to go when memory runs out', async () => {
     expect(expectStatus(await session().exec({ code: '1' }), 'completed').value).toBe(1)
     const pids = __testSandboxPids()
     expect(pids.length).toBeGreaterThan(0)
@@ -225,6 +225,7 @@ describe.runIf(testingBuild)('a sandbox process is locked down', () => {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8')
       expect(status).toMatch(/^Seccomp:\s+2$/m)
       expect(status).toMatch(/^NoNewPrivs:\s+1$/m)
+      expect(readFileSync(`/proc/${pid}/oom_score_adj`, 'utf8').trim()).toBe('1000')
       if (existsSync(`/proc/${pid}/environ`)) {
         try {
           expect(readFileSync(`/proc/${pid}/environ`, 'utf8')).toBe('')

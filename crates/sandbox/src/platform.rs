@@ -67,6 +67,10 @@ pub fn die_with_parent(parent: Option<u32>) {
 /// Everything that needs more of the OS than the lock-down leaves: started now, once.
 pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   let _ = SINK.set(sink);
+  // When the machine runs out of memory, the kernel ends a sandbox process (and the cells in
+  // it) before it ends the gateway: the most any process may ask for itself, best effort.
+  #[cfg(target_os = "linux")]
+  let _ = std::fs::write("/proc/self/oom_score_adj", "1000");
   // Threads given up on are frozen here and the addon retires the process at the first: the
   // engine's own cap (which refuses new legs) would only turn one hostile cell into failures of
   // its neighbours' legs.

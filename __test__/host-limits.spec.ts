@@ -174,6 +174,44 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.sharedValue.longestStallMs).toBeLessThan(1000)
   })
 
+  it("a short cell's >1M-character value is not held past its deadline by other cells' huge values", () => {
+    // Captured while hostile captures wait or run: earliest deadline first, two at a time.
+    expect(f.headOfLine.victim.status === 'completed' || f.headOfLine.victim.code === 'timeout').toBe(true)
+    if (f.headOfLine.victim.status === 'completed') expect(f.headOfLine.victim.same).toBe(true)
+    // Its watchdog is 5 s; one shared worker, first come first served, captured it after every
+    // hostile value (6 to 10 s here). Measured: 0.3 to 2 s.
+    expect(f.headOfLine.victimMs).toBeLessThan(5000 + 2000)
+    expect(f.headOfLine.hostileAfterVictim).toBeGreaterThan(0)
+    expect(f.headOfLine.hostile).toEqual(Array(6).fill('completed'))
+  })
+
+  it("a capture past its deadline fails timeout with the cell's output, its worker is ended, and the next capture is the gateway's own", () => {
+    expect(f.deadline.late).toMatchObject({ status: 'failed', code: 'timeout', failurePhase: 'guest', output: 1 })
+    expect(f.deadline.late.error).toMatch(/final value .* not captured before the cell's deadline/)
+    // At its watchdog (4.5 s), not once the capture is done (about 6.5 s); measured 4.51 s.
+    expect(f.deadline.ms).toBeLessThan(4500 + 1500)
+    expect(f.deadline.expired).toBe(1)
+    expect(f.deadline.terminated).toBeGreaterThanOrEqual(1)
+    expect(f.deadline.next).toMatchObject({ status: 'completed', same: true })
+  })
+
+  it('the final values waiting for a capture are bounded: past the bound a cell fails at once, naming it', () => {
+    expect(f.bound.over).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', output: 1 })
+    expect(f.bound.over.error).toMatch(/at most 3145728 characters of final values at once/)
+    expect(f.bound.ms).toBeLessThan(3000)
+    expect(f.bound.within).toEqual({ status: 'completed', same: true })
+  })
+
+  it('a capture worker that dies fails only its capture, as runtime_unavailable; a text too long for its heap fails at once', () => {
+    expect(f.workerDeath.died).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', output: 1 })
+    expect(f.workerDeath.died.error).toMatch(/value capture worker exited/)
+    expect(f.workerDeath.next).toEqual({ status: 'completed', same: true })
+    expect(f.workerDeath.long).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(f.workerDeath.long.error).toMatch(/at most 2097152 characters of one final value/)
+    // Nothing left waiting, running or held.
+    expect(f.workerDeath.state).toMatchObject({ running: 0, waiting: 0, heldChars: 0 })
+  })
+
   it("a cell never waits for other cells' busy loops to reach their deadlines, even with every worker held", () => {
     expect(f.fairness.small).toEqual({ status: 'completed', value: { kind: 'complete', json: '2' } })
     expect(f.fairness.spun).toEqual(['timeout', 'timeout', 'timeout', 'timeout'])

@@ -629,6 +629,8 @@ async function driveLegs(sdk, cell, first, context) {
       const outcome = JSON.parse(/** @type {string} */ (settled.value))
       if (outcome.networkContentObserved === true) networkObserved = true
       if (outcome.status === 'completed') {
+        // A long text is captured off the event loop, within what the leg has left under the
+        // watchdog (lib/value-capture.js gives it at least a small floor).
         const captured = await race(
           captureValue(
             sdk,
@@ -636,11 +638,15 @@ async function driveLegs(sdk, cell, first, context) {
             String(outcome.value),
             config.maxOutputBytes,
             retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
+            { remainingMs: legDeadline(cell, legWatchdog)(), signal },
           ),
           signal,
         )
         const value = captured.value
         if (value === undefined) return abortedResult(sdk, signal)
+        if ('timeout' in value) {
+          return withNetwork(workerFailure(sdk, config, 'timeout', value.timeout, outcome.output), networkObserved, inlineHost)
+        }
         if ('parseError' in value) {
           // A guest that replaced `__openclawResult` with something not JSON: upstream's failure.
           return withNetwork(workerFailure(sdk, config, 'internal_error', value.parseError, outcome.output), networkObserved, inlineHost)

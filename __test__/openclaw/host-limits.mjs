@@ -175,5 +175,115 @@ const findings = {}
   }
 }
 
+// The off-thread captures are shared by every cell (lib/value-capture.js): what one cell's
+// capture may cost the others is bounded.
+const capture = require('../../lib/value-capture.js')
+const sdk = await loadOpenClawRuntime()
+/** How the gateway's capture made in place would keep a final value (retainFinalValue). */
+const inPlace = (value, memoryLimitBytes = base.memoryLimitBytes) =>
+  JSON.stringify(sdk.captureCodeModeValue(value, base.maxOutputBytes, Math.min(memoryLimitBytes, base.maxSnapshotBytes)))
+/** A final value of `n` objects, about 20 characters of JSON each. */
+const rows = (n) => `return Array.from({ length: ${n} }, (_, i) => ({ i, s: 'ab' }))`
+const rowsValue = (n) => Array.from({ length: n }, (_, i) => ({ i, s: 'ab' }))
+
+// Huge values of other cells (18M characters of `{},` each: about 1.5 s to parse and capture, with
+// a 30 s budget) do not hold a short cell's >1M-character value past its deadline: captures run
+// two at a time, earliest deadline first. The victim starts once the first hostile capture is
+// done, when the others are waiting or running; one shared worker, first come first served,
+// captured it after all of them.
+{
+  const order = []
+  const hostile = Array.from({ length: 6 }, () =>
+    run(execInput("await 0; globalThis.__openclawResult = '[' + '{},'.repeat(6e6) + '0]'; return 1", { timeoutMs: 30_000 })).then(
+      (r) => (order.push('hostile'), r),
+    ),
+  )
+  await Promise.race(hostile)
+  const started = performance.now()
+  // A watchdog of 3 + 2 s.
+  const victim = await run(execInput("return 'v'.repeat(1_200_000)", { timeoutMs: 3000 }))
+  const ms = performance.now() - started
+  order.push('victim')
+  const done = await Promise.all(hostile)
+  findings.headOfLine = {
+    victim: { status: victim.status, code: victim.code, same: JSON.stringify(victim.value) === inPlace('v'.repeat(1_200_000)) },
+    victimMs: Math.round(ms),
+    hostileAfterVictim: order.length - 1 - order.indexOf('victim'),
+    hostile: done.map((r) => r.status),
+  }
+}
+
+// A capture past its deadline (48M characters of `{},`, about 4 s to parse and capture, with a
+// watchdog of 4.5 s that the leg uses half of) fails the cell `timeout`, with its output, at the
+// deadline, and the worker running it is terminated; the next large capture gets a fresh worker
+// and is the gateway's own.
+{
+  const before = capture.captureState?.()
+  const started = performance.now()
+  const late = await executor.execute(
+    execInput("console.log('made'); await 0; globalThis.__openclawResult = '[' + '{},'.repeat(16e6) + '0]'; return 1", {
+      timeoutMs: 2500,
+      memoryLimitBytes: 256 << 20,
+    }),
+    { timeoutMs: 4500, signal: new AbortController().signal, inlineHost: answer },
+  )
+  const ms = performance.now() - started
+  const after = capture.captureState?.()
+  const next = await run(execInput(rows(100_000)))
+  findings.deadline = {
+    late: { status: late.status, code: late.code, failurePhase: late.failurePhase, error: late.error, output: late.output?.count },
+    ms: Math.round(ms),
+    expired: after && after.expired - before.expired,
+    terminated: after && after.terminated - before.terminated,
+    next: { status: next.status, code: next.code, error: next.error, kind: next.value?.kind, same: JSON.stringify(next.value) === inPlace(rowsValue(100_000)) },
+  }
+}
+
+// The texts waiting or running are bounded (256 Mi characters; 3 Mi here): a capture that would
+// pass the bound fails at once, runtime_unavailable, naming it; one within it completes.
+{
+  const limits = capture.captureLimits
+  const heldChars = limits?.heldChars
+  if (limits) limits.heldChars = 3 << 20
+  const started = performance.now()
+  const over = await run(execInput("console.log('big'); return 'o'.repeat(4_000_000)"))
+  const ms = performance.now() - started
+  const within = await run(execInput("return 'w'.repeat(2_000_000)"))
+  if (limits) limits.heldChars = heldChars
+  findings.bound = {
+    over: { status: over.status, code: over.code, failurePhase: over.failurePhase, error: over.error, output: over.output?.count },
+    ms: Math.round(ms),
+    within: { status: within.status, same: JSON.stringify(within.value) === inPlace('w'.repeat(2_000_000)) },
+  }
+}
+
+// A capture worker that dies (here: ended behind the module's back, as an exit) fails the capture
+// it ran, runtime_unavailable (phase host), and nothing else; the next capture gets a fresh
+// worker. (A worker out of memory can abort the whole process, nodejs/node#47224: a text is only
+// sent to a worker when its parse fits the worker's heap, and a longer one fails at once.)
+{
+  const { Worker } = await import('node:worker_threads')
+  const post = Worker.prototype.postMessage
+  let kill = 1
+  Worker.prototype.postMessage = function (...args) {
+    post.apply(this, args)
+    if (kill-- > 0) setImmediate(() => this.terminate())
+  }
+  const died = await run(execInput("console.log('dying'); return 'd'.repeat(3_000_000)"))
+  Worker.prototype.postMessage = post
+  const next = await run(execInput(rows(100_000)))
+  const limits = capture.captureLimits
+  const maxChars = limits?.maxChars
+  if (limits) limits.maxChars = 2 << 20
+  const long = await run(execInput("return 'l'.repeat(3_000_000)"))
+  if (limits) limits.maxChars = maxChars
+  findings.workerDeath = {
+    died: { status: died.status, code: died.code, failurePhase: died.failurePhase, error: died.error, output: died.output?.count },
+    next: { status: next.status, same: JSON.stringify(next.value) === inPlace(rowsValue(100_000)) },
+    long: { status: long.status, code: long.code, failurePhase: long.failurePhase, error: long.error },
+    state: capture.captureState?.(),
+  }
+}
+
 process.stdout.write(JSON.stringify(findings))
 process.exit(0)

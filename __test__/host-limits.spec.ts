@@ -206,7 +206,7 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.workerDeath.died).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host', output: 1 })
     expect(f.workerDeath.died.error).toMatch(/value capture worker exited/)
     expect(f.workerDeath.next).toEqual({ status: 'completed', same: true })
-    expect(f.workerDeath.long).toMatchObject({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
+    expect(f.workerDeath.long).toMatchObject({ status: 'failed', code: 'output_limit_exceeded', failurePhase: 'guest' })
     expect(f.workerDeath.long.error).toMatch(/at most 2097152 characters of one final value/)
     // Nothing left waiting, running or held.
     expect(f.workerDeath.state).toMatchObject({ running: 0, waiting: 0, heldChars: 0 })

@@ -647,6 +647,9 @@ async function driveLegs(sdk, cell, first, context) {
         if ('timeout' in value) {
           return withNetwork(workerFailure(sdk, config, 'timeout', value.timeout, outcome.output), networkObserved, inlineHost)
         }
+        if ('tooLarge' in value) {
+          return withNetwork(workerFailure(sdk, config, 'output_limit_exceeded', value.tooLarge, outcome.output), networkObserved, inlineHost)
+        }
         if ('parseError' in value) {
           // A guest that replaced `__openclawResult` with something not JSON: upstream's failure.
           return withNetwork(workerFailure(sdk, config, 'internal_error', value.parseError, outcome.output), networkObserved, inlineHost)

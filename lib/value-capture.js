@@ -81,7 +81,7 @@ parentPort.on('message', async ({ id, text, maxBytes, structuredMaxBytes }) => {
 
 /**
  * @typedef {import('./openclaw-executor.js').JsonSource} JsonSource
- * @typedef {{ source: JsonSource } | { parseError: string } | { error: string } | { timeout: string }} Captured
+ * @typedef {{ source: JsonSource } | { parseError: string } | { error: string } | { timeout: string } | { tooLarge: string }} Captured
  */
 
 /**
@@ -362,8 +362,9 @@ function arm(job, ms) {
  * Parses a cell's final value and captures it as `sdk.captureCodeModeValue` does: in place for a
  * short text, or on a capture worker (when the runtime module's URL is known) for a long one.
  * Never throws, and always settles: a text that is not JSON answers `parseError` with
- * `JSON.parse`'s message; a capture past `remainingMs` (at least `floorMs`) answers `timeout`; one
- * refused (the bound of held characters) or lost (a dead worker) answers `error`. Once `signal`
+ * `JSON.parse`'s message; a capture past `remainingMs` (at least `floorMs`) answers `timeout`; a
+ * text past `maxChars` answers `tooLarge`; one refused (the bound of held characters) or lost (a
+ * dead worker) answers `error`. Once `signal`
  * aborts, the capture is dropped (and its worker ended): what it answers then is moot.
  * @param {{ captureCodeModeValue: (value: unknown, maxBytes: number, structuredMaxBytes?: number) => JsonSource }} sdk
  * @param {string | undefined} url the runtime module's URL, when it was loaded from one
@@ -387,8 +388,8 @@ async function captureValue(sdk, url, text, maxBytes, structuredMaxBytes, { rema
   if (text.length > captureLimits.maxChars) {
     counts.refused++
     return {
-      error:
-        `this final value is ${text.length} characters of JSON; the gateway captures at most ` +
+      tooLarge:
+        `code mode value is too large to return: ${text.length} characters of JSON; the gateway captures at most ` +
         `${captureLimits.maxChars} characters of one final value: return a smaller value`,
     }
   }

@@ -260,7 +260,8 @@ const rowsValue = (n) => Array.from({ length: n }, (_, i) => ({ i, s: 'ab' }))
 // A capture worker that dies (here: ended behind the module's back, as an exit) fails the capture
 // it ran, runtime_unavailable (phase host), and nothing else; the next capture gets a fresh
 // worker. (A worker out of memory can abort the whole process, nodejs/node#47224: a text is only
-// sent to a worker when its parse fits the worker's heap, and a longer one fails at once.)
+// sent to a worker when its parse fits the worker's heap, and a longer one fails at once, as
+// output_limit_exceeded.)
 {
   const { Worker } = await import('node:worker_threads')
   const post = Worker.prototype.postMessage

@@ -94,6 +94,8 @@ struct Pool {
   ready: Condvar,
   /// Bumped on every such change, so that a spinning worker notices without the lock.
   changes: AtomicU64,
+  /// Workers spinning for the next change now.
+  spinning: AtomicUsize,
 }
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
@@ -102,6 +104,7 @@ static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
   )),
   ready: Condvar::new(),
   changes: AtomicU64::new(0),
+  spinning: AtomicUsize::new(0),
 });
 
 /// What a free worker does next.
@@ -268,7 +271,16 @@ fn work(worker: u64) {
   let nice = priority::Request::default();
   priority::start_worker(&nice);
   loop {
-    let next = POOL.sched.lock().next(worker, &nice);
+    let (next, more) = {
+      let mut sched = POOL.sched.lock();
+      let next = sched.next(worker, &nice);
+      (next, !sched.order.is_empty())
+    };
+    // Jobs left for others: `schedule` wakes no one while a worker spins, so the one that takes
+    // a job passes the wake-up on.
+    if more && matches!(next, Next::Run(_)) {
+      POOL.ready.notify_one();
+    }
     let job = match next {
       Next::Exit => return,
       Next::Run(job) => job,
@@ -282,7 +294,12 @@ fn work(worker: u64) {
           match sched.next(worker, &nice) {
             Next::Idle(_) => POOL.ready.wait(&mut sched),
             Next::Exit => return,
-            Next::Run(job) => break job,
+            Next::Run(job) => {
+              if !sched.order.is_empty() {
+                POOL.ready.notify_one();
+              }
+              break job;
+            }
           }
         }
       }
@@ -310,6 +327,13 @@ const SPIN: Duration = Duration::from_micros(50);
 
 /// Polls the pool's change count for up to [`SPIN`]: true when it moved past `seen`.
 fn spin(seen: u64) -> bool {
+  POOL.spinning.fetch_add(1, Ordering::AcqRel);
+  let changed = spin_for(seen);
+  POOL.spinning.fetch_sub(1, Ordering::AcqRel);
+  changed
+}
+
+fn spin_for(seen: u64) -> bool {
   let until = Instant::now() + SPIN;
   loop {
     for _ in 0..64 {
@@ -368,6 +392,17 @@ pub(super) fn schedule(job: Arc<dyn Job>) {
     }
     sched.push(tenant, job);
   }
+  // A spinning worker takes it without a wake-up; waking a sleeping one as well would only
+  // have it contend for the lock and sleep again.
+  if POOL.spinning.load(Ordering::Acquire) == 0 {
+    POOL.ready.notify_one();
+  }
+}
+
+/// Wakes a sleeping worker for housekeeping: a new cell took a warm VM, and building the next
+/// takes longer than a trivial exec, so one worker building them between the legs it runs
+/// falls behind back-to-back execs.
+pub(super) fn nudge() {
   POOL.ready.notify_one();
 }
 

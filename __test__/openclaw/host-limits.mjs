@@ -214,22 +214,24 @@ const rowsValue = (n) => Array.from({ length: n }, (_, i) => ({ i, s: 'ab' }))
 }
 
 // A capture past its deadline (48M characters of `{},`, about 4 s to parse and capture, with a
-// watchdog of 4.5 s that the leg uses half of) fails the cell `timeout`, with its output, at the
+// watchdog of 4.5 s that the leg uses part of) fails the cell `timeout`, with its output, at the
 // deadline, and the worker running it is terminated; the next large capture gets a fresh worker
-// and is the gateway's own.
+// and is the gateway's own. The leg's own budget is most of the watchdog, so that a loaded machine
+// still ends it in the capture, not in the leg; the next cell's is generous, as it may wait for
+// the ended worker's thread (V8 ends it only once its parse returns).
 {
   const before = capture.captureState?.()
   const started = performance.now()
   const late = await executor.execute(
     execInput("console.log('made'); await 0; globalThis.__openclawResult = '[' + '{},'.repeat(16e6) + '0]'; return 1", {
-      timeoutMs: 2500,
+      timeoutMs: 4000,
       memoryLimitBytes: 256 << 20,
     }),
     { timeoutMs: 4500, signal: new AbortController().signal, inlineHost: answer },
   )
   const ms = performance.now() - started
   const after = capture.captureState?.()
-  const next = await run(execInput(rows(100_000)))
+  const next = await run(execInput(rows(100_000), { timeoutMs: 20_000 }))
   findings.deadline = {
     late: { status: late.status, code: late.code, failurePhase: late.failurePhase, error: late.error, output: late.output?.count },
     ms: Math.round(ms),

@@ -197,6 +197,11 @@ impl Sched {
         given_up: false,
       },
     );
+    // Jobs left for others: `schedule` wakes no one while a worker spins, so the worker that
+    // takes a job passes the wake-up on.
+    if !self.order.is_empty() {
+      POOL.ready.notify_one();
+    }
     Next::Run(job)
   }
 
@@ -271,16 +276,7 @@ fn work(worker: u64) {
   let nice = priority::Request::default();
   priority::start_worker(&nice);
   loop {
-    let (next, more) = {
-      let mut sched = POOL.sched.lock();
-      let next = sched.next(worker, &nice);
-      (next, !sched.order.is_empty())
-    };
-    // Jobs left for others: `schedule` wakes no one while a worker spins, so the one that takes
-    // a job passes the wake-up on.
-    if more && matches!(next, Next::Run(_)) {
-      POOL.ready.notify_one();
-    }
+    let next = POOL.sched.lock().next(worker, &nice);
     let job = match next {
       Next::Exit => return,
       Next::Run(job) => job,
@@ -294,12 +290,7 @@ fn work(worker: u64) {
           match sched.next(worker, &nice) {
             Next::Idle(_) => POOL.ready.wait(&mut sched),
             Next::Exit => return,
-            Next::Run(job) => {
-              if !sched.order.is_empty() {
-                POOL.ready.notify_one();
-              }
-              break job;
-            }
+            Next::Run(job) => break job,
           }
         }
       }

@@ -295,16 +295,14 @@ impl Report {
   /// below it; this keeps one that is not from making the addon end the whole process.
   pub fn over_limit(self, bytes: usize) -> Report {
     let why = format!("a report of {bytes} bytes is over the sandbox's limit of {MAX_REPORT}");
+    let too_large = || format!("code mode result is too large to return: {why}");
     match self {
       Report::Answer { request, .. } => Report::Answer {
         request,
-        answer: Answer::Error(format!("code mode result is too large to return: {why}")),
+        answer: Answer::Error(too_large()),
       },
       Report::Ended { run, ended, counts } => {
-        let failure = Failure::new(
-          crate::error::ErrorCode::OutputLimitExceeded,
-          format!("code mode result is too large to return: {why}"),
-        );
+        let failure = Failure::new(crate::error::ErrorCode::OutputLimitExceeded, too_large());
         Report::Ended {
           run,
           ended: Box::new(Ended {

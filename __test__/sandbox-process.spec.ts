@@ -2,7 +2,7 @@
 // processes"; SECURITY.md): a native loop that never polls the deadline is given up on and costs
 // no CPU afterwards, other sessions keep running, the process is locked down, and a crash fails
 // only the legs it held, as data.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CodeModeRun, ToolSearchRun, configureCodeModeRuntime, type NestedToolCall } from '../index.js'
 import { __testAbandonedWorkers, __testProbe, __testSandboxCounts, __testSandboxPids, __testSandboxPolicy, __testSilence, testingBuild } from './support/native-testing.js'
@@ -234,6 +234,38 @@ describe.runIf(testingBuild)('a sandbox process is locked down', () => {
         }
       }
     }
+  })
+
+  it.runIf(linux)('its background threads run in the idle scheduling class, its workers below the gateway', async () => {
+    // A cell takes a warm VM, which starts the background threads that build the next one.
+    expect(expectStatus(await session().exec({ code: '3' }), 'completed').value).toBe(3)
+    /** Each thread of the sandbox processes: its name, nice value and scheduling policy. */
+    const threads = () =>
+      __testSandboxPids().flatMap((pid) =>
+        readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+          try {
+            const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+            const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+            // Fields 19 (nice) and 41 (policy) of proc(5), counted from field 3 here.
+            return [{ name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), nice: Number(fields[16]), policy: Number(fields[38]) }]
+          } catch {
+            return []
+          }
+        }),
+      )
+    const SCHED_IDLE = 5
+    const deadline = performance.now() + 5000
+    let idle = threads().filter((t) => t.name.startsWith('code-mode-idle'))
+    // A thread enters the class as it starts: under the seccomp filter, which allows just that.
+    while ((idle.length === 0 || idle.some((t) => t.policy !== SCHED_IDLE)) && performance.now() < deadline) {
+      await sleep(50)
+      idle = threads().filter((t) => t.name.startsWith('code-mode-idle'))
+    }
+    expect(idle.length).toBeGreaterThan(0)
+    expect(idle.map((t) => t.policy)).toEqual(idle.map(() => SCHED_IDLE))
+    const workers = threads().filter((t) => t.name.startsWith('code-mode-worke'))
+    expect(workers.length).toBeGreaterThan(0)
+    for (const worker of workers) expect(worker.nice).toBeGreaterThanOrEqual(5)
   })
 
   for (const operation of ['open', 'connect', 'execve', 'ptrace', 'fork']) {

@@ -100,7 +100,6 @@ impl Cell {
   fn new(id: u64, host: BoundHost, guest: &'static dyn AnyGuest, prepare: Prepare) -> Arc<Cell> {
     // A warm VM if one is ready (binding runs no JavaScript); otherwise the first slice builds one.
     let vm = warm::take(guest);
-    pool::nudge();
     let signals = match &vm {
       Some(vm) => {
         vm.bind(host.clone(), id);

@@ -14,7 +14,9 @@
 //!   JavaScript and never waits on a worker.
 //! - **Workers** (`pool.rs`, `worker_threads` of them) run one slice of one cell at a time:
 //!   prepare its program on the first slice, then run jobs and timers until the cell completes,
-//!   fails or has nothing ready. Idle workers build warm VMs and free retired ones (`warm.rs`).
+//!   fails or has nothing ready.
+//! - **Background threads** (`background.rs`, two, in the idle scheduling class) build warm VMs,
+//!   free retired ones (`warm.rs`) and run hosts' preparation ahead of the next cell.
 //!   Tenants ([`Host::tenant`]) share them fairly; a slice running long hands its worker to a
 //!   stand-in and finishes at a lower priority (`pool.rs`).
 //! - **The clock thread** (`clock.rs`) fires every timed event: guest timers, leg wall clocks,
@@ -36,6 +38,7 @@
 //! Host callbacks ([`Host`]) are called with no engine lock held.
 
 mod admission;
+pub mod background;
 pub mod bare;
 pub mod bytecode;
 mod cell;

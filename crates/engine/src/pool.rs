@@ -13,10 +13,10 @@
 //! exits when the job returns. At most [`LONG_SLICES_PER_WORKER`] × the pool's size jobs are
 //! long at once; past that, long jobs keep their workers.
 //!
-//! An idle worker spins briefly for the next job, then does housekeeping (`warm.rs`), then
-//! sleeps on the pool's condition variable.
+//! An idle worker spins briefly for the next job, then sleeps on the pool's condition variable
+//! (warm VMs are built in the background, `background.rs`).
 
-use super::{WORKER_STACK, clock, priority, warm};
+use super::{WORKER_STACK, clock, priority};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -99,13 +99,28 @@ struct Pool {
 }
 
 static POOL: LazyLock<Pool> = LazyLock::new(|| Pool {
-  sched: Mutex::new(Sched::new(
-    std::thread::available_parallelism().map_or(2, |n| n.get()),
-  )),
+  sched: Mutex::new(Sched::new(default_workers())),
   ready: Condvar::new(),
   changes: AtomicU64::new(0),
   spinning: AtomicUsize::new(0),
 });
+
+/// The pool's size until [`set_workers`]: one worker per core.
+fn default_workers() -> usize {
+  std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// The pool's wanted size (0: the default), readable without the pool's lock: the background
+/// threads run at idle priority and must never hold a lock the workers wait on (`background.rs`).
+static WANTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Workers the pool is sized for.
+pub(super) fn wanted_workers() -> usize {
+  match WANTED.load(Ordering::Relaxed) {
+    0 => default_workers(),
+    n => n,
+  }
+}
 
 /// What a free worker does next.
 enum Next {
@@ -281,8 +296,7 @@ fn work(worker: u64) {
       Next::Exit => return,
       Next::Run(job) => job,
       Next::Idle(seen) => {
-        // Between jobs, an idle worker tops up the warm pool; it sleeps only when that is full.
-        if warm::housekeeping(worker_count()) || spin(seen) {
+        if spin(seen) {
           continue;
         }
         let mut sched = POOL.sched.lock();
@@ -390,13 +404,6 @@ pub(super) fn schedule(job: Arc<dyn Job>) {
   }
 }
 
-/// Wakes a sleeping worker for housekeeping: a new cell took a warm VM, and building the next
-/// takes longer than a trivial exec, so one worker building them between the legs it runs
-/// falls behind back-to-back execs.
-pub(super) fn nudge() {
-  POOL.ready.notify_one();
-}
-
 /// Abandoned workers still stuck in native code (see [`give_up`]).
 static ABANDONED: AtomicUsize = AtomicUsize::new(0);
 
@@ -478,6 +485,7 @@ pub fn set_workers(n: usize) {
   {
     let mut sched = POOL.sched.lock();
     sched.wanted = n.clamp(1, 256);
+    WANTED.store(sched.wanted, Ordering::Relaxed);
     if sched.started {
       sched.balance();
     }

@@ -1,13 +1,12 @@
 //! Warm VMs (runtime, context and prelude built off the critical path, claimed by new cells)
-//! and retired ones (freed later by an idle worker). Both are built and freed by idle workers
-//! between jobs.
+//! and retired ones (freed later). Both are built and freed by the background threads
+//! (`background.rs`), at idle priority.
 
-use super::AnyGuest;
 use super::vm::Vm;
+use super::{AnyGuest, background, pool};
 use parking_lot::Mutex;
 use std::panic::catch_unwind;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Warm VMs kept per worker thread.
 const WARM_PER_WORKER: usize = 2;
@@ -30,48 +29,40 @@ fn same(a: &'static dyn AnyGuest, b: &'static dyn AnyGuest) -> bool {
   std::ptr::addr_eq(a, b)
 }
 
-/// Finished VMs waiting to be freed by an idle worker (freeing one is a few dozen µs that need
+/// Finished VMs waiting to be freed in the background (freeing one is a few dozen µs that need
 /// not delay a leg's result or the next job).
 static RETIRED: LazyLock<Mutex<Vec<Vm>>> = LazyLock::new(|| Mutex::new(Vec::new()));
 /// Past this many, a finished VM is freed at once.
 const MAX_RETIRED: usize = 32;
 
-/// Workers doing housekeeping (building warm VMs, freeing retired ones) right now. At most all
-/// but one, so a new job always finds a worker that is about to be free.
-static HOUSEKEEPING: AtomicUsize = AtomicUsize::new(0);
-
-/// Frees a finished VM later, on an idle worker.
+/// Frees a finished VM later, in the background; at once if the list is full or its lock is
+/// held too long (a background thread holding it may be waiting for a core).
 pub fn retire(vm: Box<Vm>) {
-  let mut retired = RETIRED.lock();
-  if retired.len() < MAX_RETIRED {
-    retired.push(*vm);
-  } else {
-    drop(retired);
-    drop(vm);
+  let retired = RETIRED.try_lock_for(background::SHARED_LOCK_WAIT);
+  match retired {
+    Some(mut retired) if retired.len() < MAX_RETIRED => {
+      retired.push(*vm);
+      drop(retired);
+      background::wake();
+    }
+    _ => drop(vm),
   }
 }
 
-/// One piece of idle-time housekeeping, on one of `workers` idle workers: free a retired VM, or
-/// build a warm one if the pool is short. False when there is nothing to do (or enough other
-/// workers are already at it).
-pub fn housekeeping(workers: usize) -> bool {
-  let limit = workers.saturating_sub(1).max(1);
-  if HOUSEKEEPING.fetch_add(1, Ordering::AcqRel) >= limit {
-    HOUSEKEEPING.fetch_sub(1, Ordering::AcqRel);
-    return false;
-  }
+/// One piece of housekeeping (background threads): free a retired VM, or build a warm one if
+/// the pool is short of two per worker. False when there is nothing to do.
+pub(crate) fn housekeeping() -> bool {
   let retired = RETIRED.lock().pop();
-  let worked = match retired {
+  match retired {
     Some(vm) => {
       drop(vm);
       true
     }
     None => {
+      let wanted = pool::wanted_workers() * WARM_PER_WORKER;
       let short = {
         let warm = WARM.lock();
-        warm
-          .guest
-          .filter(|_| warm.vms.len() < workers * WARM_PER_WORKER)
+        warm.guest.filter(|_| warm.vms.len() < wanted)
       };
       match short.map(|guest| (guest, catch_unwind(|| Vm::warm_any(guest)))) {
         Some((guest, Ok(Ok(vm)))) => {
@@ -85,14 +76,15 @@ pub fn housekeeping(workers: usize) -> bool {
         _ => false,
       }
     }
-  };
-  HOUSEKEEPING.fetch_sub(1, Ordering::AcqRel);
-  worked
+  }
 }
 
-/// A warm VM of `guest`, if one is ready; the pool is kept for `guest` from now on.
+/// A warm VM of `guest`, if one is ready; the pool is kept for `guest` from now on, and the
+/// background threads top it up.
+/// None as well when the list's lock is held too long: the cell builds its own VM.
 pub(crate) fn take(guest: &'static dyn AnyGuest) -> Option<Box<Vm>> {
-  let mut warm = WARM.lock();
+  background::wake();
+  let mut warm = WARM.try_lock_for(background::SHARED_LOCK_WAIT)?;
   if !warm.guest.is_some_and(|g| same(g, guest)) {
     warm.guest = Some(guest);
     let others = std::mem::take(&mut warm.vms);

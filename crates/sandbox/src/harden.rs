@@ -188,6 +188,15 @@ fn allowed() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
       (2, Op::Le, 19),
     ])?],
   );
+  // The background threads enter the idle scheduling class (crates/engine/src/background.rs):
+  // only the calling thread, only that class (one an unprivileged thread can never leave).
+  map.insert(
+    libc::SYS_sched_setscheduler,
+    vec![rule(vec![
+      (0, Op::Eq, 0),
+      (1, Op::Eq, libc::SCHED_IDLE as u64),
+    ])?],
+  );
   Ok(map)
 }
 

@@ -7,10 +7,10 @@
 mod session;
 mod stack;
 
-use crate::engine::bare;
 use crate::engine::bytecode;
 use crate::engine::limits::Kill;
 use crate::engine::stuck;
+use crate::engine::{background, bare};
 use crate::error::panic_message;
 use parking_lot::Mutex;
 use session::{Outcome, Session, Step};
@@ -79,14 +79,12 @@ pub fn tenant(id: u64) -> u64 {
   id | 1 << 63
 }
 
-/// Frees a VM on a worker, off the channel's reader (freeing a large heap takes a while).
+/// Frees a VM off the channel's reader (freeing a large heap takes a while): in the
+/// background, or on a worker when the background is too far behind.
 fn free_on_worker(tenant: u64, session: Session) {
-  let _ = bare::spawn(
-    tenant,
-    Box::new(move || drop(session)),
-    None,
-    Box::new(|| {}),
-  );
+  if let Err(free) = background::submit(Box::new(move || drop(session))) {
+    let _ = bare::spawn(tenant, free, None, Box::new(|| {}));
+  }
 }
 
 impl Drop for Shared {
@@ -291,7 +289,6 @@ fn leg(
   let stuck_reply = once.clone();
   let refused = once.clone();
   let work_shared = shared.clone();
-  let tenant = shared.tenant;
   let stuck_forget = forget.clone();
   let refused_forget = forget.clone();
   let work = Box::new(move || {
@@ -317,9 +314,9 @@ fn leg(
     if let Some(reply) = once.lock().take() {
       reply(json);
     }
-    // After the result is on its way, and as work of its own (no deadline, so the watchdog
-    // never counts a slow free against the pool): the finished VM is freed, and the next cell
-    // of the same run gets a VM ready for it.
+    // After the result is on its way, in the background (idle priority, no deadline): the
+    // finished VM is freed, and the next cell of the same run gets a VM ready for it. Refused
+    // (the background is that far behind), the VM is freed here and no spare is built.
     if finished.is_some() || prepare.is_some() {
       let cleanup = Box::new(move || {
         drop(finished);
@@ -327,7 +324,7 @@ fn leg(
           spares::refill(prepare);
         }
       });
-      let _ = bare::spawn(tenant, cleanup, None, Box::new(|| {}));
+      drop(background::submit(cleanup));
     }
   });
   let stuck_shared = shared.clone();
@@ -431,7 +428,7 @@ struct SpareKey {
 /// is most of a cell's start. Built on a worker after a cell's result is sent.
 mod spares {
   use super::{Prepare, Session, SpareKey};
-  use crate::engine::stuck;
+  use crate::engine::{background, stuck};
   use parking_lot::Mutex;
   use std::time::{Duration, Instant};
 
@@ -445,8 +442,10 @@ mod spares {
 
   static SPARES: Mutex<Vec<(SpareKey, Session)>> = Mutex::new(Vec::new());
 
+  /// None as well when the list's lock is held too long (a background thread holding it may be
+  /// waiting for a core): the leg builds its own VM.
   pub(super) fn take(key: &SpareKey) -> Option<Session> {
-    let mut spares = SPARES.lock();
+    let mut spares = SPARES.try_lock_for(background::SHARED_LOCK_WAIT)?;
     let at = spares.iter().rposition(|(k, _)| k == key)?;
     Some(spares.remove(at).1)
   }

@@ -31,8 +31,9 @@ pub const WORKER_STACK: u64 = 256 << 20;
 /// compile time that the two agree).
 pub const LONG_SLICES_PER_WORKER: u64 = 4;
 
-/// Memory the sandbox process may have: the stacks of its workers and of the threads running
-/// long jobs, a heap for each at the largest memory cap, and room for parked cells, abandoned
+/// Memory the sandbox process may have: the stacks of its workers, of the threads running long
+/// jobs and of eight more (the reader, the clock, the two background threads, spare), a heap for
+/// each at the largest memory cap, and room for parked cells, abandoned
 /// threads and the allocator's reservations, for `worker_threads` workers (the first
 /// `Configure` the process gets). A backstop to the per-VM memory caps, not the cap itself:
 /// Linux sets it as `RLIMIT_AS` (address space), Windows as the Job object's per-process limit

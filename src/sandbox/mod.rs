@@ -537,13 +537,15 @@ fn silent(process: &Arc<Process>, now: u64) -> bool {
   now.saturating_sub(since) >= bound
 }
 
-/// The sandbox processes now, for `run.telemetry` and the tests: (accepting, retiring).
+/// The sandbox processes now, for the tests: (accepting, retiring).
+#[cfg(feature = "testing")]
 pub fn counts() -> (usize, usize) {
   let accepting = SUPERVISOR.slots.lock().iter().flatten().count();
   (accepting, SUPERVISOR.retiring.lock().len())
 }
 
 /// The process ids now (the tests watch their CPU and their `/proc` status).
+#[cfg(feature = "testing")]
 pub fn pids() -> Vec<u32> {
   live_processes().iter().map(|p| p.pid).collect()
 }
@@ -551,7 +553,8 @@ pub fn pids() -> Vec<u32> {
 /// Worker threads given up on (stuck in native code past a deadline) in every process so far.
 static GIVEN_UP: AtomicU64 = AtomicU64::new(0);
 
-/// Worker threads given up on in every process so far.
+/// Worker threads given up on in every process so far (for the tests).
+#[cfg(feature = "testing")]
 pub fn threads_given_up() -> u64 {
   GIVEN_UP.load(Ordering::Relaxed)
 }

@@ -70,6 +70,8 @@ struct Confinement;
 
 pub struct Process {
   pub id: u64,
+  /// The operating system's id of the process (the test suites watch its `/proc` entries).
+  #[cfg_attr(not(feature = "testing"), allow(dead_code))]
   pub pid: u32,
   writer: Arc<dyn Outbox>,
   child: Mutex<Option<Child>>,

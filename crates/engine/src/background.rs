@@ -12,7 +12,7 @@
 //! the work itself: frees a VM at once, builds its own. These threads read the pool's size
 //! without its lock (`pool::wanted_workers`).
 
-use super::{WORKER_STACK, warm};
+use super::WORKER_STACK;
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -40,6 +40,8 @@ static JOBS: Mutex<VecDeque<Work>> = Mutex::new(VecDeque::new());
 static QUEUED: AtomicUsize = AtomicUsize::new(0);
 /// Housekeeping may have work ([`wake`]) since a thread last looked.
 static DIRTY: AtomicBool = AtomicBool::new(false);
+/// The housekeeping step [`wake`] was given (`warm::housekeeping`).
+static HOUSEKEEPING: OnceLock<fn() -> bool> = OnceLock::new();
 /// Which threads are parked, or about to park, with nothing to do.
 static PARKED: [AtomicBool; THREADS] = [const { AtomicBool::new(false) }; THREADS];
 static HANDLES: OnceLock<Vec<Thread>> = OnceLock::new();
@@ -64,8 +66,10 @@ pub fn submit(work: Work) -> Result<(), Work> {
 }
 
 /// Tells the background threads that housekeeping may have work: a cell took a warm VM, or a
-/// finished one was retired. Never blocks.
-pub fn wake() {
+/// finished one was retired. `step` does one piece of it and says whether it found any; the
+/// threads run it until it finds none. Never blocks.
+pub(crate) fn wake(step: fn() -> bool) {
+  let _ = HOUSEKEEPING.set(step);
   start();
   if !DIRTY.swap(true, Ordering::SeqCst) {
     rouse();
@@ -122,7 +126,9 @@ fn run(n: usize) {
     }
     if DIRTY.swap(false, Ordering::SeqCst) {
       // Until there is nothing left; a `wake` meanwhile marks it dirty again.
-      while catch_unwind(warm::housekeeping).unwrap_or(false) {}
+      if let Some(&step) = HOUSEKEEPING.get() {
+        while catch_unwind(step).unwrap_or(false) {}
+      }
       continue;
     }
     // Parked only after a last look, so that work queued meanwhile is either seen here or

@@ -43,7 +43,7 @@ pub fn retire(vm: Box<Vm>) {
     Some(mut retired) if retired.len() < MAX_RETIRED => {
       retired.push(*vm);
       drop(retired);
-      background::wake();
+      background::wake(housekeeping);
     }
     _ => drop(vm),
   }
@@ -83,7 +83,7 @@ pub(crate) fn housekeeping() -> bool {
 /// background threads top it up.
 /// None as well when the list's lock is held too long: the cell builds its own VM.
 pub(crate) fn take(guest: &'static dyn AnyGuest) -> Option<Box<Vm>> {
-  background::wake();
+  background::wake(housekeeping);
   let mut warm = WARM.try_lock_for(background::SHARED_LOCK_WAIT)?;
   if !warm.guest.is_some_and(|g| same(g, guest)) {
     warm.guest = Some(guest);

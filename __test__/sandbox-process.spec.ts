@@ -241,29 +241,34 @@ describe.runIf(testingBuild)('a sandbox process is locked down', () => {
     expect(expectStatus(await session().exec({ code: '3' }), 'completed').value).toBe(3)
     /** Each thread of the sandbox processes: its name, nice value and scheduling policy. */
     const threads = () =>
-      __testSandboxPids().flatMap((pid) =>
-        readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
-          try {
+      __testSandboxPids().flatMap((pid) => {
+        try {
+          return readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
             const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
             const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
             // Fields 19 (nice) and 41 (policy) of proc(5), counted from field 3 here.
             return [{ name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), nice: Number(fields[16]), policy: Number(fields[38]) }]
-          } catch {
-            return []
-          }
-        }),
-      )
+          })
+        } catch {
+          // A process or thread that ended meanwhile.
+          return []
+        }
+      })
     const SCHED_IDLE = 5
-    const deadline = performance.now() + 5000
-    let idle = threads().filter((t) => t.name.startsWith('code-mode-idle'))
-    // A thread enters the class as it starts: under the seccomp filter, which allows just that.
-    while ((idle.length === 0 || idle.some((t) => t.policy !== SCHED_IDLE)) && performance.now() < deadline) {
-      await sleep(50)
-      idle = threads().filter((t) => t.name.startsWith('code-mode-idle'))
+    const named = (prefix: string) => threads().filter((t) => t.name.startsWith(prefix))
+    // Threads lower themselves as they start: the background ones into the idle class, under the
+    // seccomp filter, which allows just that; workers to nice 5.
+    const settled = () => {
+      const idle = named('code-mode-idle')
+      const workers = named('code-mode-worke')
+      return idle.length > 0 && idle.every((t) => t.policy === SCHED_IDLE) && workers.length > 0 && workers.every((t) => t.nice >= 5)
     }
+    const deadline = performance.now() + 5000
+    while (!settled() && performance.now() < deadline) await sleep(50)
+    const idle = named('code-mode-idle')
     expect(idle.length).toBeGreaterThan(0)
     expect(idle.map((t) => t.policy)).toEqual(idle.map(() => SCHED_IDLE))
-    const workers = threads().filter((t) => t.name.startsWith('code-mode-worke'))
+    const workers = named('code-mode-worke')
     expect(workers.length).toBeGreaterThan(0)
     for (const worker of workers) expect(worker.nice).toBeGreaterThanOrEqual(5)
   })

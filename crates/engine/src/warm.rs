@@ -35,17 +35,24 @@ static RETIRED: LazyLock<Mutex<Vec<Vm>>> = LazyLock::new(|| Mutex::new(Vec::new(
 /// Past this many, a finished VM is freed at once.
 const MAX_RETIRED: usize = 32;
 
-/// Frees a finished VM later, in the background; at once if the list is full or its lock is
-/// held too long (a background thread holding it may be waiting for a core).
+/// Frees a finished VM later, in the background; at once if the list is full or no background
+/// thread runs. Its lock held too long (a background thread holding it may be waiting for a
+/// core), the free is queued as a background job, or done here if that is refused too.
 pub fn retire(vm: Box<Vm>) {
-  let retired = RETIRED.try_lock_for(background::SHARED_LOCK_WAIT);
-  match retired {
+  if !background::running() {
+    return drop(vm);
+  }
+  match RETIRED.try_lock_for(background::SHARED_LOCK_WAIT) {
     Some(mut retired) if retired.len() < MAX_RETIRED => {
       retired.push(*vm);
       drop(retired);
       background::wake(housekeeping);
     }
-    _ => drop(vm),
+    Some(full) => {
+      drop(full);
+      drop(vm);
+    }
+    None => drop(background::submit(Box::new(move || drop(vm)))),
   }
 }
 
@@ -80,10 +87,16 @@ pub(crate) fn housekeeping() -> bool {
 }
 
 /// A warm VM of `guest`, if one is ready; the pool is kept for `guest` from now on, and the
-/// background threads top it up.
-/// None as well when the list's lock is held too long: the cell builds its own VM.
+/// background threads top it up. None as well when the list's lock is held too long: the cell
+/// builds its own VM.
 pub(crate) fn take(guest: &'static dyn AnyGuest) -> Option<Box<Vm>> {
+  let taken = take_for(guest);
+  // After a switch of guests, so that the next VM built is of this one.
   background::wake(housekeeping);
+  taken
+}
+
+fn take_for(guest: &'static dyn AnyGuest) -> Option<Box<Vm>> {
   let mut warm = WARM.try_lock_for(background::SHARED_LOCK_WAIT)?;
   if !warm.guest.is_some_and(|g| same(g, guest)) {
     warm.guest = Some(guest);

@@ -289,6 +289,7 @@ fn leg(
   let stuck_reply = once.clone();
   let refused = once.clone();
   let work_shared = shared.clone();
+  let tenant = shared.tenant;
   let stuck_forget = forget.clone();
   let refused_forget = forget.clone();
   let work = Box::new(move || {
@@ -316,7 +317,8 @@ fn leg(
     }
     // After the result is on its way, in the background (idle priority, no deadline): the
     // finished VM is freed, and the next cell of the same run gets a VM ready for it. Refused
-    // (the background is that far behind), the VM is freed here and no spare is built.
+    // (the background is that far behind), as a task of its own on a worker: never inside this
+    // watched leg, whose budget a large heap's free could outrun.
     if finished.is_some() || prepare.is_some() {
       let cleanup = Box::new(move || {
         drop(finished);
@@ -324,7 +326,9 @@ fn leg(
           spares::refill(prepare);
         }
       });
-      drop(background::submit(cleanup));
+      if let Err(cleanup) = background::submit(cleanup) {
+        let _ = bare::spawn(tenant, cleanup, None, Box::new(|| {}));
+      }
     }
   });
   let stuck_shared = shared.clone();
@@ -471,20 +475,23 @@ mod spares {
     }
   }
 
-  /// Tops up the spares of this preparation.
+  /// Tops up the spares of this preparation. Gives up when the table's lock stays taken: on a
+  /// worker (the background refused it), a background thread holding it may be waiting for a
+  /// core.
   pub(super) fn refill(prepare: Prepare) {
-    while SPARES
-      .lock()
-      .iter()
-      .filter(|(k, _)| *k == prepare.key)
-      .count()
-      < PER_KEY
-    {
+    let short = || {
+      SPARES
+        .try_lock_for(background::SHARED_LOCK_WAIT)
+        .is_some_and(|spares| spares.iter().filter(|(k, _)| *k == prepare.key).count() < PER_KEY)
+    };
+    while short() {
       let Ok(session) = build(&prepare, Instant::now() + PREPARE_BUDGET) else {
         return;
       };
       session.vm.signals.set_deadline(None);
-      let mut spares = SPARES.lock();
+      let Some(mut spares) = SPARES.try_lock_for(background::SHARED_LOCK_WAIT) else {
+        return;
+      };
       let oldest = (spares.len() >= MAX_SPARES).then(|| spares.remove(0));
       spares.push((prepare.key.clone(), session));
       drop(spares);

@@ -14,11 +14,10 @@
 //!   JavaScript and never waits on a worker.
 //! - **Workers** (`pool.rs`, `worker_threads` of them) run one slice of one cell at a time:
 //!   prepare its program on the first slice, then run jobs and timers until the cell completes,
-//!   fails or has nothing ready.
+//!   fails or has nothing ready. Tenants ([`Host::tenant`]) share them fairly; a slice running
+//!   long hands its worker to a stand-in and finishes at a lower priority (`pool.rs`).
 //! - **Background threads** (`background.rs`, two, in the idle scheduling class) build warm VMs,
 //!   free retired ones (`warm.rs`) and run hosts' preparation ahead of the next cell.
-//!   Tenants ([`Host::tenant`]) share them fairly; a slice running long hands its worker to a
-//!   stand-in and finishes at a lower priority (`pool.rs`).
 //! - **The clock thread** (`clock.rs`) fires every timed event: guest timers, leg wall clocks,
 //!   queued legs' admission timeouts, parked cells' expiry, and the watchdog's scan.
 //! - **Abandoned workers**: a slice stuck in native code past its deadline is given up on

@@ -79,12 +79,18 @@ pub fn tenant(id: u64) -> u64 {
   id | 1 << 63
 }
 
-/// Frees a VM off the channel's reader (freeing a large heap takes a while): in the
-/// background, or on a worker when the background is too far behind.
-fn free_on_worker(tenant: u64, session: Session) {
-  if let Err(free) = background::submit(Box::new(move || drop(session))) {
-    let _ = bare::spawn(tenant, free, None, Box::new(|| {}));
+/// Runs `work` (freeing a VM, preparing a spare) off the channel's reader and outside any
+/// watched leg, whose budget a large heap's free could outrun: in the background, or as a task
+/// of its own on a worker when the background is too far behind.
+fn off_the_leg(tenant: u64, work: background::Work) {
+  if let Err(work) = background::submit(work) {
+    let _ = bare::spawn(tenant, work, None, Box::new(|| {}));
   }
+}
+
+/// Frees a VM off the channel's reader (see [`off_the_leg`]).
+fn free_on_worker(tenant: u64, session: Session) {
+  off_the_leg(tenant, Box::new(move || drop(session)));
 }
 
 impl Drop for Shared {
@@ -315,20 +321,18 @@ fn leg(
     if let Some(reply) = once.lock().take() {
       reply(json);
     }
-    // After the result is on its way, in the background (idle priority, no deadline): the
-    // finished VM is freed, and the next cell of the same run gets a VM ready for it. Refused
-    // (the background is that far behind), as a task of its own on a worker: never inside this
-    // watched leg, whose budget a large heap's free could outrun.
+    // After the result is on its way: the finished VM is freed, and the next cell of the same
+    // run gets a VM ready for it.
     if finished.is_some() || prepare.is_some() {
-      let cleanup = Box::new(move || {
-        drop(finished);
-        if let Some(prepare) = prepare {
-          spares::refill(prepare);
-        }
-      });
-      if let Err(cleanup) = background::submit(cleanup) {
-        let _ = bare::spawn(tenant, cleanup, None, Box::new(|| {}));
-      }
+      off_the_leg(
+        tenant,
+        Box::new(move || {
+          drop(finished);
+          if let Some(prepare) = prepare {
+            spares::refill(prepare);
+          }
+        }),
+      );
     }
   });
   let stuck_shared = shared.clone();

@@ -50,7 +50,7 @@ export declare class NativeExecutorCell {
    * worker: its budget only counts from its start.
    */
   legRunningMs(): number
-  /** Stops the running leg (it ends `aborted`). */
+  /** Stops the running leg (it ends `aborted`); a leg still waiting for its slot never starts. */
   abort(): void
   /** Frees the VM; later legs fail `runtime_unavailable`. Idempotent. */
   dispose(): void

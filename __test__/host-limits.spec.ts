@@ -246,4 +246,14 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.caps.second.error).toMatch(/maxSuspendedCells/)
     expect(f.caps.third).toBe('waiting')
   })
+
+  it('a cell aborted or refused while it waits for a slot never runs; a refused cell already running is stopped at once', () => {
+    expect(f.caps.queued[0]).toMatchObject({ status: 'failed', code: 'aborted' })
+    expect(f.caps.queued[1]).toMatchObject({ status: 'failed', code: 'invalid_input' })
+    expect(f.caps.queued[1].error).toMatch(/module access is disabled/)
+    // Neither took the slot when it freed: nothing is active and nothing waits.
+    expect(f.caps.afterQueued).toEqual([0, 0])
+    expect(f.caps.refusedRunning).toMatchObject({ status: 'failed', code: 'invalid_input' })
+    expect(f.caps.freed).toBe(true)
+  })
 })

@@ -441,26 +441,64 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   if (sourceBytes > MAX_SOURCE_BYTES) {
     return failedResult(`code mode source is ${sourceBytes} bytes; code mode accepts at most ${MAX_SOURCE_BYTES}.`, 'invalid_input', 'input')
   }
+  const prelude = typeof input.prelude === 'string' ? input.prelude : undefined
+  // A short source starts in its sandbox before the gateway's checks below, which then run on this
+  // thread while the sandbox works: nothing the cell does reaches the host before its first leg
+  // ends, and that ending is read on this thread after the checks. A source they refuse (or
+  // change) stops the early cell at once, unseen. A long source is checked first, so that no cell
+  // runs unchecked for as long as its checks take.
+  const early = input.source.length <= EARLY_START_UNITS ? startEarly(sdk, key, input, config, startedAt, prelude) : undefined
   let program
   try {
     const source = sdk.prepareSource(input.source)
-    program = sdk.buildUserSource(source, typeof input.prelude === 'string' ? input.prelude : undefined)
+    if (early && source === input.source) {
+      return driveLegs(sdk, early.cell, () => early.leg, legContext(input, early.budget, { timeoutMs, signal, inlineHost }))
+    }
+    early?.stop()
+    program = sdk.buildUserSource(source, prelude)
   } catch (error) {
+    early?.stop()
     const code = typeof sdk.ToolInputError === 'function' && error instanceof sdk.ToolInputError ? 'invalid_input' : 'internal_error'
     return workerFailure(sdk, config, code, errorText(error), [])
   }
-  const budget = Math.min(
+  const budget = legBudget(input, config, startedAt)
+  if (!(budget > 0)) return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
+  const opened = openCell(input, config)
+  if ('status' in opened) return opened
+  const { cell, data } = opened
+  const first = () => cell.start(key, data, program.source, JSON.stringify(program.location), budget)
+  return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
+}
+
+/**
+ * The longest source (UTF-16 units) that starts before the gateway's checks. Their acorn parse
+ * takes tens of microseconds for a typical cell and a few milliseconds at this size: that long,
+ * at most, a refused source runs in its sandbox before it is stopped.
+ */
+const EARLY_START_UNITS = 8192
+
+/**
+ * What a cell's first leg may run for: the exec budget less the time spent here, capped by the
+ * host's `executionTimeoutMs`.
+ * @param {Record<string, any>} input
+ * @param {ExecutorConfig} config
+ * @param {number} startedAt
+ */
+function legBudget(input, config, startedAt) {
+  return Math.min(
     Number(config.timeoutMs) - (performance.now() - startedAt),
     typeof input.executionTimeoutMs === 'number' ? input.executionTimeoutMs : Infinity,
   )
-  if (!(budget > 0)) return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
-  const cell = new native.NativeExecutorCell({
-    memoryLimitBytes: Number(config.memoryLimitBytes) || 64 * 1024 * 1024,
-    // Unset: no cap of the host's own, as upstream (the controller queues past its own).
-    maxPendingToolCalls: Math.max(1, Math.min(2 ** 31 - 1, Math.floor(Number(config.maxPendingToolCalls) || 2 ** 31 - 1))),
-    // A failed cell's error is cut to this where it is made (in the sandbox), not after copying.
-    maxOutputBytes: Number(config.maxOutputBytes) || undefined,
-  })
+}
+
+/**
+ * A new native cell for `input`, and its data globals as JSON, or the failed result that says why
+ * there is none.
+ * @param {Record<string, any>} input
+ * @param {ExecutorConfig} config
+ * @returns {{ cell: import('../binding').NativeExecutorCell, data: string } | ExecutorResult}
+ */
+function openCell(input, config) {
   let data
   try {
     data = JSON.stringify({
@@ -473,8 +511,57 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   } catch (error) {
     return failedResult(`invalid code mode worker input: the catalog, namespaces or API files are not JSON (${errorText(error)})`, 'invalid_input', 'input')
   }
-  const first = () => cell.start(key, data, program.source, JSON.stringify(program.location), budget)
-  return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
+  const cell = new native.NativeExecutorCell({
+    memoryLimitBytes: Number(config.memoryLimitBytes) || 64 * 1024 * 1024,
+    // Unset: no cap of the host's own, as upstream (the controller queues past its own).
+    maxPendingToolCalls: Math.max(1, Math.min(2 ** 31 - 1, Math.floor(Number(config.maxPendingToolCalls) || 2 ** 31 - 1))),
+    // A failed cell's error is cut to this where it is made (in the sandbox), not after copying.
+    maxOutputBytes: Number(config.maxOutputBytes) || undefined,
+  })
+  return { cell, data }
+}
+
+/**
+ * Starts the cell of an unchecked source (see runCell), or nothing when it cannot start as the
+ * checked path would (that path then reports why, in its own order). `stop` aborts the running
+ * leg and frees the VM; the leg's promise still settles, unread.
+ * @param {Sdk} sdk
+ * @param {string} key
+ * @param {Record<string, any>} input
+ * @param {ExecutorConfig} config
+ * @param {number} startedAt
+ * @param {string | undefined} prelude
+ * @returns {{ cell: import('../binding').NativeExecutorCell, leg: Promise<string>, budget: number, stop: () => void } | undefined}
+ */
+function startEarly(sdk, key, input, config, startedAt, prelude) {
+  /** @type {import('../binding').NativeExecutorCell | undefined} */
+  let cell
+  try {
+    const program = sdk.buildUserSource(input.source, prelude)
+    const budget = legBudget(input, config, startedAt)
+    if (!(budget > 0)) return undefined
+    const opened = openCell(input, config)
+    if ('status' in opened) return undefined
+    cell = opened.cell
+    const started = cell
+    const leg = started.start(key, opened.data, program.source, JSON.stringify(program.location), budget)
+    leg.then(
+      () => {},
+      () => {},
+    )
+    return {
+      cell: started,
+      leg,
+      budget,
+      stop: () => {
+        started.abort()
+        started.dispose()
+      },
+    }
+  } catch {
+    cell?.dispose()
+    return undefined
+  }
 }
 
 /**

@@ -133,13 +133,40 @@ const findings = {}
   await first.continuation?.dispose()
   const third = await run(execInput('await yield_control(); return 5'), checkpoint)
   await third.continuation?.dispose()
+  // While a slot is taken, a cell whose exec is aborted, and one whose source the gateway refuses
+  // (module access, after a long loop), wait for it; neither may run once the slot frees.
+  const holder = run(execInput('const t = Date.now(); while (Date.now() - t < 600) {} return 1'))
+  const abort = new AbortController()
+  const aborted = executor.execute(execInput('const t = Date.now(); while (Date.now() - t < 20000) {} return 1', { timeoutMs: 30_000 }), {
+    timeoutMs: 32_000,
+    signal: abort.signal,
+    inlineHost: answer,
+  })
+  const refused = run(execInput("const t = Date.now(); while (Date.now() - t < 20000) {}\nawait import('node:fs')", { timeoutMs: 30_000 }))
+  await new Promise((r) => setTimeout(r, 100))
+  abort.abort()
+  const queued = await Promise.all([aborted, refused])
+  await holder
+  await new Promise((r) => setTimeout(r, 300))
+  const afterQueued = native.__testAdmission()
   configureCodeModeRuntime({ maxActiveCells: 1024, maxSuspendedCells: 64 })
+  // With a slot free, a refused source that started before the gateway's checks ended is stopped
+  // at once: its loop does not hold the slot (polled for at most 5 s of its 20).
+  const refusedRunning = await run(execInput("const t = Date.now(); while (Date.now() - t < 20000) {}\nawait import('node:fs')", { timeoutMs: 30_000 }))
+  let freed = false
+  for (const until = Date.now() + 5000; !freed && Date.now() < until; await new Promise((r) => setTimeout(r, 20))) {
+    freed = native.__testAdmission()[0] === 0
+  }
   findings.caps = {
     admission,
     both: both.map((r) => r.status),
     first: first.status,
     second: { status: second.status, code: second.code, error: second.error },
     third: third.status,
+    queued: queued.map((r) => ({ status: r.status, code: r.code, error: r.error })),
+    afterQueued,
+    refusedRunning: { status: refusedRunning.status, code: refusedRunning.code, error: refusedRunning.error },
+    freed,
   }
 }
 

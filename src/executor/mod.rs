@@ -38,6 +38,14 @@ fn hash(text: &str) -> u64 {
 
 use code_mode_protocol::executor::failed_json;
 
+/// The outcome of a leg aborted or disposed before it started.
+fn never_started() -> String {
+  failed_json(
+    "aborted",
+    "code mode execution aborted before the cell started",
+  )
+}
+
 /// Compiles an OpenClaw guest controller in a sandbox process, once per source; resolves with
 /// its key for `NativeExecutorCell.start`, and rejects with QuickJS's message when the source
 /// does not compile.
@@ -176,6 +184,9 @@ pub struct ExecutorSettledRequest {
   pub json: String,
 }
 
+/// A leg's promise, settled once by whichever of its paths ends it.
+type Pending = Arc<Mutex<Option<Settle<String>>>>;
+
 /// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it): a handle on
 /// the cell in its sandbox process, where its VM lives between legs.
 #[napi]
@@ -185,6 +196,12 @@ pub struct NativeExecutorCell {
   limits: (u64, u32, u64),
   process: Mutex<Option<Arc<Process>>>,
   disposed: AtomicBool,
+  /// True once disposed. A leg's command is sent under it, and the dispose too, so a leg that
+  /// waited for its slot (`maxActiveCells`) goes out before the dispose or not at all: the
+  /// sandbox never hears of a cell after its dispose.
+  gate: Arc<Mutex<bool>>,
+  /// The leg waiting for its slot, if any: its admission number and its promise.
+  queued: Mutex<Option<(u64, Pending)>>,
   /// Counted in `admission::executor_parked`.
   parked: AtomicBool,
   /// When the running leg started on a worker (`sandbox::now_ms`; 0 while it waits).
@@ -210,12 +227,24 @@ impl NativeExecutorCell {
     timeout_ms: f64,
     command: impl FnOnce(u64) -> Command + Send + 'static,
   ) {
-    let settle = Arc::new(Mutex::new(Some(settle)));
+    let settle: Pending = Arc::new(Mutex::new(Some(settle)));
     let failed = settle.clone();
+    let waiting = settle.clone();
     let started = self.leg_started.clone();
     started.store(0, Ordering::Release);
     let ended = self.ended.clone();
+    let gate = self.gate.clone();
     let start = move || {
+      let disposed = gate.lock();
+      if *disposed {
+        // Disposed while `dispose` could no longer take it off the queue: its slot is passed on.
+        drop(disposed);
+        admission::release();
+        if let Some(settle) = settle.lock().take() {
+          settle.resolve(never_started());
+        }
+        return;
+      }
       let request = sandbox::next_request();
       let command = command(request);
       process.watch_start(request, started);
@@ -242,6 +271,7 @@ impl NativeExecutorCell {
           }
         }),
       );
+      drop(disposed);
     };
     let fail = move |failure: crate::error::Failure| {
       if let Some(settle) = failed.lock().take() {
@@ -253,7 +283,24 @@ impl NativeExecutorCell {
     } else {
       Duration::ZERO
     };
-    admission::admit(wait, start, fail);
+    if let admission::Admitted::Queued(number) = admission::admit(wait, start, fail) {
+      *self.queued.lock() = Some((number, waiting));
+    }
+  }
+
+  /// Takes the leg waiting for its slot off the queue, settled as never started; false when
+  /// none waits (it runs, or has ended).
+  fn unqueue(&self) -> bool {
+    let Some((number, pending)) = self.queued.lock().take() else {
+      return false;
+    };
+    if !admission::cancel(number) {
+      return false;
+    }
+    if let Some(settle) = pending.lock().take() {
+      settle.resolve(never_started());
+    }
+    true
   }
 
   /// The process holding this cell, if it still holds it.
@@ -291,6 +338,8 @@ impl NativeExecutorCell {
       ),
       process: Mutex::new(None),
       disposed: AtomicBool::new(false),
+      gate: Arc::new(Mutex::new(false)),
+      queued: Mutex::new(None),
       parked: AtomicBool::new(false),
       leg_started: Arc::new(AtomicU64::new(0)),
       ended: Arc::new(AtomicBool::new(false)),
@@ -429,9 +478,12 @@ impl NativeExecutorCell {
     }
   }
 
-  /// Stops the running leg (it ends `aborted`).
+  /// Stops the running leg (it ends `aborted`); a leg still waiting for its slot never starts.
   #[napi(catch_unwind)]
   pub fn abort(&self) {
+    if self.unqueue() {
+      return;
+    }
     if let Some(process) = self.process.lock().clone() {
       process.send(&Command::ExecutorAbort { cell: self.id });
     }
@@ -444,6 +496,9 @@ impl NativeExecutorCell {
     if self.disposed.swap(true, Ordering::AcqRel) {
       return;
     }
+    self.unqueue();
+    let mut gate = self.gate.lock();
+    *gate = true;
     if let Some(process) = self.process.lock().take() {
       process.executor_cells.lock().remove(&self.id);
       if !self.ended.load(Ordering::Acquire) {

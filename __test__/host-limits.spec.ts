@@ -256,4 +256,22 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.caps.refusedRunning).toMatchObject({ status: 'failed', code: 'invalid_input' })
     expect(f.caps.freed).toBe(true)
   })
+
+  it("a refused source's tool request never reaches the host, though its cell started before the checks", () => {
+    expect(f.refusedCall).toMatchObject({ status: 'failed', code: 'invalid_input', boundaries: 0 })
+    expect(f.refusedCall.error).toMatch(/module access is disabled/)
+  })
+
+  it('a process that dies with legs waiting for a slot fails each of them, runtime_unavailable (host)', () => {
+    expect(f.queuedOnDeath.waiting).toEqual([1, 2])
+    expect(f.queuedOnDeath.probe).toMatch(/^ended: /)
+    expect(f.queuedOnDeath.settled).toEqual(Array(3).fill({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' }))
+    expect(f.queuedOnDeath.after).toBe('completed')
+  })
+
+  it('disposing an executor cell stops the leg it is running', () => {
+    expect(f.disposedRunning).toMatchObject({ running: true, status: 'failed', code: 'aborted' })
+    // The loop runs 20 s; stopped, the leg answers at its next deadline poll.
+    expect(f.disposedRunning.ms).toBeLessThan(10_000)
+  })
 })

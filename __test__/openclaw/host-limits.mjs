@@ -170,6 +170,60 @@ const findings = {}
   }
 }
 
+// A process that dies with legs waiting for a slot (maxActiveCells) for it fails every one of them:
+// each failure passes the slot on to the next, which fails in turn (on the thread that read the
+// process's end, while no lock of it is held).
+{
+  configureCodeModeRuntime({ maxActiveCells: 1 })
+  const holder = run(execInput('for (;;) {}', { timeoutMs: 5000 }))
+  await new Promise((r) => setTimeout(r, 300))
+  const queued = [run(execInput('return 1')), run(execInput('return 2'))]
+  await new Promise((r) => setTimeout(r, 100))
+  const waiting = native.__testAdmission()
+  const probe = await native.__testProbe('segfault', 0)
+  const settled = await Promise.race([Promise.all([holder, ...queued]), new Promise((r) => setTimeout(() => r('unsettled'), 10_000))])
+  configureCodeModeRuntime({ maxActiveCells: 1024 })
+  const after = await run(execInput('return 3'))
+  findings.queuedOnDeath = {
+    waiting,
+    probe,
+    settled: Array.isArray(settled) ? settled.map((r) => ({ status: r.status, code: r.code, failurePhase: r.failurePhase })) : settled,
+    after: after.status,
+  }
+}
+
+// A refused source that started in its sandbox before the gateway's checks reaches nothing: its tool
+// request never becomes a boundary the host sees.
+{
+  let boundaries = 0
+  const spy = {
+    onBoundary: async (/** @type {any} */ boundary) => {
+      boundaries++
+      return answer.onBoundary(boundary)
+    },
+  }
+  const refused = await run(execInput("await add_one({ x: 1 })\nawait import('node:fs')"), spy)
+  await new Promise((r) => setTimeout(r, 300))
+  findings.refusedCall = { status: refused.status, code: refused.code, error: refused.error, boundaries }
+}
+
+// A cell disposed while its leg runs stops that leg at once (an abort sent before the leg's start
+// reached the sandbox would have found nothing to stop; the dispose does not).
+{
+  const sdk = await loadOpenClawRuntime()
+  const key = await native.compileExecutorController(sdk.CODE_MODE_CONTROLLER_SOURCE)
+  const program = sdk.buildUserSource('const t = Date.now(); while (Date.now() - t < 20000) {}')
+  const data = JSON.stringify({ __openclawCatalog: [], __openclawNamespaces: [], __openclawApiFiles: [], __openclawSwarmEnabled: false, __openclawMaxPendingToolCalls: 8 })
+  const cell = new native.NativeExecutorCell({ memoryLimitBytes: 64 << 20, maxPendingToolCalls: 8 })
+  const leg = cell.start(key, data, program.source, JSON.stringify(program.location), 30_000)
+  for (const until = Date.now() + 5000; cell.legRunningMs() < 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10))
+  const running = cell.legRunningMs() >= 0
+  const t = Date.now()
+  cell.dispose()
+  const outcome = JSON.parse(await leg)
+  findings.disposedRunning = { running, status: outcome.status, code: outcome.code, ms: Date.now() - t }
+}
+
 // A final value that shares one array many times over is small in the VM and 25 MB as JSON text
 // (parsing and capturing it takes seconds): it is captured off the main thread, whose event loop
 // keeps turning, and the capture is the gateway's own, as if made in place.

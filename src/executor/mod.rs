@@ -187,6 +187,14 @@ pub struct ExecutorSettledRequest {
 /// A leg's promise, settled once by whichever of its paths ends it.
 type Pending = Arc<Mutex<Option<Settle<String>>>>;
 
+/// What a leg that got its slot checks before it is sent.
+#[derive(Default)]
+struct Gate {
+  /// The leg was aborted (cleared when the next leg is made).
+  aborted: bool,
+  disposed: bool,
+}
+
 /// The native half of one OpenClaw cell (`lib/openclaw-executor.js` drives it): a handle on
 /// the cell in its sandbox process, where its VM lives between legs.
 #[napi]
@@ -196,12 +204,12 @@ pub struct NativeExecutorCell {
   limits: (u64, u32, u64),
   process: Mutex<Option<Arc<Process>>>,
   disposed: AtomicBool,
-  /// True once disposed. A leg's command is sent under it, and the dispose too, so a leg that
-  /// waited for its slot (`maxActiveCells`) goes out before the dispose or not at all: the
-  /// sandbox never hears of a cell after its dispose.
-  gate: Arc<Mutex<bool>>,
+  /// A leg's command is sent under it, and an abort and the dispose too: a leg that waited for
+  /// its slot (`maxActiveCells`) goes out before them or not at all, so the sandbox never hears
+  /// of a leg after its abort or of a cell after its dispose.
+  gate: Arc<Mutex<Gate>>,
   /// The leg waiting for its slot, if any: its admission number and its promise.
-  queued: Mutex<Option<(u64, Pending)>>,
+  queued: Arc<Mutex<Option<(u64, Pending)>>>,
   /// Counted in `admission::executor_parked`.
   parked: AtomicBool,
   /// When the running leg started on a worker (`sandbox::now_ms`; 0 while it waits).
@@ -233,12 +241,16 @@ impl NativeExecutorCell {
     let started = self.leg_started.clone();
     started.store(0, Ordering::Release);
     let ended = self.ended.clone();
+    self.gate.lock().aborted = false;
     let gate = self.gate.clone();
+    let queued = self.queued.clone();
     let start = move || {
-      let disposed = gate.lock();
-      if *disposed {
-        // Disposed while `dispose` could no longer take it off the queue: its slot is passed on.
-        drop(disposed);
+      queued.lock().take();
+      let open = gate.lock();
+      if open.aborted || open.disposed {
+        // Aborted or disposed once `abort`/`dispose` could no longer take it off the queue: its
+        // slot is passed on.
+        drop(open);
         admission::release();
         if let Some(settle) = settle.lock().take() {
           settle.resolve(never_started());
@@ -271,7 +283,7 @@ impl NativeExecutorCell {
           }
         }),
       );
-      drop(disposed);
+      drop(open);
     };
     let fail = move |failure: crate::error::Failure| {
       if let Some(settle) = failed.lock().take() {
@@ -338,8 +350,8 @@ impl NativeExecutorCell {
       ),
       process: Mutex::new(None),
       disposed: AtomicBool::new(false),
-      gate: Arc::new(Mutex::new(false)),
-      queued: Mutex::new(None),
+      gate: Arc::new(Mutex::new(Gate::default())),
+      queued: Arc::new(Mutex::new(None)),
       parked: AtomicBool::new(false),
       leg_started: Arc::new(AtomicU64::new(0)),
       ended: Arc::new(AtomicBool::new(false)),
@@ -484,6 +496,8 @@ impl NativeExecutorCell {
     if self.unqueue() {
       return;
     }
+    let mut gate = self.gate.lock();
+    gate.aborted = true;
     if let Some(process) = self.process.lock().clone() {
       process.send(&Command::ExecutorAbort { cell: self.id });
     }
@@ -498,7 +512,7 @@ impl NativeExecutorCell {
     }
     self.unqueue();
     let mut gate = self.gate.lock();
-    *gate = true;
+    gate.disposed = true;
     if let Some(process) = self.process.lock().take() {
       process.executor_cells.lock().remove(&self.id);
       if !self.ended.load(Ordering::Acquire) {

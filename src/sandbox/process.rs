@@ -150,9 +150,13 @@ impl Process {
   /// Sends a request: `respond` gets its answer, or an error should the process end first.
   pub fn request(&self, id: u64, command: &Command, respond: Responder) {
     self.requests.lock().insert(id, respond);
-    if !self.send(command)
-      && let Some(respond) = self.requests.lock().remove(&id)
-    {
+    if self.send(command) {
+      return;
+    }
+    // Taken out before it runs: a responder may start another request (a queued leg, through
+    // admission), and the lock is not reentrant.
+    let respond = self.requests.lock().remove(&id);
+    if let Some(respond) = respond {
       respond(Answer::Error(self.lost()));
     }
   }

@@ -116,7 +116,8 @@ impl Job for Task {
 impl Task {
   /// Ends the work with its failure (`stuck`, which settles whatever waits for the work), once.
   fn fail(&self) {
-    if let Some(stuck) = self.stuck.lock().take() {
+    let stuck = self.stuck.lock().take();
+    if let Some(stuck) = stuck {
       stuck();
     }
   }

@@ -239,13 +239,19 @@ impl Cells {
     }
   }
 
-  /// Frees the cell's VM (on a worker); later legs fail `runtime_unavailable`.
+  /// Frees the cell's VM (on a worker); later legs fail `runtime_unavailable`. A leg still
+  /// running is stopped as by [`Cells::abort`]: no one waits for it any more, and an abort the
+  /// addon sent before the leg's start reached this process found no cell to stop.
   pub fn dispose(&self, id: u64) {
     let Some(shared) = self.cells.lock().remove(&id) else {
       return;
     };
     if shared.disposed.swap(true, Ordering::AcqRel) {
       return;
+    }
+    shared.aborted.store(true, Ordering::Release);
+    if let Some(signals) = shared.signals.lock().as_ref() {
+      signals.kill(Kill::Aborted);
     }
     if let Some(session) = shared.session.try_lock().and_then(|mut s| s.take()) {
       free_on_worker(shared.tenant, session);

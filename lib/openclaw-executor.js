@@ -9,7 +9,7 @@
 
 const { boundedText, ownedText } = require('./bounded.js')
 const { loadAddon } = require('./addon.js')
-const { captureValue } = require('./value-capture.js')
+const { captureInPlace, capturedInPlace, captureValue } = require('./value-capture.js')
 
 // The executor contract, as this file reads it (upstream's types are
 // openclaw/plugin-sdk/code-mode-executor-runtime's; openclaw is an optional peer, so they are
@@ -717,19 +717,15 @@ async function driveLegs(sdk, cell, first, context) {
       if (outcome.networkContentObserved === true) networkObserved = true
       if (outcome.status === 'completed') {
         // A long text is captured off the event loop, within what the leg has left under the
-        // watchdog (lib/value-capture.js gives it at least a small floor).
-        const captured = await race(
-          captureValue(
-            sdk,
-            RUNTIME_URLS.get(sdk),
-            String(outcome.value),
-            config.maxOutputBytes,
-            retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes,
-            { remainingMs: legDeadline(cell, legWatchdog)(), signal },
-          ),
-          signal,
-        )
-        const value = captured.value
+        // watchdog (lib/value-capture.js gives it at least a small floor); a short one here, at
+        // once.
+        const text = String(outcome.value)
+        const url = RUNTIME_URLS.get(sdk)
+        const structuredMaxBytes = retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes
+        if (signal?.aborted) return abortedResult(sdk, signal)
+        const value = capturedInPlace(text, url)
+          ? captureInPlace(sdk, text, config.maxOutputBytes, structuredMaxBytes)
+          : (await race(captureValue(sdk, url, text, config.maxOutputBytes, structuredMaxBytes, { remainingMs: legDeadline(cell, legWatchdog)(), signal }), signal)).value
         if (value === undefined) return abortedResult(sdk, signal)
         if ('timeout' in value) {
           return withNetwork(workerFailure(sdk, config, 'timeout', value.timeout, outcome.output), networkObserved, inlineHost)

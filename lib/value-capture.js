@@ -359,6 +359,34 @@ function arm(job, ms) {
 }
 
 /**
+ * Whether {@link captureValue} captures `text` in place, on this thread (then
+ * {@link captureInPlace} does it without a promise).
+ * @param {string} text
+ * @param {string | undefined} url
+ */
+function capturedInPlace(text, url) {
+  return text.length <= IN_PLACE_CHARS || url === undefined
+}
+
+/**
+ * {@link captureValue} on this thread: `{ source }` or `{ parseError }`.
+ * @param {{ captureCodeModeValue: (value: unknown, maxBytes: number, structuredMaxBytes?: number) => JsonSource }} sdk
+ * @param {string} text
+ * @param {number} maxBytes
+ * @param {number} structuredMaxBytes
+ * @returns {Captured}
+ */
+function captureInPlace(sdk, text, maxBytes, structuredMaxBytes) {
+  let value
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { parseError: error instanceof Error ? error.message : String(error) }
+  }
+  return { source: sdk.captureCodeModeValue(value, maxBytes, structuredMaxBytes) }
+}
+
+/**
  * Parses a cell's final value and captures it as `sdk.captureCodeModeValue` does: in place for a
  * short text, or on a capture worker (when the runtime module's URL is known) for a long one.
  * Never throws, and always settles: a text that is not JSON answers `parseError` with
@@ -375,15 +403,8 @@ function arm(job, ms) {
  * @returns {Promise<Captured>}
  */
 async function captureValue(sdk, url, text, maxBytes, structuredMaxBytes, { remainingMs, signal } = {}) {
-  if (text.length <= IN_PLACE_CHARS || url === undefined) {
-    let value
-    try {
-      value = JSON.parse(text)
-    } catch (error) {
-      return { parseError: error instanceof Error ? error.message : String(error) }
-    }
-    return { source: sdk.captureCodeModeValue(value, maxBytes, structuredMaxBytes) }
-  }
+  // (`url === undefined` again, for the type checker: capturedInPlace says so too.)
+  if (url === undefined || capturedInPlace(text, url)) return captureInPlace(sdk, text, maxBytes, structuredMaxBytes)
   if (signal?.aborted) return { error: 'the value capture was aborted' }
   if (text.length > captureLimits.maxChars) {
     counts.refused++
@@ -445,4 +466,4 @@ function captureState() {
   return { ...counts, workers: runners.size, threads: live.size, running, waiting: waiting.length, heldChars }
 }
 
-module.exports = { captureValue, captureState, captureLimits, IN_PLACE_CHARS }
+module.exports = { captureValue, capturedInPlace, captureInPlace, captureState, captureLimits, IN_PLACE_CHARS }

@@ -342,7 +342,7 @@ let openclawSkipped
     }
   }
   if (report) {
-    results.openclaw = { openclaw: report.openclaw, node: report.node, executors: report.executors }
+    results.openclaw = { openclaw: report.openclaw, node: report.node, executors: report.executors, floorRounds: report.floorRounds }
     const ex = report.executors
     const broken = Object.entries(ex).filter(([, e]) => e.error).map(([k, e]) => `${k}: ${e.error}`)
     if (broken.length) console.error(`  inside OpenClaw: ${broken.join('; ')}`)
@@ -362,7 +362,7 @@ let openclawSkipped
       if (v('plugin')?.execUs !== undefined) notes.push(`exec ${formatUs(v('plugin').execUs)} + wait ${formatUs(v('plugin').waitUs)} (plugin)`)
       if (w === 'slowToolWait') notes.push('exec budget 100 ms (the minimum)')
       for (const k of ['plugin', 'bundled', 'node']) if (v(k)?.failure) notes.push(`${k} failed ${v(k).failed}×: ${JSON.stringify(v(k).failure)}`)
-      if (w === 'trivial' && us('floor') !== undefined) notes.push(`the gateway's floor (an executor that runs nothing): ${formatUs(us('floor'))}, ${(us('plugin') / us('floor')).toFixed(1)}× of it`)
+      if (w === 'trivial' && us('floor') !== undefined) notes.push(`the gateway's floor (an executor that runs nothing): ${formatUs(us('floor'))}, ${(us('plugin') / us('floor')).toFixed(1)}× of it in these rows (the target row takes pairs run back to back)`)
       openclawRows.push([name, cell(ex.plugin, w), cell(ex.bundled, w), cell(ex.node, w), ratio(us('plugin'), us('bundled')), ratio(us('plugin'), us('node')), notes.join('; ')])
     }
     const floorFirst = ex.floor?.firstExecUs
@@ -405,8 +405,16 @@ const targets = []
     const first = (k) => ex[k]?.firstExecUs
     if (!(first('plugin') < first('bundled') && first('plugin') < first('node'))) slower.push(`first exec in a booted gateway (the floor plugin's: ${formatUs(first('floor'))})`)
     target('inside OpenClaw: faster than both upstream executors on every workload', slower.length === 0, slower.length ? `not on: ${slower.join(', ')}` : `all ${names.length + 1}`)
-    const floor = us('floor', 'trivial')
-    target("inside OpenClaw: trivial exec within 2.5× of the gateway's floor", floor ? us('plugin', 'trivial') <= 2.5 * floor : undefined, `${formatUs(us('plugin', 'trivial'))} vs ${formatUs(floor)} (${x(us('plugin', 'trivial'), floor)})`)
+    // Judged on the pairs measured back to back (bench/lib/openclaw-inside.mjs): the median of
+    // their ratios.
+    const pairs = (results.openclaw?.floorRounds ?? []).filter((p) => p.plugin > 0 && p.floor > 0)
+    const ratios = pairs.map((p) => p.plugin / p.floor).sort((a, b) => a - b)
+    const mid = ratios.length ? ratios[(ratios.length - 1) >> 1] : undefined
+    target(
+      "inside OpenClaw: trivial exec within 2.5× of the gateway's floor",
+      mid === undefined ? undefined : mid <= 2.5,
+      mid === undefined ? '—' : `median of ${pairs.length} pairs run back to back: ${mid.toFixed(2)}× (${pairs.map((p) => `${formatUs(p.plugin)} vs ${formatUs(p.floor)}`).join('; ')})`,
+    )
   }
   // Search on any catalog (ARCHITECTURE.md, decision 18): 20 searches at 10,000 tools within 3×
   // of 100 tools, per catalog shape and query kind; a 1 MB query answered within 50 ms, holding

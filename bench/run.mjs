@@ -329,7 +329,9 @@ let openclawSkipped
       const child = spawnSync(node24, [fileURLToPath(new URL('./lib/openclaw-inside.mjs', import.meta.url)), ...(quick ? ['--quick'] : [])], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],
-        env: { ...process.env, OPENCLAW_STATE_DIR: join(state, 'state'), OPENCLAW_HOME: join(state, 'home') },
+        // Its temp files too (Node's compile cache, which openclaw turns on, among them): the
+        // bench leaves the temp directory as it found it.
+        env: { ...process.env, OPENCLAW_STATE_DIR: join(state, 'state'), OPENCLAW_HOME: join(state, 'home'), TMPDIR: state, TMP: state, TEMP: state },
         timeout: 45 * 60_000,
         maxBuffer: 64 << 20,
       })

@@ -32,7 +32,9 @@ function npmCli() {
 
 /** Runs npm: under `node` when given (Linux x64 only, where node24 exists), else as this shell would. */
 function npm(args, node) {
-  if (node) return execFileSync(node, [npmCli(), ...args], { cwd: root, stdio: 'inherit' })
+  // npm turns on Node's compile cache, which Node 24 keeps in the temp directory: off here, so a
+  // fresh machine's temp directory stays as it was (Node 20 has no such cache).
+  if (node) return execFileSync(node, [npmCli(), ...args], { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' } })
   const execPath = process.env.npm_execpath
   if (execPath && /\.[cm]?js$/.test(execPath)) return execFileSync(process.execPath, [execPath, ...args], { cwd: root, stdio: 'inherit' })
   return execFileSync('npm', args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' })

@@ -269,6 +269,15 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.queuedOnDeath.after).toBe('completed')
   })
 
+  it('an aborted leg stuck in a native loop that never polls is given up on soon after the abort, not at its deadline', () => {
+    // Its budget was 30 s; the watchdog gives it up about 0.5 s of CPU time after the abort.
+    expect(f.abortedNative).toMatchObject({ status: 'failed', code: 'timeout' })
+    expect(f.abortedNative.ms).toBeLessThan(12_000)
+    // A refused source that started early holds its slot no longer either (at once when it never
+    // got to run, soon after the refusal when it was in such a loop).
+    expect(f.refusedNative).toMatchObject({ status: 'failed', code: 'invalid_input', freed: true })
+  })
+
   it('disposing an executor cell stops the leg it is running', () => {
     expect(f.disposedRunning).toMatchObject({ running: true, status: 'failed', code: 'aborted' })
     // The loop runs 20 s; stopped, the leg answers at its next deadline poll.

@@ -222,6 +222,20 @@ const findings = {}
   cell.dispose()
   const outcome = JSON.parse(await leg)
   findings.disposedRunning = { running, status: outcome.status, code: outcome.code, ms: Date.now() - t }
+
+  // An abort cannot reach a native loop that never polls: the watchdog gives it up soon after the
+  // abort instead, not past its 30 s deadline.
+  const native_ = sdk.buildUserSource('const a = 3n ** 320000n; for (;;) a * a')
+  const spinning = new native.NativeExecutorCell({ memoryLimitBytes: 64 << 20, maxPendingToolCalls: 8 })
+  const spun = spinning.start(key, data, native_.source, JSON.stringify(native_.location), 30_000)
+  for (const until = Date.now() + 5000; spinning.legRunningMs() < 0 && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10))
+  // Inside the loop by now (the power takes a few milliseconds).
+  await new Promise((r) => setTimeout(r, 300))
+  const aborted = Date.now()
+  spinning.abort()
+  const ended = await Promise.race([spun.then((json) => JSON.parse(json)), new Promise((r) => setTimeout(() => r('still running'), 12_000))])
+  spinning.dispose()
+  findings.abortedNative = { status: ended.status ?? ended, code: ended.code, ms: Date.now() - aborted }
 }
 
 // A final value that shares one array many times over is small in the VM and 25 MB as JSON text
@@ -367,6 +381,20 @@ const rowsValue = (n) => Array.from({ length: n }, (_, i) => ({ i, s: 'ab' }))
     long: { status: long.status, code: long.code, failurePhase: long.failurePhase, error: long.error },
     state: capture.captureState?.(),
   }
+}
+
+// A refused source that started early and holds a native loop that never polls (so never sees its
+// abort) is given up on shortly after the refusal, not at the end of its 30 s budget: its slot is
+// free again within seconds (at once if it never got to run).
+{
+  const givenUp = native.__testAbandonedWorkers()
+  const t = Date.now()
+  const refused = await run(execInput("const a = 3n ** 320000n; for (;;) a * a\nawait import('node:fs')", { timeoutMs: 30_000 }))
+  let freed = false
+  for (const until = Date.now() + 12_000; !freed && Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    freed = native.__testAdmission()[0] === 0
+  }
+  findings.refusedNative = { status: refused.status, code: refused.code, freed, ms: Date.now() - t, givenUp: native.__testAbandonedWorkers() - givenUp }
 }
 
 process.stdout.write(JSON.stringify(findings))

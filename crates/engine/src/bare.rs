@@ -135,6 +135,14 @@ impl Overrun for Task {
   }
 }
 
+/// The work spawned as slice `slice` ([`stuck::current_slice`] inside it) was aborted: if it is
+/// stuck in native code, which never sees the abort, it is given up on
+/// [`watchdog::STUCK_GRACE`] from now, as if its budget had run out (its `stuck` runs, and its
+/// thread may be frozen). Work that has ended, or runs unwatched, is left alone.
+pub fn hasten(slice: u64) {
+  watchdog::hasten(slice);
+}
+
 /// Runs `work` on a worker thread. If it is still running [`watchdog::STUCK_GRACE`] past `budget`
 /// (counted from when a worker takes it; native code that never polls the interrupt
 /// handler), `stuck` runs instead on the clock thread, the worker is replaced, and its thread

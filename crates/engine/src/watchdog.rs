@@ -87,6 +87,21 @@ pub(super) fn watch(
   WATCHED.lock().insert(id, watched);
 }
 
+/// The work of the slice `token` was aborted: if it is stuck in native code, where the abort is
+/// never seen, it is given up on [`STUCK_GRACE`] from now (in CPU time, where the platform tells
+/// it) rather than past its deadline. A slice that is not watched is left alone.
+pub(super) fn hasten(token: u64) {
+  let now = Instant::now();
+  for watched in WATCHED.lock().values_mut().filter(|w| w.token == token) {
+    watched.give_up = watched.give_up.min(now + STUCK_GRACE);
+    if let (Some((started, allowance)), Some(used)) =
+      (&mut watched.cpu, stuck::cpu_time(watched.thread))
+    {
+      *allowance = (*allowance).min(used.saturating_sub(*started) + STUCK_GRACE);
+    }
+  }
+}
+
 pub(super) fn unwatch(id: u64) {
   WATCHED.lock().remove(&id);
 }

@@ -17,7 +17,7 @@ use session::{Outcome, Session, Step};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a leg's outcome JSON (or a parked cell's bytes) gets back to the addon.
@@ -66,12 +66,34 @@ struct Shared {
   disposed: AtomicBool,
   /// `abort` came, perhaps before the leg's VM was ready: applied as soon as it is.
   aborted: AtomicBool,
+  /// The running leg's slice (`stuck::current_slice` on its worker; 0 between legs): an abort
+  /// hastens its watchdog ([`Shared::stop`]).
+  slice: AtomicU64,
   /// (memory limit, max pending tool calls, max error text)
   limits: (usize, usize, usize),
   /// Whose work the cell's legs are, for the workers' fair share (`Host::tenant` in
   /// crates/engine/src/lib.rs). The executor contract names no session, so each cell is a
   /// tenant of its own (see [`tenant`]).
   tenant: u64,
+}
+
+impl Shared {
+  /// Aborts the running leg, or the next one before it runs. The guest sees the kill at its next
+  /// poll of the interrupt handler; a leg stuck in native code, which never polls, is given up on
+  /// by the watchdog shortly after rather than past its deadline (a refused source that started
+  /// early may hold a loop of that kind, and its exec has already answered).
+  fn stop(&self) {
+    // SeqCst, with the leg's store of its slice and load of `aborted` (`run_leg`): one of the
+    // two sides sees the other, so a slice that starts meanwhile is hastened by one of them.
+    self.aborted.store(true, Ordering::SeqCst);
+    if let Some(signals) = self.signals.lock().as_ref() {
+      signals.kill(Kill::Aborted);
+    }
+    match self.slice.load(Ordering::SeqCst) {
+      0 => {}
+      slice => bare::hasten(slice),
+    }
+  }
 }
 
 /// The tenant of executor cell `id`: apart from every code mode tenant (`RunSpec::tenant`).
@@ -144,6 +166,7 @@ impl Cells {
       running: AtomicBool::new(false),
       disposed: AtomicBool::new(false),
       aborted: AtomicBool::new(false),
+      slice: AtomicU64::new(0),
       limits: (
         memory,
         start.max_pending_tool_calls.max(1) as usize,
@@ -232,10 +255,7 @@ impl Cells {
   /// Stops the running leg (it ends `aborted`).
   pub fn abort(&self, id: u64) {
     if let Some(shared) = self.cell(id) {
-      shared.aborted.store(true, Ordering::Release);
-      if let Some(signals) = shared.signals.lock().as_ref() {
-        signals.kill(Kill::Aborted);
-      }
+      shared.stop();
     }
   }
 
@@ -249,10 +269,7 @@ impl Cells {
     if shared.disposed.swap(true, Ordering::AcqRel) {
       return;
     }
-    shared.aborted.store(true, Ordering::Release);
-    if let Some(signals) = shared.signals.lock().as_ref() {
-      signals.kill(Kill::Aborted);
-    }
+    shared.stop();
     if let Some(session) = shared.session.try_lock().and_then(|mut s| s.take()) {
       free_on_worker(shared.tenant, session);
     }
@@ -400,12 +417,16 @@ fn run_leg(
       false,
     );
   };
-  if shared.aborted.load(Ordering::Acquire) {
+  let slice = stuck::current_slice();
+  shared.slice.store(slice, Ordering::SeqCst);
+  if shared.aborted.load(Ordering::SeqCst) {
     session.vm.signals.kill(Kill::Aborted);
+    bare::hasten(slice);
   }
   session.vm.signals.set_deadline(Some(deadline));
   let outcome = stuck::guest(|| session.leg(step));
   session.vm.signals.set_deadline(None);
+  shared.slice.store(0, Ordering::SeqCst);
   let json = session::outcome_json(&outcome, &session.bridge.lock());
   // A cell disposed while its leg ran keeps nothing.
   let keep =

@@ -3,9 +3,11 @@
 // TEMP point there), which is removed when the run ends, passed or failed. Each suite still
 // removes what it makes: a file left behind when the run ends is named here, once, as a leak.
 //
-// openclaw also writes to two fixed paths whatever TMPDIR says (its rolling log in /tmp/openclaw,
-// its state-lifecycle locks in /tmp/openclaw-state-locks-<uid>): those this run created are
-// removed with it; ones that were there before belong to someone else and stay.
+// openclaw also writes to fixed paths whatever TMPDIR says (its rolling log in /tmp/openclaw,
+// its state-lifecycle locks in /tmp/openclaw-state-locks-<uid>, and Node's compile cache in the
+// system temp directory: `openclaw plugins install` probes npm's config with an environment of
+// its own, which has no TMPDIR, and npm turns that cache on): those this run created are removed
+// with it; ones that were there before belong to someone else and stay.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,9 +20,10 @@ function openclawFixedPaths(): string[] {
 }
 
 export default function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'code-mode-tests-'))
+  const systemTmp = tmpdir()
+  const dir = mkdtempSync(join(systemTmp, 'code-mode-tests-'))
   for (const name of ['TMPDIR', 'TMP', 'TEMP']) process.env[name] = dir
-  const ours = openclawFixedPaths().filter((path) => !existsSync(path))
+  const ours = [...openclawFixedPaths(), join(systemTmp, 'node-compile-cache')].filter((path) => !existsSync(path))
   return () => {
     let left: string[] = []
     try {

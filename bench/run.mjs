@@ -410,8 +410,7 @@ const targets = []
     // Judged on the pairs measured back to back (bench/lib/openclaw-inside.mjs): the median of
     // their ratios.
     const pairs = (results.openclaw?.floorRounds ?? []).filter((p) => p.plugin > 0 && p.floor > 0)
-    const ratios = pairs.map((p) => p.plugin / p.floor).sort((a, b) => a - b)
-    const mid = ratios.length ? ratios[(ratios.length - 1) >> 1] : undefined
+    const mid = pairs.length ? median(pairs.map((p) => p.plugin / p.floor)) : undefined
     target(
       "inside OpenClaw: trivial exec within 2.5× of the gateway's floor",
       mid === undefined ? undefined : mid <= 2.5,

@@ -192,6 +192,7 @@ type Pending = Arc<Mutex<Option<Settle<String>>>>;
 struct Gate {
   /// The leg was aborted (cleared when the next leg is made).
   aborted: bool,
+  /// The cell is disposed: no leg goes out any more.
   disposed: bool,
 }
 
@@ -203,10 +204,10 @@ pub struct NativeExecutorCell {
   /// (memory limit, max pending tool calls, max output bytes)
   limits: (u64, u32, u64),
   process: Mutex<Option<Arc<Process>>>,
-  disposed: AtomicBool,
-  /// A leg's command is sent under it, and an abort and the dispose too: a leg that waited for
-  /// its slot (`maxActiveCells`) goes out before them or not at all, so the sandbox never hears
-  /// of a leg after its abort or of a cell after its dispose.
+  /// Whether the leg is aborted and the cell disposed. A leg's command is sent under it, and an
+  /// abort and the dispose too: a leg that waited for its slot (`maxActiveCells`) goes out
+  /// before them or not at all, so the sandbox never hears of a leg after its abort or of a cell
+  /// after its dispose.
   gate: Arc<Mutex<Gate>>,
   /// The leg waiting for its slot, if any: its admission number and its promise.
   queued: Arc<Mutex<Option<(u64, Pending)>>>,
@@ -317,7 +318,7 @@ impl NativeExecutorCell {
 
   /// The process holding this cell, if it still holds it.
   fn holder(&self) -> std::result::Result<Arc<Process>, String> {
-    if self.disposed.load(Ordering::Acquire) {
+    if self.gate.lock().disposed {
       return Err("Code Mode continuation has already been consumed or disposed".into());
     }
     match self.process.lock().clone() {
@@ -349,7 +350,6 @@ impl NativeExecutorCell {
           .map_or(0, |n| n.min(1e9) as u64),
       ),
       process: Mutex::new(None),
-      disposed: AtomicBool::new(false),
       gate: Arc::new(Mutex::new(Gate::default())),
       queued: Arc::new(Mutex::new(None)),
       parked: AtomicBool::new(false),
@@ -371,7 +371,7 @@ impl NativeExecutorCell {
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
     let (settle, promise) = promise::create::<String>(env)?;
-    if self.disposed.load(Ordering::Acquire) || self.process.lock().is_some() {
+    if self.gate.lock().disposed || self.process.lock().is_some() {
       settle.resolve(failed_json(
         "runtime_unavailable",
         "a code mode cell starts once",
@@ -507,12 +507,12 @@ impl NativeExecutorCell {
   #[napi(catch_unwind)]
   pub fn dispose(&self) {
     self.unpark();
-    if self.disposed.swap(true, Ordering::AcqRel) {
+    let mut gate = self.gate.lock();
+    if gate.disposed {
       return;
     }
-    self.unqueue();
-    let mut gate = self.gate.lock();
     gate.disposed = true;
+    self.unqueue();
     if let Some(process) = self.process.lock().take() {
       process.executor_cells.lock().remove(&self.id);
       if !self.ended.load(Ordering::Acquire) {

@@ -118,6 +118,69 @@ describe('a native loop that never polls the deadline', () => {
   })
 })
 
+// An abort is a kill the guest sees at its next poll of the interrupt handler, which a native
+// loop never makes: the watchdog gives such a slice up soon after the kill, whichever host's
+// cell it is (crates/engine/src/watchdog.rs), not at its deadline 20 s on.
+describe('an abort reaches a native loop that never polls', () => {
+  const loop = Object.values(NON_POLLING)[0]
+  /** Starts `start`, aborts it 300 ms on with `abort`, and says how long after the abort it settled and how. */
+  async function abortedAfter(start: () => Promise<unknown>, abort: () => void) {
+    const settled = start()
+    await sleep(300)
+    abort()
+    const aborted = performance.now()
+    const result = await settled
+    return { result, ms: performance.now() - aborted }
+  }
+  /** After the abort, nothing spends CPU on the loop (its thread frozen or its process ended). */
+  async function noCpuLater() {
+    await sleep(3000)
+    if (linux && testingBuild) {
+      const before = sandboxCpuMs()
+      await sleep(1000)
+      expect(sandboxCpuMs() - before).toBeLessThan(100)
+    }
+  }
+
+  it("an exec aborted by its signal ends 'aborted' soon after the abort", { timeout: 60_000 }, async () => {
+    const run = session(20_000)
+    const controller = new AbortController()
+    const { result, ms } = await abortedAfter(() => run.exec({ code: loop }, { signal: controller.signal }), () => controller.abort())
+    expect(result).toMatchObject({ status: 'failed', code: 'aborted' })
+    expect(ms).toBeLessThan(8000)
+    await noCpuLater()
+    expect(expectStatus(await run.exec({ code: '"next"' }), 'completed').value).toBe('next')
+  })
+
+  it("run.abort() ends a cell in such a loop 'aborted' soon after", { timeout: 60_000 }, async () => {
+    const run = session(20_000)
+    const { result, ms } = await abortedAfter(() => run.exec({ code: loop }), () => run.abort())
+    expect(result).toMatchObject({ status: 'failed', code: 'aborted' })
+    expect(ms).toBeLessThan(8000)
+    await noCpuLater()
+    expect(expectStatus(await session().exec({ code: '"next"' }), 'completed').value).toBe('next')
+  })
+
+  it("a tool_search_code call aborted by its signal ends 'aborted' soon after", { timeout: 60_000 }, async () => {
+    const search = ToolSearchRun.create({
+      config: { mode: 'code', codeTimeoutMs: 20_000 },
+      runId: 'tool-search-aborted-loop',
+      sessionId: 'tool-search-aborted-loop',
+      tools: [{ name: 'echo', description: 'Echo the input' }],
+      executor: (call) => call.input,
+    })
+    const controller = new AbortController()
+    const { result, ms } = await abortedAfter(
+      () => search.call('tool_search_code', { code: loop }, { signal: controller.signal }),
+      () => controller.abort(),
+    )
+    expect(result).toMatchObject({ status: 'failed', code: 'aborted' })
+    expect(ms).toBeLessThan(8000)
+    await noCpuLater()
+    expect(await search.call('tool_search_code', { code: 'return 1 + 1' })).toMatchObject({ status: 'completed', value: 2 })
+  })
+})
+
 describe('fair shares of the workers', () => {
   it("one session's busy loops, twice as many as there are workers, never hold up another session", { timeout: 60_000 }, async () => {
     const order: string[] = []

@@ -126,6 +126,37 @@ fn a_slice_stuck_in_native_code_fails_timeout_and_its_worker_is_replaced() {
 }
 
 #[test]
+fn an_aborted_slice_stuck_in_native_code_ends_aborted_soon_after_the_abort() {
+  use code_mode_engine::testing::{Fault, arm};
+  let mut h = Harness::for_run(
+    "aborted-stuck-run",
+    json!({ "enabled": true, "timeoutMs": 8000 }),
+  );
+  // A native loop never sees the abort: the watchdog gives its slice up soon after the kill
+  // (crates/engine/src/watchdog.rs), not 8 s on at its deadline.
+  arm(
+    Fault::StallSlice(Duration::from_secs(9)),
+    Some("aborted-stuck-run".into()),
+  );
+  let run = h.run.clone();
+  let aborter = std::thread::spawn(move || {
+    std::thread::sleep(Duration::from_millis(300));
+    run.abort();
+    Instant::now()
+  });
+  let r = h.exec("1");
+  let ended = Instant::now();
+  let aborted_at = aborter.join().unwrap();
+  assert_eq!(r["status"], "failed", "{r}");
+  assert_eq!(r["code"], "aborted", "{r}");
+  assert!(
+    ended.saturating_duration_since(aborted_at) < Duration::from_secs(4),
+    "the aborted leg ended {:?} after its abort",
+    ended.saturating_duration_since(aborted_at)
+  );
+}
+
+#[test]
 fn injected_panics_fail_internal_error_and_the_runtime_carries_on() {
   use code_mode_engine::testing::{Fault, arm};
   let mut h = Harness::for_run("panic-run", enabled());

@@ -91,6 +91,7 @@ impl Job for Task {
         0,
         (Instant::now(), budget),
         &running,
+        None,
       );
     }
     let work = self.work.lock().take();
@@ -135,12 +136,13 @@ impl Overrun for Task {
   }
 }
 
-/// The work spawned as slice `slice` ([`stuck::current_slice`] inside it) was aborted: if it is
-/// stuck in native code, which never sees the abort, it is given up on
-/// [`watchdog::STUCK_GRACE`] from now, as if its budget had run out (its `stuck` runs, and its
-/// thread may be frozen). Work that has ended, or runs unwatched, is left alone.
-pub fn hasten(slice: u64) {
-  watchdog::hasten(slice);
+/// The work on this worker (a [`spawn`]ed task) runs guest code under `signals`: once they are
+/// killed (an abort), a native loop that never sees the kill is given up on
+/// [`watchdog::STUCK_GRACE`] after the watchdog notices, as if its budget had run out (its
+/// `stuck` runs, and its thread may be frozen), not at its deadline. Outside a watched task it
+/// does nothing.
+pub fn watch_signals(signals: &Arc<Signals>) {
+  watchdog::attach(stuck::current_slice(), signals);
 }
 
 /// Runs `work` on a worker thread. If it is still running [`watchdog::STUCK_GRACE`] past `budget`

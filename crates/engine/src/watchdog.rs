@@ -2,8 +2,14 @@
 //! interrupt handler) is given up on [`STUCK_GRACE`] past its CPU deadline, and its thread is
 //! handed to the process's freezer (`stuck.rs`). Slices are noted in a table that one periodic
 //! task on the clock thread scans, so a slice costs a map insert, not a timer.
+//!
+//! A slice whose VM was killed (an abort, above all) is given up on [`STUCK_GRACE`] after the
+//! scan sees the kill rather than past its deadline: guest code sees the kill at its next poll
+//! of the interrupt handler, and a native loop never polls. Every host's cells get this the same
+//! way, through the [`Signals`] a slice is watched with ([`watch`], [`attach`]).
 
 use super::clock;
+use super::limits::{Kill, Signals};
 use super::stuck::{self, Slice};
 use parking_lot::Mutex;
 use std::collections::HashMap;
@@ -39,6 +45,10 @@ struct Watched {
   /// The thread's CPU time when the slice started, and what it may use before it is stuck
   /// (the slice's budget and the grace), where the platform tells CPU time.
   cpu: Option<(Duration, Duration)>,
+  /// The kill switch of the VM the slice runs, once known.
+  signals: Option<Weak<Signals>>,
+  /// Whether a kill has already cut its grace short.
+  hastened: bool,
 }
 
 impl Watched {
@@ -57,6 +67,25 @@ impl Watched {
     }
     stuck::cpu_time(self.thread).is_none_or(|used| used.saturating_sub(started) >= allowance)
   }
+
+  /// Once its VM is killed, the slice has [`STUCK_GRACE`] from now (in CPU time, where the
+  /// platform tells it) to end, whatever its deadline.
+  fn hasten_if_killed(&mut self, now: Instant) {
+    let killed = self
+      .signals
+      .as_ref()
+      .and_then(Weak::upgrade)
+      .is_some_and(|signals| signals.killed() != Kill::None);
+    if self.hastened || !killed {
+      return;
+    }
+    self.hastened = true;
+    self.give_up = self.give_up.min(now + STUCK_GRACE);
+    if let (Some((started, allowance)), Some(used)) = (&mut self.cpu, stuck::cpu_time(self.thread))
+    {
+      *allowance = (*allowance).min(used.saturating_sub(*started) + STUCK_GRACE);
+    }
+  }
 }
 
 static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
@@ -66,13 +95,15 @@ static WATCHED: LazyLock<Mutex<HashMap<u64, Watched>>> =
 const WATCH_PERIOD: Duration = Duration::from_millis(100);
 
 /// Watches slice number `slice` of `owner` (known by `id`), running on this thread as
-/// `running` from `started` with `budget`, until [`unwatch`].
+/// `running` from `started` with `budget`, until [`unwatch`]. `signals` are its VM's, when
+/// known now (else see [`attach`]).
 pub(super) fn watch(
   id: u64,
   owner: Weak<dyn Overrun>,
   slice: u64,
   (started, budget): (Instant, Duration),
   running: &Slice,
+  signals: Option<&Arc<Signals>>,
 ) {
   static STARTED: std::sync::Once = std::sync::Once::new();
   STARTED.call_once(|| clock::every(WATCH_PERIOD, scan_watched));
@@ -83,22 +114,17 @@ pub(super) fn watch(
     thread: running.thread,
     token: running.token(),
     cpu: stuck::cpu_time(running.thread).map(|now| (now, budget + STUCK_GRACE)),
+    signals: signals.map(Arc::downgrade),
+    hastened: false,
   };
   WATCHED.lock().insert(id, watched);
 }
 
-/// The work of the slice `token` was aborted: if it is stuck in native code, where the abort is
-/// never seen, it is given up on [`STUCK_GRACE`] from now (in CPU time, where the platform tells
-/// it) rather than past its deadline. A slice that is not watched is left alone.
-pub(super) fn hasten(token: u64) {
-  let now = Instant::now();
+/// The slice `token` runs its guest code under `signals` (a VM it took once it started). A
+/// slice that is not watched is left alone.
+pub(super) fn attach(token: u64, signals: &Arc<Signals>) {
   for watched in WATCHED.lock().values_mut().filter(|w| w.token == token) {
-    watched.give_up = watched.give_up.min(now + STUCK_GRACE);
-    if let (Some((started, allowance)), Some(used)) =
-      (&mut watched.cpu, stuck::cpu_time(watched.thread))
-    {
-      *allowance = (*allowance).min(used.saturating_sub(*started) + STUCK_GRACE);
-    }
+    watched.signals = Some(Arc::downgrade(signals));
   }
 }
 
@@ -119,14 +145,16 @@ fn scan_watched() {
   let now = Instant::now();
   let overdue: Vec<Overdue> = WATCHED
     .lock()
-    .iter()
-    .filter(|(_, w)| w.overdue(now))
-    .map(|(id, w)| Overdue {
-      id: *id,
-      owner: w.owner.clone(),
-      slice: w.slice,
-      thread: w.thread,
-      token: w.token,
+    .iter_mut()
+    .filter_map(|(id, w)| {
+      w.hasten_if_killed(now);
+      w.overdue(now).then(|| Overdue {
+        id: *id,
+        owner: w.owner.clone(),
+        slice: w.slice,
+        thread: w.thread,
+        token: w.token,
+      })
     })
     .collect();
   for stuck in overdue {

@@ -85,7 +85,14 @@ impl Cell {
     self.signals.set_deadline(Some(started + budget));
     let running = stuck::begin();
     let weak: std::sync::Weak<dyn Overrun> = Arc::downgrade(self) as _;
-    watchdog::watch(self.id, weak, slice, (started, budget), &running);
+    watchdog::watch(
+      self.id,
+      weak,
+      slice,
+      (started, budget),
+      &running,
+      Some(&self.signals),
+    );
     let step = catch_unwind(AssertUnwindSafe(|| {
       self.slice(&mut slot, prepare, deliveries, host_work)
     }));

@@ -17,7 +17,7 @@ use session::{Outcome, Session, Step};
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a leg's outcome JSON (or a parked cell's bytes) gets back to the addon.
@@ -66,9 +66,6 @@ struct Shared {
   disposed: AtomicBool,
   /// `abort` came, perhaps before the leg's VM was ready: applied as soon as it is.
   aborted: AtomicBool,
-  /// The running leg's slice (`stuck::current_slice` on its worker; 0 between legs): an abort
-  /// hastens its watchdog ([`Shared::stop`]).
-  slice: AtomicU64,
   /// (memory limit, max pending tool calls, max error text)
   limits: (usize, usize, usize),
   /// Whose work the cell's legs are, for the workers' fair share (`Host::tenant` in
@@ -80,18 +77,15 @@ struct Shared {
 impl Shared {
   /// Aborts the running leg, or the next one before it runs. The guest sees the kill at its next
   /// poll of the interrupt handler; a leg stuck in native code, which never polls, is given up on
-  /// by the watchdog shortly after rather than past its deadline (a refused source that started
-  /// early may hold a loop of that kind, and its exec has already answered).
+  /// by the watchdog shortly after rather than past its deadline (`bare::watch_signals`: a
+  /// refused source that started early may hold a loop of that kind, and its exec has already
+  /// answered).
   fn stop(&self) {
-    // SeqCst, with the leg's store of its slice and load of `aborted` (`run_leg`): one of the
-    // two sides sees the other, so a slice that starts meanwhile is hastened by one of them.
-    self.aborted.store(true, Ordering::SeqCst);
+    // Set before `signals` is read under its lock: a leg that puts its VM's signals there
+    // after this reads `aborted` after that (`run_leg`), and kills them itself.
+    self.aborted.store(true, Ordering::Release);
     if let Some(signals) = self.signals.lock().as_ref() {
       signals.kill(Kill::Aborted);
-    }
-    match self.slice.load(Ordering::SeqCst) {
-      0 => {}
-      slice => bare::hasten(slice),
     }
   }
 }
@@ -166,7 +160,6 @@ impl Cells {
       running: AtomicBool::new(false),
       disposed: AtomicBool::new(false),
       aborted: AtomicBool::new(false),
-      slice: AtomicU64::new(0),
       limits: (
         memory,
         start.max_pending_tool_calls.max(1) as usize,
@@ -417,16 +410,13 @@ fn run_leg(
       false,
     );
   };
-  let slice = stuck::current_slice();
-  shared.slice.store(slice, Ordering::SeqCst);
-  if shared.aborted.load(Ordering::SeqCst) {
+  bare::watch_signals(&session.vm.signals);
+  if shared.aborted.load(Ordering::Acquire) {
     session.vm.signals.kill(Kill::Aborted);
-    bare::hasten(slice);
   }
   session.vm.signals.set_deadline(Some(deadline));
   let outcome = stuck::guest(|| session.leg(step));
   session.vm.signals.set_deadline(None);
-  shared.slice.store(0, Ordering::SeqCst);
   let json = session::outcome_json(&outcome, &session.bridge.lock());
   // A cell disposed while its leg ran keeps nothing.
   let keep =

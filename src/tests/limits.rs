@@ -130,12 +130,12 @@ fn an_aborted_slice_stuck_in_native_code_ends_aborted_soon_after_the_abort() {
   use code_mode_engine::testing::{Fault, arm};
   let mut h = Harness::for_run(
     "aborted-stuck-run",
-    json!({ "enabled": true, "timeoutMs": 8000 }),
+    json!({ "enabled": true, "timeoutMs": 6000 }),
   );
   // A native loop never sees the abort: the watchdog gives its slice up soon after the kill
-  // (crates/engine/src/watchdog.rs), not 8 s on at its deadline.
+  // (crates/engine/src/watchdog.rs), not 6 s on at its deadline.
   arm(
-    Fault::StallSlice(Duration::from_secs(9)),
+    Fault::StallSlice(Duration::from_secs(7)),
     Some("aborted-stuck-run".into()),
   );
   let run = h.run.clone();

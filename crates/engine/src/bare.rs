@@ -136,13 +136,28 @@ impl Overrun for Task {
   }
 }
 
-/// The work on this worker (a [`spawn`]ed task) runs guest code under `signals`: once they are
-/// killed (an abort), a native loop that never sees the kill is given up on
-/// [`watchdog::STUCK_GRACE`] after the watchdog notices, as if its budget had run out (its
-/// `stuck` runs, and its thread may be frozen), not at its deadline. Outside a watched task it
-/// does nothing.
-pub fn watch_signals(signals: &Arc<Signals>) {
-  watchdog::attach(stuck::current_slice(), signals);
+/// The work on this worker (a [`spawn`]ed task) runs guest code under `signals` until the
+/// returned guard drops: once they are killed (an abort), a native loop that never sees the kill
+/// is given up on [`watchdog::STUCK_GRACE`] after the watchdog notices, as if its budget had run
+/// out (its `stuck` runs, and its thread may be frozen), not at its deadline. Outside a watched
+/// task it does nothing.
+#[must_use = "the signals are watched only while the guard lives"]
+pub fn watch_signals(signals: &Arc<Signals>) -> WatchedSignals {
+  let slice = stuck::current_slice();
+  watchdog::attach(slice, Some(signals));
+  WatchedSignals { slice }
+}
+
+/// See [`watch_signals`]: work after the guest's (sending its outcome, say) is not given up on
+/// for a kill that comes meanwhile.
+pub struct WatchedSignals {
+  slice: u64,
+}
+
+impl Drop for WatchedSignals {
+  fn drop(&mut self) {
+    watchdog::attach(self.slice, None);
+  }
 }
 
 /// Runs `work` on a worker thread. If it is still running [`watchdog::STUCK_GRACE`] past `budget`

@@ -31,8 +31,9 @@
 //! 3. Process-wide tables, each a leaf taken alone or under the two above: the worker pool's
 //!    counts (`pool.rs`), the store's shards (`store.rs`), the live-cell map (`cell.rs`), the
 //!    warm and retired VM lists (`warm.rs`).
-//! 4. Never nested with any other: the admission queue (`admission.rs`) and the watchdog
-//!    table (`watchdog.rs`); both release their lock before touching a cell.
+//! 4. Leaves, never held while another lock is taken: the admission queue (`admission.rs`) and
+//!    the watchdog table (`watchdog.rs`, taken under a host's lock by `bare::watch_signals`);
+//!    both release their lock before touching a cell.
 //!
 //! Host callbacks ([`Host`]) are called with no engine lock held.
 

@@ -16,11 +16,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 
-/// How long a slice may run past its CPU deadline before it counts as stuck. QuickJS polls the
-/// interrupt handler only from bytecode and some builtins; a builtin looping natively (an
-/// `Array.prototype` method on a huge array-like, say) never sees the deadline. Past this grace
-/// the leg fails `timeout` at once, the worker is replaced, and its thread is frozen (in the
-/// sandbox executable) or left to finish the loop and exit.
+/// How long a slice may run past its CPU deadline, or past the kill of its VM, before it counts
+/// as stuck. QuickJS polls the interrupt handler only from bytecode and some builtins; a builtin
+/// looping natively (an `Array.prototype` method on a huge array-like, say) never sees the
+/// deadline or the kill. Past this grace the leg fails at once (`timeout`, or the kill's own
+/// code), the worker is replaced, and its thread is frozen (in the sandbox executable) or left to
+/// finish the loop and exit.
 pub const STUCK_GRACE: Duration = Duration::from_millis(400);
 
 /// How much longer a slice past its grace is waited for while its thread has not used its
@@ -120,11 +121,11 @@ pub(super) fn watch(
   WATCHED.lock().insert(id, watched);
 }
 
-/// The slice `token` runs its guest code under `signals` (a VM it took once it started). A
-/// slice that is not watched is left alone.
-pub(super) fn attach(token: u64, signals: &Arc<Signals>) {
+/// The slice `token` runs its guest code under `signals` (a VM it took once it started), or no
+/// longer does (`None`). A slice that is not watched is left alone.
+pub(super) fn attach(token: u64, signals: Option<&Arc<Signals>>) {
   for watched in WATCHED.lock().values_mut().filter(|w| w.token == token) {
-    watched.signals = Some(Arc::downgrade(signals));
+    watched.signals = signals.map(Arc::downgrade);
   }
 }
 

@@ -410,13 +410,14 @@ fn run_leg(
       false,
     );
   };
-  bare::watch_signals(&session.vm.signals);
+  let watched = bare::watch_signals(&session.vm.signals);
   if shared.aborted.load(Ordering::Acquire) {
     session.vm.signals.kill(Kill::Aborted);
   }
   session.vm.signals.set_deadline(Some(deadline));
   let outcome = stuck::guest(|| session.leg(step));
   session.vm.signals.set_deadline(None);
+  drop(watched);
   let json = session::outcome_json(&outcome, &session.bridge.lock());
   // A cell disposed while its leg ran keeps nothing.
   let keep =

@@ -69,8 +69,10 @@ impl Watched {
     stuck::cpu_time(self.thread).is_none_or(|used| used.saturating_sub(started) >= allowance)
   }
 
-  /// Once its VM is killed, the slice has [`STUCK_GRACE`] from now (in CPU time, where the
-  /// platform tells it) to end, whatever its deadline.
+  /// Once its VM is killed, the slice has [`STUCK_GRACE`] of CPU time from now to end, whatever
+  /// its deadline. Where the platform does not tell CPU time, it has [`STARVED_BOUND`] more in
+  /// wall time, as a thread kept off a core has elsewhere: a kill comes at any moment, and a
+  /// slice given up on there costs its process (and other cells in it) soon after.
   fn hasten_if_killed(&mut self, now: Instant) {
     let killed = self
       .signals
@@ -81,7 +83,12 @@ impl Watched {
       return;
     }
     self.hastened = true;
-    self.give_up = self.give_up.min(now + STUCK_GRACE);
+    let grace = if self.cpu.is_some() {
+      STUCK_GRACE
+    } else {
+      STUCK_GRACE + STARVED_BOUND
+    };
+    self.give_up = self.give_up.min(now + grace);
     if let (Some((started, allowance)), Some(used)) = (&mut self.cpu, stuck::cpu_time(self.thread))
     {
       *allowance = (*allowance).min(used.saturating_sub(*started) + STUCK_GRACE);

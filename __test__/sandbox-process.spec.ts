@@ -41,6 +41,16 @@ function sandboxCpuMs(): number {
   return ticks * 10
 }
 
+/** Three seconds on, nothing spends CPU on a given-up loop: its thread is frozen, its process ended. */
+async function noCpuLater() {
+  await sleep(3000)
+  if (linux && testingBuild) {
+    const before = sandboxCpuMs()
+    await sleep(1000)
+    expect(sandboxCpuMs() - before).toBeLessThan(100)
+  }
+}
+
 // Loops over QuickJS builtins that run natively without polling the interrupt handler, each far
 // past any deadline: a single call that never returns in time, or a loop around a native call
 // long enough that the interpreter's poll (once every 10,000 ticks) never comes.
@@ -74,13 +84,7 @@ describe('a native loop that never polls the deadline', () => {
       expect(elapsed).toBeLessThan(300 + 2500)
       await sleep(300)
       if (testingBuild) expect(__testAbandonedWorkers()).toBeGreaterThan(givenUp)
-      // Three seconds on, nothing spends CPU on it: the stuck thread is frozen, its process ended.
-      await sleep(3000)
-      if (linux && testingBuild) {
-        const before = sandboxCpuMs()
-        await sleep(1000)
-        expect(sandboxCpuMs() - before).toBeLessThan(100)
-      }
+      await noCpuLater()
       // And the runtime serves the next cell of any session.
       expect(expectStatus(await session().exec({ code: '"next"' }), 'completed').value).toBe('next')
     })
@@ -131,15 +135,6 @@ describe('an abort reaches a native loop that never polls', () => {
     const aborted = performance.now()
     const result = await settled
     return { result, ms: performance.now() - aborted }
-  }
-  /** After the abort, nothing spends CPU on the loop (its thread frozen or its process ended). */
-  async function noCpuLater() {
-    await sleep(3000)
-    if (linux && testingBuild) {
-      const before = sandboxCpuMs()
-      await sleep(1000)
-      expect(sandboxCpuMs() - before).toBeLessThan(100)
-    }
   }
 
   it("an exec aborted by its signal ends 'aborted' soon after the abort", { timeout: 60_000 }, async () => {

@@ -48,8 +48,6 @@ struct Watched {
   cpu: Option<(Duration, Duration)>,
   /// The kill switch of the VM the slice runs, once known.
   signals: Option<Weak<Signals>>,
-  /// Whether a kill has already cut its grace short.
-  hastened: bool,
 }
 
 impl Watched {
@@ -69,8 +67,9 @@ impl Watched {
     stuck::cpu_time(self.thread).is_none_or(|used| used.saturating_sub(started) >= allowance)
   }
 
-  /// Once its VM is killed, the slice has [`STUCK_GRACE`] of CPU time from now to end, whatever
-  /// its deadline. Where the platform does not tell CPU time, it has [`STARVED_BOUND`] more in
+  /// Once its VM is killed, the slice has [`STUCK_GRACE`] of CPU time from the first scan that
+  /// sees the kill to end, whatever its deadline (a later scan only keeps that bound: both cuts
+  /// are minimums). Where the platform does not tell CPU time, it has [`STARVED_BOUND`] more in
   /// wall time, as a thread kept off a core has elsewhere: a kill comes at any moment, and a
   /// slice given up on there costs its process (and other cells in it) soon after.
   fn hasten_if_killed(&mut self, now: Instant) {
@@ -79,10 +78,9 @@ impl Watched {
       .as_ref()
       .and_then(Weak::upgrade)
       .is_some_and(|signals| signals.killed() != Kill::None);
-    if self.hastened || !killed {
+    if !killed {
       return;
     }
-    self.hastened = true;
     let grace = if self.cpu.is_some() {
       STUCK_GRACE
     } else {
@@ -123,7 +121,6 @@ pub(super) fn watch(
     token: running.token(),
     cpu: stuck::cpu_time(running.thread).map(|now| (now, budget + STUCK_GRACE)),
     signals: signals.map(Arc::downgrade),
-    hastened: false,
   };
   WATCHED.lock().insert(id, watched);
 }

@@ -39,6 +39,16 @@ use protocol::types::{
 };
 pub use toolsearch::resolve_tool_search_config;
 
+/// The addon is loaded into a Node environment: its event loop reads the sandbox processes'
+/// reports if no other environment's does (`src/sandbox/inbox.rs`). Cannot fail: without it,
+/// threads read them.
+#[napi(module_exports, catch_unwind)]
+pub fn loaded(_exports: Object, env: Env) -> Result<()> {
+  // napi-rs does not wrap a module_exports hook in catch_unwind as it does other exports.
+  let _ = std::panic::catch_unwind(|| sandbox::inbox::adopt(env.raw()));
+  Ok(())
+}
+
 /// Normalises a `tools.codeMode` value: the `true`/`false` shorthand, the `enabled: true` gate,
 /// defaults and clamps. Never throws; anything unusable becomes its default.
 #[napi(catch_unwind)]

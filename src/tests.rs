@@ -63,7 +63,7 @@ fn in_process(
   let (commands, command_frames) = unbounded::<Vec<u8>>();
   let (reports, report_frames) = unbounded::<Vec<u8>>();
   let outbox = MemoryOutbox(parking_lot::Mutex::new(Some(commands)));
-  let process = Process::new(id, 0, Arc::new(outbox), None, now_ms);
+  let process = Process::new(id, 0, Arc::new(outbox), None, None, now_ms);
   std::thread::spawn(move || {
     let sandbox = code_mode_sandbox::Sandbox::new(Arc::new(MemorySink(reports)));
     for frame in command_frames {

@@ -16,6 +16,8 @@ export interface NativeTesting {
   __testProbe(operation: string, affinity: number): Promise<string>
   __testSandboxPolicy(retireBoundMs?: number, silentBoundMs?: number): void
   __testSilence(ms: number, affinity: number): void
+  __testReadReportsOnThreads(on: boolean): void
+  __testSandboxReaders(): string[]
 }
 
 // Through lib/native.js, which also tells the addon where its sandbox executable is.
@@ -34,6 +36,8 @@ export const {
   __testProbe,
   __testSandboxPolicy,
   __testSilence,
+  __testReadReportsOnThreads,
+  __testSandboxReaders,
 } = native
 
 /**

@@ -17,6 +17,7 @@
 //! - Whatever ends a process, every leg and request it held fails `runtime_unavailable`
 //!   (phase `host`), and every cell parked in it is lost (a later `wait` says so).
 
+pub mod inbox;
 pub mod process;
 mod writer;
 
@@ -369,8 +370,7 @@ fn spawn_one() -> Result<Arc<Process>, String> {
         SUPERVISOR.debug,
         settings.worker_threads,
         now_ms(),
-        dispatch,
-        died,
+        inbox::Routes { dispatch, died },
       )
       .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?
     }
@@ -401,7 +401,7 @@ pub fn route_runs(routes: RunRoutes) {
   let _ = RUN_ROUTES.set(routes);
 }
 
-/// A report from a process, on its reader thread.
+/// A report from a process, on whichever thread reads it (`inbox.rs`).
 fn dispatch(process: &Arc<Process>, report: Report) {
   let runs = RUN_ROUTES.get();
   match report {
@@ -440,7 +440,7 @@ fn dispatch(process: &Arc<Process>, report: Report) {
   }
 }
 
-/// A process's channel closed (it died or was killed), on its reader thread.
+/// A process's channel closed (it died or was killed), on a thread that may wait to reap it.
 fn died(process: &Arc<Process>) {
   let how = process.reap();
   let how = match process.last_log.lock().clone() {
@@ -492,6 +492,7 @@ pub fn retire(process: &Arc<Process>) {
 fn tick() {
   let now = now_ms();
   for process in live_processes() {
+    inbox::read_late(&process);
     let (_, spinning) = *process.stuck.lock();
     let since = *process.retiring_since.lock();
     let retired_for = since.map(|at| at.elapsed());
@@ -548,6 +549,12 @@ pub fn counts() -> (usize, usize) {
 #[cfg(feature = "testing")]
 pub fn pids() -> Vec<u32> {
   live_processes().iter().map(|p| p.pid).collect()
+}
+
+/// Who reads each live process's reports, `loop` or `thread` (for the tests).
+#[cfg(feature = "testing")]
+pub fn readers() -> Vec<&'static str> {
+  live_processes().iter().map(|p| inbox::reader(p)).collect()
 }
 
 /// Worker threads given up on (stuck in native code past a deadline) in every process so far.

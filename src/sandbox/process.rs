@@ -1,11 +1,11 @@
 //! One sandbox process as the addon sees it: its channel, what it was told (catalogs, runs,
 //! controllers, data), the requests it owes an answer, the cells it holds, and how it ended.
 
+use super::inbox::{Inbox, Routes};
 use super::writer::Writer;
-use code_mode_protocol::wire::{self, Answer, Command, Report};
+use code_mode_protocol::wire::{self, Answer, Command};
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::io::{BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command as Spawn, Stdio};
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -74,6 +74,8 @@ pub struct Process {
   #[cfg_attr(not(feature = "testing"), allow(dead_code))]
   pub pid: u32,
   writer: Arc<dyn Outbox>,
+  /// Its reports (none in the Rust tests, whose sandboxes dispatch directly).
+  pub inbox: Option<Inbox>,
   child: Mutex<Option<Child>>,
   /// Held, never read: set once right after the process starts (`spawn`), dropped with this.
   _confinement: OnceLock<Confinement>,
@@ -87,7 +89,7 @@ pub struct Process {
   pub executor_cells: Mutex<HashSet<u64>>,
   /// Milliseconds (since the supervisor started) of the last heartbeat (its clock thread).
   last_heard: AtomicU64,
-  /// When the unanswered ping was sent (0: none out); its answer proves the reader thread reads.
+  /// When the unanswered ping was sent (0: none out); its answer proves the sandbox's reader reads.
   pub ping_since: AtomicU64,
   /// Threads given up on here: (frozen, spinning).
   pub stuck: Mutex<(u32, u32)>,
@@ -105,6 +107,7 @@ impl Process {
     id: u64,
     pid: u32,
     writer: Arc<dyn Outbox>,
+    inbox: Option<Inbox>,
     child: Option<Child>,
     now_ms: u64,
   ) -> Arc<Process> {
@@ -112,6 +115,7 @@ impl Process {
       id,
       pid,
       writer,
+      inbox,
       child: Mutex::new(child),
       _confinement: OnceLock::new(),
       phase: AtomicU8::new(Phase::Accepting as u8),
@@ -267,8 +271,9 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
   }
 }
 
-/// Starts a process from `executable` and the thread that reads its reports into `dispatch`.
-/// Runs on the supervisor's own thread (on Linux the process dies when that thread does).
+/// Starts a process from `executable` and the reading of its reports into `routes`
+/// (`inbox.rs`). Runs on the supervisor's own thread (on Linux the process dies when that thread
+/// does).
 /// `worker_threads` is what its first `Configure` will say (Windows caps its memory by it, as
 /// the process itself caps its address space on Linux).
 pub fn spawn(
@@ -277,8 +282,7 @@ pub fn spawn(
   debug: bool,
   worker_threads: u32,
   now_ms: u64,
-  dispatch: fn(&Arc<Process>, Report),
-  died: fn(&Arc<Process>),
+  routes: Routes,
 ) -> std::io::Result<Arc<Process>> {
   let mut command = Spawn::new(executable);
   command
@@ -329,20 +333,11 @@ pub fn spawn(
       return Err(e);
     }
   };
-  let process = Process::new(id, child.id(), writer, Some(child), now_ms);
+  let inbox = Inbox::new(file_of(stdout), routes);
+  let process = Process::new(id, child.id(), writer, Some(inbox), Some(child), now_ms);
   let _ = process._confinement.set(confinement);
-  let reading = process.clone();
-  let started = std::thread::Builder::new()
-    .name(format!("code-mode-sandbox-{id}-in"))
-    .spawn(move || {
-      let mut input = BufReader::with_capacity(64 << 10, stdout);
-      while let Some(report) = read_report(&mut input) {
-        dispatch(&reading, report);
-      }
-      died(&reading);
-    });
-  if let Err(e) = started {
-    process.kill("its reader thread could not start");
+  if let Err(e) = super::inbox::listen(&process) {
+    process.kill("its reports could not be read");
     let _ = process.reap();
     return Err(e);
   }
@@ -368,7 +363,9 @@ fn confine(_child: &Child, _worker_threads: u32) -> std::io::Result<Confinement>
   Ok(Confinement)
 }
 
-fn read_report(input: &mut impl Read) -> Option<Report> {
-  let frame = wire::read_frame(input, wire::MAX_REPORT).ok()??;
-  wire::decode(&frame).ok()
+fn file_of(stdout: std::process::ChildStdout) -> std::fs::File {
+  #[cfg(unix)]
+  return std::os::fd::OwnedFd::from(stdout).into();
+  #[cfg(windows)]
+  return std::os::windows::io::OwnedHandle::from(stdout).into();
 }

@@ -90,6 +90,7 @@ fn reports_count_only_for_cells_the_addon_placed_in_that_process() {
     0,
     Arc::new(MemoryOutbox(parking_lot::Mutex::new(None))),
     None,
+    None,
     0,
   );
   (crate::run::ROUTES.calls)(&stranger, h.run.id, cell, batch.clone());

@@ -38,13 +38,15 @@ describe.runIf(testingBuild)("the gateway's event loop reads the reports", () =>
   it('a main thread busy past the silence bound neither loses the leg nor gets its process killed', { timeout: 60_000 }, async () => {
     expect(expectStatus(await session().exec({ code: '0' }), 'completed').value).toBe(0)
     const before = __testSandboxPids()
-    __testSandboxPolicy(undefined, 1000)
+    // Heartbeats come every second, and what waits unread a whole tick (200 ms) is read within
+    // two: two seconds of silence are never reached while the process answers.
+    __testSandboxPolicy(undefined, 2000)
     try {
-      // The tool keeps this thread (and so its event loop) busy for three silence bounds, while
-      // the cell waits on it in its process: the process's heartbeats wait in the pipe unless
-      // someone else reads them.
+      // The tool keeps this thread (and so its event loop) busy for two and a half silence
+      // bounds, while the cell waits on it in its process: the process's heartbeats wait in the
+      // pipe unless someone else reads them.
       const blocking = session((call) => {
-        if (call.name === 'hold') busy(3000)
+        if (call.name === 'hold') busy(5000)
         return call.input
       })
       const leg = blocking.exec({ code: 'await tools.hold({}); let s = 0; for (let i = 0; i < 1000; i++) s += i; s' })

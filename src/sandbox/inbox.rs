@@ -9,7 +9,7 @@
 //! have no inbox: they dispatch directly.)
 //!
 //! A busy main thread must not stall a process (its writes block on a full pipe) or make it
-//! look silent: the supervisor reads whatever the loop has left unread for a tick
+//! look silent: what waits unread for a whole supervisor tick is read by a thread
 //! ([`read_late`]).
 
 use super::process::Process;
@@ -18,7 +18,7 @@ use parking_lot::Mutex;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// What the supervisor does with a process's reports, and when its channel closes.
 #[derive(Clone, Copy)]
@@ -33,6 +33,12 @@ pub struct Inbox {
   routes: Routes,
   /// A thread reads, for good (it holds `state` while it waits for the pipe).
   by_thread: AtomicBool,
+  /// A late reader is at it ([`read_late`]).
+  late: AtomicBool,
+  /// Reads so far, by anyone, and the count the supervisor saw at its last look with bytes
+  /// waiting (`u64::MAX`: none waited).
+  pumps: AtomicU64,
+  seen: AtomicU64,
   state: Mutex<State>,
 }
 
@@ -66,13 +72,19 @@ enum Pumped {
 }
 
 impl Inbox {
-  pub fn new(file: File, routes: Routes) -> Inbox {
-    Inbox {
+  /// The inbox of a pipe (made nonblocking on Unix, for every reader).
+  pub fn new(file: File, routes: Routes) -> std::io::Result<Inbox> {
+    #[cfg(unix)]
+    set_nonblocking(&file)?;
+    Ok(Inbox {
       file,
       routes,
       by_thread: AtomicBool::new(false),
+      late: AtomicBool::new(false),
+      pumps: AtomicU64::new(0),
+      seen: AtomicU64::new(u64::MAX),
       state: Mutex::new(State::default()),
-    }
+    })
   }
 }
 
@@ -104,37 +116,78 @@ pub fn listen(process: &Arc<Process>) -> std::io::Result<()> {
   read_on_a_thread(process)
 }
 
-/// A thread reads `process`'s reports from now on, until its channel closes.
+/// A thread reads `process`'s reports from now on, until its channel closes. Should it not
+/// start, the supervisor's late reads ([`read_late`]) stay its reader, slower.
 fn read_on_a_thread(process: &Arc<Process>) -> std::io::Result<()> {
   let Some(inbox) = process.inbox.as_ref() else {
     return Ok(());
   };
-  inbox.by_thread.store(true, Ordering::Release);
-  #[cfg(unix)]
-  set_nonblocking(&inbox.file, false);
   let reading = process.clone();
   std::thread::Builder::new()
     .name(format!("code-mode-sandbox-{}-in", process.id))
     .spawn(move || {
-      if pump(&reading, None) == Pumped::JustClosed
-        && let Some(inbox) = reading.inbox.as_ref()
+      if let Some(inbox) = reading.inbox.as_ref()
+        && guarded_pump(&reading, Reader::Thread) == Pumped::JustClosed
       {
         (inbox.routes.died)(&reading);
       }
-    })
-    .map(|_| ())
+    })?;
+  inbox.by_thread.store(true, Ordering::Release);
+  Ok(())
 }
 
-/// The supervisor's read, every tick: what the loop has not read yet (its thread is busy), so
-/// that the process's writes do not block and its heartbeats are heard.
+/// The supervisor's look, every tick: when bytes have waited in the pipe for a whole tick and
+/// the loop has not read since (its thread is busy), a thread of its own reads them (up to
+/// [`LATE_BUDGET`]), so that the process's writes do not block and its heartbeats are heard.
+/// Not on the supervisor's thread: what a report sets off can ask the supervisor for a process.
 pub fn read_late(process: &Arc<Process>) {
-  if pump(process, Some(LATE_BUDGET)) == Pumped::JustClosed {
-    died_elsewhere(process);
+  let Some(inbox) = process.inbox.as_ref() else {
+    return;
+  };
+  if inbox.by_thread.load(Ordering::Acquire) || !unread(&inbox.file) {
+    inbox.seen.store(u64::MAX, Ordering::Relaxed);
+    return;
+  }
+  let pumps = inbox.pumps.load(Ordering::Acquire);
+  if inbox.seen.swap(pumps, Ordering::Relaxed) != pumps || inbox.late.swap(true, Ordering::AcqRel) {
+    return;
+  }
+  let reading = process.clone();
+  let started = std::thread::Builder::new()
+    .name("code-mode-sandbox-late".into())
+    .spawn(move || {
+      let Some(inbox) = reading.inbox.as_ref() else {
+        return;
+      };
+      if guarded_pump(&reading, Reader::Late) == Pumped::JustClosed {
+        (inbox.routes.died)(&reading);
+      }
+      inbox.late.store(false, Ordering::Release);
+    });
+  if started.is_err() {
+    inbox.late.store(false, Ordering::Release);
   }
 }
 
-/// Runs `died` for a process whose channel a nonblocking reader found closed: on a thread of
-/// its own, since it reaps the process, which can wait on it.
+/// Whether bytes wait in the pipe.
+#[cfg(unix)]
+fn unread(file: &File) -> bool {
+  use std::os::fd::AsRawFd;
+  let mut bytes: libc::c_int = 0;
+  // SAFETY: the fd is open (borrowed from `file`); FIONREAD writes one int.
+  let status = unsafe { libc::ioctl(file.as_raw_fd(), libc::FIONREAD, &mut bytes) };
+  status == 0 && bytes > 0
+}
+
+/// Elsewhere a thread always reads.
+#[cfg(not(unix))]
+fn unread(_file: &File) -> bool {
+  false
+}
+
+/// Runs `died` for a process whose channel the loop found closed: on a thread of its own,
+/// since it reaps the process, which can wait on it.
+#[cfg(unix)]
 fn died_elsewhere(process: &Arc<Process>) {
   let Some(inbox) = process.inbox.as_ref() else {
     return;
@@ -149,25 +202,61 @@ fn died_elsewhere(process: &Arc<Process>) {
   }
 }
 
-/// Reads and dispatches reports: up to `budget` bytes without blocking (the loop, the
-/// supervisor), or, with no budget, blocking until the channel closes (a reader thread). A
-/// nonblocking reader that finds another one reading leaves it to that one.
-fn pump(process: &Arc<Process>, budget: Option<usize>) -> Pumped {
+/// [`pump`], where a panic in handling a report ends the process rather than the thread
+/// reading (or, on the loop, Node): the channel counts as closed, and its caller runs `died`.
+fn guarded_pump(process: &Arc<Process>, reader: Reader) -> Pumped {
+  match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pump(process, reader))) {
+    Ok(pumped) => pumped,
+    Err(_) => {
+      process.kill("killed: the gateway could not handle one of its reports");
+      match process.inbox.as_ref() {
+        Some(inbox) if !std::mem::replace(&mut inbox.state.lock().closed, true) => {
+          Pumped::JustClosed
+        }
+        _ => Pumped::Done,
+      }
+    }
+  }
+}
+
+/// Who reads, for [`pump`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reader {
+  /// The home loop: what is there, up to [`LOOP_BUDGET`]; waits for a late reader to finish.
+  #[cfg_attr(not(unix), allow(dead_code))]
+  Loop,
+  /// A late reader: what is there, up to [`LATE_BUDGET`]; leaves it to a reader already at it.
+  Late,
+  /// A thread of its own: everything, waiting for the pipe, until the channel closes.
+  Thread,
+}
+
+/// Reads and dispatches reports, in order, under the inbox's lock. The pipe never blocks (it
+/// is nonblocking on Unix from the start), so no reader waits in `read`; a thread waits for the
+/// pipe in `poll(2)` instead.
+fn pump(process: &Arc<Process>, reader: Reader) -> Pumped {
   let Some(inbox) = process.inbox.as_ref() else {
     return Pumped::Done;
   };
-  let mut state = match budget {
-    // A thread reads now: it is not left to this one.
-    Some(_) if inbox.by_thread.load(Ordering::Acquire) => return Pumped::Done,
-    Some(_) => match inbox.state.try_lock() {
+  if reader != Reader::Thread && inbox.by_thread.load(Ordering::Acquire) {
+    return Pumped::Done;
+  }
+  let mut state = match reader {
+    Reader::Late => match inbox.state.try_lock() {
       Some(state) => state,
       None => return Pumped::Open,
     },
-    None => inbox.state.lock(),
+    Reader::Loop | Reader::Thread => inbox.state.lock(),
   };
   if state.closed {
     return Pumped::Done;
   }
+  inbox.pumps.fetch_add(1, Ordering::AcqRel);
+  let budget = match reader {
+    Reader::Loop => LOOP_BUDGET,
+    Reader::Late => LATE_BUDGET,
+    Reader::Thread => usize::MAX,
+  };
   let mut read = 0;
   loop {
     // Every whole frame first, in order, under the lock: a second reader cannot overtake.
@@ -181,7 +270,7 @@ fn pump(process: &Arc<Process>, budget: Option<usize>) -> Pumped {
         }
       }
     }
-    if budget.is_some_and(|budget| read >= budget) {
+    if read >= budget {
       return Pumped::Open;
     }
     let State { buf, at, chunk, .. } = &mut *state;
@@ -201,6 +290,7 @@ fn pump(process: &Arc<Process>, budget: Option<usize>) -> Pumped {
       }
       Err(e) => match e.kind() {
         ErrorKind::Interrupted => {}
+        ErrorKind::WouldBlock if reader == Reader::Thread => wait_readable(&inbox.file),
         ErrorKind::WouldBlock => return Pumped::Open,
         _ => {
           state.closed = true;
@@ -210,6 +300,23 @@ fn pump(process: &Arc<Process>, budget: Option<usize>) -> Pumped {
     }
   }
 }
+
+/// Waits until the pipe has bytes or is closed.
+#[cfg(unix)]
+fn wait_readable(file: &File) {
+  use std::os::fd::AsRawFd;
+  let mut fds = libc::pollfd {
+    fd: file.as_raw_fd(),
+    events: libc::POLLIN,
+    revents: 0,
+  };
+  // SAFETY: one valid pollfd, for the call; an interrupted wait just reads again.
+  unsafe { libc::poll(&mut fds, 1, -1) };
+}
+
+/// Elsewhere the pipe blocks in `read`, so this is never reached.
+#[cfg(not(unix))]
+fn wait_readable(_file: &File) {}
 
 /// The next whole report in `state`'s buffer; an error for a frame over [`wire::MAX_REPORT`]
 /// or one that does not decode (the process is then treated as ended).
@@ -229,36 +336,39 @@ fn next_frame(state: &mut State) -> Result<Option<Report>, ()> {
   let report = wire::decode(body).map_err(|_| ())?;
   state.at += 4 + len;
   if state.at == state.buf.len() {
-    state.buf.clear();
     state.at = 0;
+    // One large report must not keep its memory for the process's life.
+    if state.buf.capacity() > LOOP_BUDGET {
+      state.buf = Vec::new();
+    } else {
+      state.buf.clear();
+    }
   }
   Ok(Some(report))
 }
 
+/// Makes the pipe nonblocking, for good: no reader ever waits in `read` (a thread waits in
+/// `poll(2)`), so none can be caught there by another reader's switch.
 #[cfg(unix)]
-fn set_nonblocking(file: &File, on: bool) {
+fn set_nonblocking(file: &File) -> std::io::Result<()> {
   use std::os::fd::AsRawFd;
   let fd = file.as_raw_fd();
   // SAFETY: `fd` is open (borrowed from `file` for the two calls); F_GETFL/F_SETFL touch only
   // its status flags.
   unsafe {
     let flags = libc::fcntl(fd, libc::F_GETFL);
-    if flags >= 0 {
-      let flags = if on {
-        flags | libc::O_NONBLOCK
-      } else {
-        flags & !libc::O_NONBLOCK
-      };
-      libc::fcntl(fd, libc::F_SETFL, flags);
+    if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+      return Err(std::io::Error::last_os_error());
     }
   }
+  Ok(())
 }
 
 /// The home loop: the event loop of the first Node environment that loaded the addon, which
 /// polls every process's pipe while that environment lives.
 #[cfg(unix)]
 mod home {
-  use super::{LOOP_BUDGET, Pumped, died_elsewhere, pump, read_on_a_thread, set_nonblocking};
+  use super::{Pumped, Reader, died_elsewhere, guarded_pump, read_on_a_thread};
   use crate::sandbox::process::Process;
   use napi::sys;
   use parking_lot::Mutex;
@@ -395,14 +505,13 @@ mod home {
 
   /// Asks the home loop to poll `process` (any thread); false when there is no home loop.
   pub fn watch(process: &Arc<Process>) -> bool {
-    let Some(inbox) = process.inbox.as_ref() else {
+    if process.inbox.is_none() {
       return false;
-    };
+    }
     let home = HOME.lock();
     let Some(home) = home.as_ref() else {
       return false;
     };
-    set_nonblocking(&inbox.file, true);
     let watch = Box::into_raw(Box::new(Watch(Some(process.clone()))));
     // SAFETY: the function is live while it is in `HOME` (released only under this lock);
     // `watch` is handed over to `start_poll`, or taken back below.
@@ -480,10 +589,16 @@ mod home {
   }
 
   /// The pipe is readable (or closed): dispatch what came, on the loop's thread.
-  unsafe extern "C" fn on_readable(handle: *mut c_void, _status: c_int, _events: c_int) {
+  unsafe extern "C" fn on_readable(handle: *mut c_void, status: c_int, _events: c_int) {
     // SAFETY: the handle's `data` is its `Poll` until `on_closed`.
     let process = unsafe { (**handle.cast::<*mut Poll>()).process.clone() };
-    match pump(&process, Some(LOOP_BUDGET)) {
+    if status < 0 {
+      // libuv stopped polling it (an error on the descriptor): a thread reads from here on.
+      stop(handle);
+      let _ = read_on_a_thread(&process);
+      return;
+    }
+    match guarded_pump(&process, Reader::Loop) {
       Pumped::Open => {}
       Pumped::JustClosed => {
         stop(handle);

@@ -333,7 +333,15 @@ pub fn spawn(
       return Err(e);
     }
   };
-  let inbox = Inbox::new(file_of(stdout), routes);
+  let inbox = match Inbox::new(file_of(stdout), routes) {
+    Ok(inbox) => inbox,
+    Err(e) => {
+      writer.close();
+      let _ = child.kill();
+      let _ = child.wait();
+      return Err(e);
+    }
+  };
   let process = Process::new(id, child.id(), writer, Some(inbox), Some(child), now_ms);
   let _ = process._confinement.set(confinement);
   if let Err(e) = super::inbox::listen(&process) {

@@ -375,6 +375,7 @@ mod home {
   use std::ffi::{c_int, c_void};
   use std::os::fd::AsRawFd;
   use std::ptr;
+  use std::sync::atomic::{AtomicUsize, Ordering};
   use std::sync::{Arc, OnceLock};
 
   /// libuv's functions, looked up in the host process (Node exports them); none, and the
@@ -438,6 +439,8 @@ mod home {
   /// One poll: a libuv handle (its first field, `data`, points back here) and its process.
   struct Poll {
     process: Arc<Process>,
+    /// Set when it closes because the home environment ends.
+    ending: Option<Arc<Ending>>,
   }
 
   /// Makes `env` the home loop if there is none (called when the addon is loaded into it, on its
@@ -477,7 +480,8 @@ mod home {
       }
       // Weak: the polls never keep Node alive (parked cells do not).
       sys::napi_unref_threadsafe_function(env, tsfn);
-      if sys::napi_add_env_cleanup_hook(env, Some(env_ending), ptr::null_mut())
+      // Asynchronous: Node waits for the polls' close callbacks before it closes the loop.
+      if sys::napi_add_async_cleanup_hook(env, Some(env_ending), ptr::null_mut(), ptr::null_mut())
         != sys::Status::napi_ok
       {
         sys::napi_release_threadsafe_function(tsfn, sys::ThreadsafeFunctionReleaseMode::release);
@@ -569,6 +573,7 @@ mod home {
       }
       *handle.cast::<*mut Poll>() = Box::into_raw(Box::new(Poll {
         process: process.clone(),
+        ending: None,
       }));
       if (uv.poll_init)(event_loop.cast(), handle, fd) != 0 {
         drop(Box::from_raw(*handle.cast::<*mut Poll>()));
@@ -624,36 +629,71 @@ mod home {
 
   unsafe extern "C" fn on_closed(handle: *mut c_void) {
     // SAFETY: closed handles are ours (`start_poll`): free the `Poll`, then the handle.
-    unsafe {
-      drop(Box::from_raw(*handle.cast::<*mut Poll>()));
+    let poll = unsafe {
+      let poll = Box::from_raw(*handle.cast::<*mut Poll>());
       libc::free(handle);
+      poll
+    };
+    if let Some(ending) = &poll.ending
+      && ending.closing.fetch_sub(1, Ordering::AcqRel) == 1
+    {
+      ending.done();
     }
   }
 
   /// The home environment is ending: its polls close and threads read their processes; later
-  /// processes are read by threads, or by the next environment that loads the addon.
-  unsafe extern "C" fn env_ending(_arg: *mut c_void) {
-    let Some(home) = HOME.lock().take() else {
-      return;
-    };
-    // SAFETY: released once, and no one calls it after: it has left `HOME`.
-    unsafe {
-      sys::napi_release_threadsafe_function(
-        home.tsfn as sys::napi_threadsafe_function,
-        sys::ThreadsafeFunctionReleaseMode::release,
-      );
+  /// processes are read by threads, or by the next environment that loads the addon. Node waits
+  /// (the hook's `handle`) until the last of those polls has closed.
+  unsafe extern "C" fn env_ending(handle: sys::napi_async_cleanup_hook_handle, _arg: *mut c_void) {
+    let home = HOME.lock().take();
+    let polls = home.as_ref().map_or(&[][..], |home| &home.polls[..]);
+    let ending = Arc::new(Ending {
+      hook: handle as usize,
+      closing: AtomicUsize::new(polls.len()),
+    });
+    if let Some(home) = home.as_ref() {
+      // SAFETY: released once, and no one calls it after: it has left `HOME`.
+      unsafe {
+        sys::napi_release_threadsafe_function(
+          home.tsfn as sys::napi_threadsafe_function,
+          sys::ThreadsafeFunctionReleaseMode::release,
+        );
+      }
     }
-    let Some(uv) = uv() else { return };
-    for handle in home.polls {
-      let handle = handle as *mut c_void;
-      // SAFETY: a started poll handle of this loop, in no list now, closed once here.
-      let process = unsafe {
-        let process = (**handle.cast::<*mut Poll>()).process.clone();
-        (uv.poll_stop)(handle);
-        (uv.close)(handle, on_closed);
-        process
+    match uv() {
+      Some(uv) if !polls.is_empty() => {
+        for &poll in polls {
+          let poll = poll as *mut c_void;
+          // SAFETY: a started poll handle of this loop, in no list now (`HOME` is empty), closed
+          // once here; its `Poll` is ours until `on_closed`.
+          let process = unsafe {
+            let state = &mut **poll.cast::<*mut Poll>();
+            state.ending = Some(ending.clone());
+            (uv.poll_stop)(poll);
+            (uv.close)(poll, on_closed);
+            state.process.clone()
+          };
+          let _ = read_on_a_thread(&process);
+        }
+      }
+      _ => ending.done(),
+    }
+  }
+
+  /// The home environment's teardown, waiting for its polls to close.
+  struct Ending {
+    hook: usize,
+    closing: AtomicUsize,
+  }
+
+  impl Ending {
+    /// Lets Node finish the teardown.
+    fn done(&self) {
+      // SAFETY: the handle Node gave `env_ending`, removed once: by the last poll to close, or
+      // at once when there was none.
+      unsafe {
+        sys::napi_remove_async_cleanup_hook(self.hook as sys::napi_async_cleanup_hook_handle)
       };
-      let _ = read_on_a_thread(&process);
     }
   }
 }

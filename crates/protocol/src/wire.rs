@@ -327,7 +327,7 @@ impl Report {
 /// Encodes `report` as one frame of at most [`MAX_REPORT`] bytes (see [`Report::over_limit`]).
 pub fn encode_report(report: Report) -> Vec<u8> {
   let frame = encode(&report);
-  match frame.len() - 4 {
+  match frame.len() - FRAME_HEADER {
     bytes if bytes > MAX_REPORT => encode(&report.over_limit(bytes)),
     _ => frame,
   }
@@ -335,31 +335,40 @@ pub fn encode_report(report: Report) -> Vec<u8> {
 
 /// Encodes `message` as one frame.
 pub fn encode<T: Serialize>(message: &T) -> Vec<u8> {
-  let mut frame = vec![0u8; 4];
+  let mut frame = vec![0u8; FRAME_HEADER];
   // Writing into a Vec cannot fail, and every message type here serialises.
   if bincode::serialize_into(&mut frame, message).is_err() {
-    frame.truncate(4);
+    frame.truncate(FRAME_HEADER);
   }
-  let len = (frame.len() - 4) as u32;
-  frame[..4].copy_from_slice(&len.to_le_bytes());
+  let len = (frame.len() - FRAME_HEADER) as u32;
+  frame[..FRAME_HEADER].copy_from_slice(&len.to_le_bytes());
   frame
 }
 
-/// Reads one frame's bytes, at most `max` of them; `None` at a clean end of the stream.
-pub fn read_frame(reader: &mut impl Read, max: usize) -> io::Result<Option<Vec<u8>>> {
-  let mut len = [0u8; 4];
-  match reader.read_exact(&mut len) {
-    Ok(()) => {}
-    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
-    Err(e) => return Err(e),
-  }
-  let len = u32::from_le_bytes(len) as usize;
+/// The bytes before a frame's body: the body's length, a little-endian `u32`.
+pub const FRAME_HEADER: usize = 4;
+
+/// The body length a frame's header gives; an error when it is over `max`.
+pub fn body_len(header: [u8; FRAME_HEADER], max: usize) -> io::Result<usize> {
+  let len = u32::from_le_bytes(header) as usize;
   if len > max {
     return Err(io::Error::new(
       io::ErrorKind::InvalidData,
       format!("a frame of {len} bytes is over the limit of {max}"),
     ));
   }
+  Ok(len)
+}
+
+/// Reads one frame's bytes, at most `max` of them; `None` at a clean end of the stream.
+pub fn read_frame(reader: &mut impl Read, max: usize) -> io::Result<Option<Vec<u8>>> {
+  let mut header = [0u8; FRAME_HEADER];
+  match reader.read_exact(&mut header) {
+    Ok(()) => {}
+    Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+    Err(e) => return Err(e),
+  }
+  let len = body_len(header, max)?;
   let mut body = vec![0u8; len];
   reader.read_exact(&mut body)?;
   Ok(Some(body))

@@ -1,4 +1,4 @@
-// Who reads a sandbox process's reports (src/sandbox/inbox.rs): Node's event loop on Unix, a
+// Who reads a sandbox process's reports (src/sandbox/reading.rs): Node's event loop on Unix, a
 // thread on Windows and wherever the loop cannot. A busy or ended loop must not stall, lose or
 // kill a process; the thread path works as the loop path does.
 import { spawnSync } from 'node:child_process'

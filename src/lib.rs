@@ -40,12 +40,12 @@ use protocol::types::{
 pub use toolsearch::resolve_tool_search_config;
 
 /// The addon is loaded into a Node environment: its event loop reads the sandbox processes'
-/// reports if no other environment's does (`src/sandbox/inbox.rs`). Cannot fail: without it,
+/// reports if no other environment's does (`src/sandbox/reading.rs`). Cannot fail: without it,
 /// threads read them.
 #[napi(module_exports, catch_unwind)]
 pub fn loaded(_exports: Object, env: Env) -> Result<()> {
   // napi-rs does not wrap a module_exports hook in catch_unwind as it does other exports.
-  let _ = std::panic::catch_unwind(|| sandbox::inbox::adopt(env.raw()));
+  let _ = std::panic::catch_unwind(|| sandbox::reading::adopt(env.raw()));
   Ok(())
 }
 

@@ -81,11 +81,11 @@ pub fn test_silence(ms: u32, affinity: u32) -> Result<()> {
 }
 
 /// TEST ONLY. `true`: threads read the reports of every sandbox process started from now on, as
-/// on Windows, rather than Node's event loop (`src/sandbox/inbox.rs`); `false`: back to the
+/// on Windows, rather than Node's event loop (`src/sandbox/reading.rs`); `false`: back to the
 /// loop.
 #[napi(js_name = "__testReadReportsOnThreads", catch_unwind)]
 pub fn test_read_reports_on_threads(on: bool) {
-  sandbox::inbox::read_on_threads_for_tests(on);
+  sandbox::reading::read_on_threads_for_tests(on);
 }
 
 /// TEST ONLY. Who reads the reports of each sandbox process alive now: `loop` or `thread`.

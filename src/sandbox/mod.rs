@@ -17,8 +17,9 @@
 //! - Whatever ends a process, every leg and request it held fails `runtime_unavailable`
 //!   (phase `host`), and every cell parked in it is lost (a later `wait` says so).
 
-pub mod inbox;
+mod inbox;
 pub mod process;
+pub mod reading;
 mod writer;
 
 use crate::error::{ErrorCode, Failure, FailurePhase};
@@ -370,7 +371,16 @@ fn spawn_one() -> Result<Arc<Process>, String> {
         SUPERVISOR.debug,
         settings.worker_threads,
         now_ms(),
-        inbox::Routes { dispatch, died },
+      )
+      .and_then(
+        |process| match reading::listen(&process, reading::Routes { dispatch, died }) {
+          Ok(()) => Ok(process),
+          Err(e) => {
+            process.kill("its reports could not be read");
+            let _ = process.reap();
+            Err(e)
+          }
+        },
       )
       .map_err(|e| format!("the code mode sandbox process could not start: {e}"))?
     }
@@ -401,7 +411,7 @@ pub fn route_runs(routes: RunRoutes) {
   let _ = RUN_ROUTES.set(routes);
 }
 
-/// A report from a process, on whichever thread reads it (`inbox.rs`).
+/// A report from a process, on whichever thread reads it (`reading.rs`).
 fn dispatch(process: &Arc<Process>, report: Report) {
   let runs = RUN_ROUTES.get();
   match report {
@@ -492,7 +502,7 @@ pub fn retire(process: &Arc<Process>) {
 fn tick() {
   let now = now_ms();
   for process in live_processes() {
-    inbox::read_late(&process);
+    reading::read_late(&process);
     let (_, spinning) = *process.stuck.lock();
     let since = *process.retiring_since.lock();
     let retired_for = since.map(|at| at.elapsed());
@@ -554,7 +564,10 @@ pub fn pids() -> Vec<u32> {
 /// Who reads each live process's reports, `loop` or `thread` (for the tests).
 #[cfg(feature = "testing")]
 pub fn readers() -> Vec<&'static str> {
-  live_processes().iter().map(|p| inbox::reader(p)).collect()
+  live_processes()
+    .iter()
+    .map(|p| reading::reader(p))
+    .collect()
 }
 
 /// Worker threads given up on (stuck in native code past a deadline) in every process so far.

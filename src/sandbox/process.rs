@@ -1,7 +1,7 @@
 //! One sandbox process as the addon sees it: its channel, what it was told (catalogs, runs,
 //! controllers, data), the requests it owes an answer, the cells it holds, and how it ended.
 
-use super::inbox::{Inbox, Routes};
+use super::inbox::Inbox;
 use super::writer::Writer;
 use code_mode_protocol::wire::{self, Answer, Command};
 use parking_lot::Mutex;
@@ -271,9 +271,9 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
   }
 }
 
-/// Starts a process from `executable` and the reading of its reports into `routes`
-/// (`inbox.rs`). Runs on the supervisor's own thread (on Linux the process dies when that thread
-/// does).
+/// Starts a process from `executable`; its reports wait in its inbox until someone reads them
+/// (`reading.rs`). Runs on the supervisor's own thread (on Linux the process dies when that
+/// thread does).
 /// `worker_threads` is what its first `Configure` will say (Windows caps its memory by it, as
 /// the process itself caps its address space on Linux).
 pub fn spawn(
@@ -282,7 +282,6 @@ pub fn spawn(
   debug: bool,
   worker_threads: u32,
   now_ms: u64,
-  routes: Routes,
 ) -> std::io::Result<Arc<Process>> {
   let mut command = Spawn::new(executable);
   command
@@ -333,7 +332,7 @@ pub fn spawn(
       return Err(e);
     }
   };
-  let inbox = match Inbox::new(file_of(stdout), routes) {
+  let inbox = match Inbox::new(file_of(stdout)) {
     Ok(inbox) => inbox,
     Err(e) => {
       writer.close();
@@ -344,11 +343,6 @@ pub fn spawn(
   };
   let process = Process::new(id, child.id(), writer, Some(inbox), Some(child), now_ms);
   let _ = process._confinement.set(confinement);
-  if let Err(e) = super::inbox::listen(&process) {
-    process.kill("its reports could not be read");
-    let _ = process.reap();
-    return Err(e);
-  }
   Ok(process)
 }
 

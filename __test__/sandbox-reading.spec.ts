@@ -89,6 +89,27 @@ describe.runIf(testingBuild)('threads read where the loop cannot', () => {
     }
   })
 
+  it.runIf(unix)('a host that only imitates Node (Bun, Deno) is read by threads: its libuv functions may be stubs', { timeout: 60_000 }, () => {
+    const index = new URL('../index.js', import.meta.url).pathname
+    const nativeJs = new URL('../lib/native.js', import.meta.url).pathname
+    // `imitation`: a runtime's name in `process.versions`, or '' for Node itself.
+    const readers = (imitation: string) => {
+      const script = `
+        if (${JSON.stringify(imitation)}) Object.defineProperty(process.versions, ${JSON.stringify(imitation)}, { value: '1.0.0', enumerable: true })
+        const { CodeModeRun } = require(${JSON.stringify(index)})
+        const { __testSandboxReaders } = require(${JSON.stringify(nativeJs)})
+        const run = CodeModeRun.create({ config: { enabled: true }, runId: 'r', tools: [{ name: 'echo' }], executor: (c) => c.input })
+        run.exec({ code: 'await tools.echo({ n: 1 })' }).then((r) => console.log(JSON.stringify({ value: r.value, readers: __testSandboxReaders() })))
+      `
+      const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 })
+      expect(child.status, child.stderr).toBe(0)
+      return JSON.parse(child.stdout.trim().split('\n').pop() ?? '')
+    }
+    expect(readers('')).toEqual({ value: { n: 1 }, readers: ['loop'] })
+    expect(readers('bun')).toEqual({ value: { n: 1 }, readers: ['thread'] })
+    expect(readers('deno')).toEqual({ value: { n: 1 }, readers: ['thread'] })
+  })
+
   it.runIf(unix)('when the environment whose loop reads ends, threads take over its processes', { timeout: 60_000 }, () => {
     // A worker thread loads the addon first (its loop reads), runs a cell and ends; the main
     // thread then runs cells in the same process.

@@ -45,7 +45,7 @@ pub use toolsearch::resolve_tool_search_config;
 #[napi(module_exports, catch_unwind)]
 pub fn loaded(_exports: Object, env: Env) -> Result<()> {
   // napi-rs does not wrap a module_exports hook in catch_unwind as it does other exports.
-  let _ = std::panic::catch_unwind(|| sandbox::reading::adopt(env.raw()));
+  let _ = std::panic::catch_unwind(|| sandbox::reading::adopt(&env));
   Ok(())
 }
 

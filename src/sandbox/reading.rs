@@ -587,10 +587,39 @@ mod home {
 }
 
 /// Makes the calling environment the one whose event loop reads the sandboxes' reports, if
-/// none does (the addon's load, on that environment's thread).
-pub fn adopt(env: napi::sys::napi_env) {
+/// none does (the addon's load, on that environment's thread). Only Node's own loop: a host that
+/// imitates Node's API may export libuv's functions as stubs that abort the process when called
+/// (Bun does), so elsewhere threads read.
+pub fn adopt(env: &napi::Env) {
   #[cfg(unix)]
-  home::adopt(env);
+  if is_node(env) {
+    home::adopt(env.raw());
+  }
   #[cfg(not(unix))]
   let _ = env;
+}
+
+/// Whether `env` is Node itself: `process.release.name` is `node`, and `process.versions` names
+/// no other runtime (Bun and Deno say `node` there too). False when any of it cannot be read.
+#[cfg(unix)]
+fn is_node(env: &napi::Env) -> bool {
+  use napi::bindgen_prelude::{JsObjectValue, Object};
+  let read = || -> napi::Result<bool> {
+    let process: Object = env.get_global()?.get_named_property("process")?;
+    let release: Object = process.get_named_property("release")?;
+    let name: Option<String> = release.get_named_property("name")?;
+    let versions: Object = process.get_named_property("versions")?;
+    Ok(
+      name.as_deref() == Some("node")
+        && !versions.has_named_property("bun")?
+        && !versions.has_named_property("deno")?,
+    )
+  };
+  read().unwrap_or_else(|_| {
+    // A getter that threw leaves its exception pending; the addon's load must not throw it.
+    let mut error = std::ptr::null_mut();
+    // SAFETY: `env` is the calling environment, on its thread.
+    unsafe { napi::sys::napi_get_and_clear_last_exception(env.raw(), &mut error) };
+    false
+  })
 }

@@ -57,6 +57,25 @@ describe('tool inputs are capped (maxToolInputBytes)', () => {
     expect(expectStatus(result, 'completed').value).toEqual(['tool input is 2008 bytes, over maxToolInputBytes (1024 bytes).', 1000])
     expect(calls).toHaveLength(1)
   })
+
+  it('the cap counts what the gateway holds once it parses the input: many small values cost more than their text', async () => {
+    // `[{},{},…]` is 3 bytes of JSON per element and about 64 bytes of V8 heap once parsed on
+    // the gateway's main thread (crates/protocol/src/parsed.rs charges 48 per value).
+    const { run, calls } = makeRun({ config: { enabled: true, maxToolInputBytes: 65_536 }, tools: echo })
+    const result = await run.exec({
+      code: `let message
+        try { await tools.echo(Array(5000).fill({})) } catch (e) { message = e.message }
+        const text = await tools.echo({ s: 'x'.repeat(60_000) })
+        const numbers = await tools.echo(Array(1000).fill(7))
+        ;[message, text.input.s.length, numbers.input.length]`,
+    })
+    expect(expectStatus(result, 'completed').value).toEqual([
+      'tool input is 15001 bytes of JSON but about 480048 bytes once parsed (it has many small values), over maxToolInputBytes (65536 bytes).',
+      60_000,
+      1000,
+    ])
+    expect(calls).toHaveLength(2)
+  })
 })
 
 describe('failed results are bounded by maxOutputBytes', () => {

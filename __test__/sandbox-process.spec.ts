@@ -90,6 +90,25 @@ describe('a native loop that never polls the deadline', () => {
     })
   }
 
+  it('eight at once, in eight sessions, each fail by their deadline and a second: a loaded machine does not defer the answer', { timeout: 60_000 }, async () => {
+    // Eight spinning threads share two cores here: none has used its CPU budget by its deadline,
+    // and the leg still fails then (the thread is frozen once it shows it spins).
+    const code = NON_POLLING['String.prototype.toUpperCase of 8 MB in a loop']
+    const timings = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const started = performance.now()
+        const result = await session(500).exec({ code })
+        return { code: expectStatus(result, 'failed').code, ms: performance.now() - started }
+      }),
+    )
+    for (const { code } of timings) expect(code).toBe('timeout')
+    // Deadline 500 ms, a second past it, and half a second for a leg waiting its turn on a
+    // worker (a stand-in comes 100 ms into a long slice) on a loaded runner.
+    expect(Math.max(...timings.map((t) => t.ms))).toBeLessThan(500 + 1000 + 500)
+    await noCpuLater()
+    expect(expectStatus(await session().exec({ code: '"next"' }), 'completed').value).toBe('next')
+  })
+
   it('20 in a row, over several sessions, never keep another session waiting 2 s', { timeout: 120_000 }, async () => {
     const probe = session(5000)
     let stop = false

@@ -35,9 +35,10 @@ pub struct CodeModeConfig {
   /// Nested tool calls in flight per cell. Default 16, clamped to 1..=128. Up to 128 more
   /// queue behind them and start as earlier ones settle; one more is a guest error.
   pub max_pending_tool_calls: u32,
-  /// Cap on the JSON input of one nested tool call, in UTF-8 bytes. A larger input is a
-  /// catchable error in the cell and never reaches the executor. Default 8 MiB, clamped to
-  /// 1024..=64 MiB.
+  /// Cap on the JSON input of one nested tool call, in bytes as the gateway holds it once
+  /// parsed: its UTF-8 length, or 48 bytes for every value in it when that is more (an array of
+  /// many small objects). A larger input is a catchable error in the cell and never reaches the
+  /// executor. Default 8 MiB, clamped to 1024..=64 MiB.
   pub max_tool_input_bytes: u32,
   /// How long a suspended cell can be resumed. Default 900, clamped to 1..=86400.
   pub snapshot_ttl_seconds: u32,

@@ -1,7 +1,11 @@
 //! The watchdog: a slice stuck in native code (a QuickJS builtin looping without polling the
-//! interrupt handler) is given up on [`STUCK_GRACE`] past its CPU deadline, and its thread is
-//! handed to the process's freezer (`stuck.rs`). Slices are noted in a table that one periodic
-//! task on the clock thread scans, so a slice costs a map insert, not a timer.
+//! interrupt handler) is given up on [`STUCK_GRACE`] past its deadline, in wall time: its leg
+//! fails then and its worker is replaced, however many threads a loaded machine shares its cores
+//! between. Its thread is handed to the process's freezer (`stuck.rs`) once it has shown it spins
+//! (it used its budget and the grace in CPU time), or after [`STARVED_BOUND`] more: a thread only
+//! kept off a core returns by itself, sees the kill at its next poll, and costs its process
+//! nothing. Slices are noted in a table that one periodic task on the clock thread scans, so a
+//! slice costs a map insert, not a timer.
 //!
 //! A slice whose VM was killed (an abort, above all) is given up on [`STUCK_GRACE`] after the
 //! scan sees the kill rather than past its deadline: guest code sees the kill at its next poll
@@ -24,9 +28,9 @@ use std::time::{Duration, Instant};
 /// finish the loop and exit.
 pub const STUCK_GRACE: Duration = Duration::from_millis(400);
 
-/// How much longer a slice past its grace is waited for while its thread has not used its
-/// budget and the grace in CPU time (a loaded machine kept it off a core: it will see the
-/// deadline at its next poll). A thread blocked without using CPU is given up on after it.
+/// How much longer a thread given up on is left unfrozen while it has not used its budget and
+/// the grace in CPU time (a loaded machine kept it off a core: it sees the kill at its next poll
+/// and returns). A thread blocked without using CPU is frozen after it.
 const STARVED_BOUND: Duration = Duration::from_secs(2);
 
 /// A slice's owner (a cell, see `cell/slice.rs`).
@@ -48,16 +52,21 @@ struct Watched {
   cpu: Option<(Duration, Duration)>,
   /// The kill switch of the VM the slice runs, once known.
   signals: Option<Weak<Signals>>,
+  /// Given up on: its leg has failed and its worker was replaced; the thread is watched until
+  /// it is frozen or returns.
+  given_up: bool,
 }
 
 impl Watched {
-  /// Whether to give up on the slice now: past its grace, and either its thread used its CPU
-  /// allowance (it is spinning in native code), or it has been starved or blocked for longer
-  /// than [`STARVED_BOUND`], or the platform cannot tell.
+  /// Whether to give up on the slice now: past its grace, in wall time.
   fn overdue(&self, now: Instant) -> bool {
-    if self.give_up > now {
-      return false;
-    }
+    !self.given_up && self.give_up <= now
+  }
+
+  /// Whether to freeze the thread of a slice given up on: its thread used its CPU allowance (it
+  /// is spinning in native code), or it has been starved or blocked for longer than
+  /// [`STARVED_BOUND`] past its grace, or the platform cannot tell.
+  fn spinning(&self, now: Instant) -> bool {
     let Some((started, allowance)) = self.cpu else {
       return true;
     };
@@ -121,6 +130,7 @@ pub(super) fn watch(
     token: running.token(),
     cpu: stuck::cpu_time(running.thread).map(|now| (now, budget + STUCK_GRACE)),
     signals: signals.map(Arc::downgrade),
+    given_up: false,
   };
   WATCHED.lock().insert(id, watched);
 }
@@ -137,36 +147,72 @@ pub(super) fn unwatch(id: u64) {
   WATCHED.lock().remove(&id);
 }
 
-/// A watched slice to give up on, taken out of the table's lock.
-struct Overdue {
-  id: u64,
-  owner: Weak<dyn Overrun>,
-  slice: u64,
-  thread: u64,
-  token: u64,
+/// What a scan does to a watched slice, taken out of the table's lock.
+enum Action {
+  /// Past its grace: its leg fails now and its worker is replaced.
+  GiveUp {
+    owner: Weak<dyn Overrun>,
+    slice: u64,
+  },
+  /// Given up on, and spinning (or starved past its bound): its thread is frozen.
+  Freeze { thread: u64, token: u64 },
 }
 
 fn scan_watched() {
   let now = Instant::now();
-  let overdue: Vec<Overdue> = WATCHED
+  let due: Vec<(u64, Action)> = WATCHED
     .lock()
     .iter_mut()
     .filter_map(|(id, w)| {
       w.hasten_if_killed(now);
-      w.overdue(now).then(|| Overdue {
-        id: *id,
-        owner: w.owner.clone(),
-        slice: w.slice,
-        thread: w.thread,
-        token: w.token,
-      })
+      let action = if w.overdue(now) {
+        Action::GiveUp {
+          owner: w.owner.clone(),
+          slice: w.slice,
+        }
+      } else if w.given_up && w.spinning(now) {
+        Action::Freeze {
+          thread: w.thread,
+          token: w.token,
+        }
+      } else {
+        return None;
+      };
+      Some((*id, action))
     })
     .collect();
-  for stuck in overdue {
-    if let Some(owner) = stuck.owner.upgrade() {
-      unwatch(stuck.id);
-      if owner.overran(stuck.slice) {
-        stuck::freeze(stuck.thread, stuck.token);
+  for (id, action) in due {
+    match action {
+      Action::GiveUp { owner, slice } => {
+        let Some(owner) = owner.upgrade() else {
+          continue;
+        };
+        if !owner.overran(slice) {
+          // It ended meanwhile.
+          unwatch(id);
+          continue;
+        }
+        // Watched on until it is frozen or returns (its job then unwatches it).
+        let frozen = {
+          let mut watched = WATCHED.lock();
+          match watched.get_mut(&id) {
+            Some(w) if w.spinning(now) => watched.remove(&id).map(|w| (w.thread, w.token)),
+            Some(w) => {
+              w.given_up = true;
+              None
+            }
+            None => None,
+          }
+        };
+        if let Some((thread, token)) = frozen {
+          stuck::freeze(thread, token);
+        }
+      }
+      Action::Freeze { thread, token } => {
+        // Only if it has not returned meanwhile (its job unwatched it).
+        if WATCHED.lock().remove(&id).is_some() {
+          stuck::freeze(thread, token);
+        }
       }
     }
   }

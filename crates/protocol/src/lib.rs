@@ -7,4 +7,5 @@ pub mod executor;
 pub mod injected;
 pub mod leg;
 pub mod packed;
+pub mod parsed;
 pub mod wire;

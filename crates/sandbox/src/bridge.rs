@@ -190,15 +190,25 @@ pub(crate) fn start_call(
     return Err(throw(ctx, "code mode cell is ending: no more tool calls."));
   }
   code_mode_engine::testing::at_bridge_call(&run.label);
+  // The gateway parses the input on its main thread: the cap bounds what it holds then
+  // (crates/protocol/src/parsed.rs), which a text of many small values far exceeds.
   let cap = run.settings.max_tool_input_bytes as usize;
-  if input.len() > cap {
+  let parsed = code_mode_protocol::parsed::parsed_bytes(&input);
+  if parsed > cap {
+    let name = run.limits_named().max_tool_input;
     return Err(throw(
       ctx,
-      &format!(
-        "tool input is {} bytes, over {} ({cap} bytes).",
-        input.len(),
-        run.limits_named().max_tool_input
-      ),
+      &if input.len() > cap {
+        format!(
+          "tool input is {} bytes, over {name} ({cap} bytes).",
+          input.len()
+        )
+      } else {
+        format!(
+          "tool input is {} bytes of JSON but about {parsed} bytes once parsed (it has many small values), over {name} ({cap} bytes).",
+          input.len()
+        )
+      },
     ));
   }
   let (entry, via, input): (&CatalogEntry, Via, String) = match kind {

@@ -48,6 +48,8 @@ pub struct Request {
   pub method: String,
   /// JSON text of the argument array.
   pub args: String,
+  /// What the gateway holds for `args` once it parses them (`code_mode_protocol::parsed`).
+  pub cost: usize,
 }
 
 /// What the host functions share with the leg loop.

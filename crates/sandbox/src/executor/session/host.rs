@@ -33,8 +33,10 @@ const METHODS: &[&str] = &[
 
 /// A call stack passed to `__openclawHostRequest` is cut to this many characters, as upstream.
 const MAX_CALL_STACK: usize = 8192;
-/// One request's arguments, and all pending requests' arguments together, as JSON bytes: what
-/// crosses to Node in one boundary stays far below V8's string limit whatever the guest sends.
+/// One request's arguments, and all pending requests' arguments together, as what Node holds
+/// once it parses them (`code_mode_protocol::parsed`, at least their JSON bytes): what crosses to
+/// Node in one boundary stays far below V8's string limit, and its parse within a small factor of
+/// these, whatever the guest sends.
 const MAX_REQUEST_BYTES: usize = 16 << 20;
 const MAX_PENDING_BYTES: usize = 64 << 20;
 
@@ -111,11 +113,12 @@ fn host_request<'js>(
     drop(b);
     return Err(throw("unsupported code mode bridge method"));
   }
-  let pending_bytes: usize = b.pending.iter().map(|r| r.args.len()).sum();
-  if args.len() > MAX_REQUEST_BYTES || pending_bytes + args.len() > MAX_PENDING_BYTES {
+  let pending_cost: usize = b.pending.iter().map(|r| r.cost).sum();
+  let cost = code_mode_protocol::parsed::parsed_bytes(&args);
+  if cost > MAX_REQUEST_BYTES || pending_cost + cost > MAX_PENDING_BYTES {
     drop(b);
     return Err(throw(&format!(
-      "code mode bridge arguments are too large ({} bytes; at most {MAX_REQUEST_BYTES} per call and {MAX_PENDING_BYTES} for all pending calls)",
+      "code mode bridge arguments are too large ({} bytes of JSON, about {cost} once parsed; at most {MAX_REQUEST_BYTES} per call and {MAX_PENDING_BYTES} for all pending calls)",
       args.len()
     )));
   }
@@ -145,7 +148,12 @@ fn host_request<'js>(
     drop(b);
     return Err(throw("duplicate code mode bridge id"));
   }
-  b.pending.push(Request { id, method, args });
+  b.pending.push(Request {
+    id,
+    method,
+    args,
+    cost,
+  });
   let location = b.location.clone();
   drop(b);
   let stack = stack

@@ -162,6 +162,20 @@ fn oversized_arguments_are_refused_in_the_guest() {
       .contains("arguments are too large"),
     "{v}"
   );
+  // 1.5 MB of JSON, but 500,000 empty objects: about 32 MB of Node's heap once parsed (counted at 48 bytes
+  // a value), over the 16 MiB a request may take.
+  let (session, outcome) = cell(
+    "const many = JSON.stringify([Array(500000).fill({})]); try { host('callValue', many, 'bridge:callValue:1') } catch (e) { return e.message }",
+    16,
+  );
+  let v = json(&session, &outcome);
+  assert!(
+    v["value"]
+      .as_str()
+      .unwrap()
+      .contains("arguments are too large (1500003 bytes of JSON, about 48000096 once parsed"),
+    "{v}"
+  );
 }
 
 #[test]

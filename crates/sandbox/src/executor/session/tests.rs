@@ -150,31 +150,23 @@ fn the_host_pending_set_replaces_the_cells_and_names_only_its_requests() {
 
 #[test]
 fn oversized_arguments_are_refused_in_the_guest() {
-  let (session, outcome) = cell(
+  let refusal = |code: &str| {
+    let (session, outcome) = cell(code, 16);
+    let v = json(&session, &outcome);
+    v["value"].as_str().unwrap_or_default().to_string()
+  };
+  let big = refusal(
     "const big = JSON.stringify(['x'.repeat(17 << 20)]); try { host('callValue', big, 'bridge:callValue:1') } catch (e) { return e.message }",
-    16,
   );
-  let v = json(&session, &outcome);
-  assert!(
-    v["value"]
-      .as_str()
-      .unwrap()
-      .contains("arguments are too large"),
-    "{v}"
-  );
-  // 1.5 MB of JSON, but 500,000 empty objects: about 32 MB of Node's heap once parsed (counted at 48 bytes
-  // a value), over the 16 MiB a request may take.
-  let (session, outcome) = cell(
+  assert!(big.contains("arguments are too large"), "{big}");
+  // 1.5 MB of JSON, but 500,000 empty objects: about 32 MB of Node's heap once parsed (counted at
+  // 48 bytes a value), over the 16 MiB a request may take.
+  let many = refusal(
     "const many = JSON.stringify([Array(500000).fill({})]); try { host('callValue', many, 'bridge:callValue:1') } catch (e) { return e.message }",
-    16,
   );
-  let v = json(&session, &outcome);
   assert!(
-    v["value"]
-      .as_str()
-      .unwrap()
-      .contains("arguments are too large (1500003 bytes of JSON, about 48000096 once parsed"),
-    "{v}"
+    many.contains("arguments are too large (1500003 bytes of JSON, about 48000096 once parsed"),
+    "{many}"
   );
 }
 

@@ -227,9 +227,10 @@ export interface CodeModeConfig {
    */
   maxPendingToolCalls: number
   /**
-   * Cap on the JSON input of one nested tool call, in UTF-8 bytes. A larger input is a
-   * catchable error in the cell and never reaches the executor. Default 8 MiB, clamped to
-   * 1024..=64 MiB.
+   * Cap on the JSON input of one nested tool call, in bytes as the gateway holds it once
+   * parsed: its UTF-8 length, or 48 bytes for every value in it when that is more (an array of
+   * many small objects). A larger input is a catchable error in the cell and never reaches the
+   * executor. Default 8 MiB, clamped to 1024..=64 MiB.
    */
   maxToolInputBytes: number
   /** How long a suspended cell can be resumed. Default 900, clamped to 1..=86400. */

@@ -20,12 +20,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 
-/// How long a slice may run past its CPU deadline, or past the kill of its VM, before it counts
-/// as stuck. QuickJS polls the interrupt handler only from bytecode and some builtins; a builtin
-/// looping natively (an `Array.prototype` method on a huge array-like, say) never sees the
-/// deadline or the kill. Past this grace the leg fails at once (`timeout`, or the kill's own
-/// code), the worker is replaced, and its thread is frozen (in the sandbox executable) or left to
-/// finish the loop and exit.
+/// How long a slice may run past its deadline, or past the kill of its VM, before it counts
+/// as stuck (wall time). QuickJS polls the interrupt handler only from bytecode and some
+/// builtins; a builtin looping natively (an `Array.prototype` method on a huge array-like, say)
+/// never sees the deadline or the kill. Past this grace the leg fails at once (`timeout`, or the
+/// kill's own code), the worker is replaced, and its thread is frozen (in the sandbox
+/// executable, once it shows it spins) or left to finish the loop and exit.
 pub const STUCK_GRACE: Duration = Duration::from_millis(400);
 
 /// How much longer a thread given up on is left unfrozen while it has not used its budget and

@@ -54,8 +54,11 @@ describe('limits', () => {
     const failed = expectStatus(result, 'failed')
     expect(failed.code).toBe('output_limit_exceeded')
     expect(failed.error).toBe('code mode output exceeded maxOutputBytes (1024 bytes).')
+    // Each item costs its text and its place in the output, {"type":"text","text":""} and a
+    // comma (26 bytes): eight items of 126 bytes fit, and the ninth's 16 bytes of room hold none.
     const kept = (failed.output ?? []).map((o) => (o.type === 'text' ? o.text : '')).join('')
-    expect(kept).toBe('x'.repeat(1024))
+    expect(kept).toBe('x'.repeat(800))
+    expect(JSON.stringify(failed.output).length).toBeLessThanOrEqual(1024)
   })
 
   it('counts the final value against the output cap', async () => {

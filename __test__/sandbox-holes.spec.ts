@@ -78,6 +78,17 @@ describe('tool inputs are capped (maxToolInputBytes)', () => {
   })
 })
 
+describe('output is bounded by maxOutputBytes, every item counted', () => {
+  it('empty items cost their place in the output: a loop of empty logs fails at the cap, not after millions', async () => {
+    const { run } = makeRun({ config: { enabled: true, maxOutputBytes: 65_536, timeoutMs: 5000 } })
+    const result = expectStatus(await run.exec({ code: 'for (;;) console.log()' }), 'failed')
+    expect(result.code).toBe('output_limit_exceeded')
+    // Each item is counted as it stands in the result ({"type":"text","text":""} and a comma).
+    expect(result.output.length).toBeLessThanOrEqual(Math.floor(65_536 / 26))
+    expect(JSON.stringify(result.output).length).toBeLessThanOrEqual(65_536)
+  })
+})
+
 describe('failed results are bounded by maxOutputBytes', () => {
   it('a huge uncaught error is cut, with a marker, and the agent tool passes no more to the model', async () => {
     const { run } = makeRun({ config: { enabled: true, maxOutputBytes: 1024 } })
@@ -113,7 +124,8 @@ describe('maxOutputBytes counts bytes as they cross, escaped', () => {
     const failed = expectStatus(await run.exec({ code: "text('\\x01'.repeat(1000)); 'never'" }), 'failed')
     expect(failed.code).toBe('output_limit_exceeded')
     expect(JSON.stringify(failed.output).length).toBeLessThan(1100)
-    const done = expectStatus(await run.exec({ code: "text('\\x01'.repeat(150)); text('é'.repeat(50)); 1" }), 'completed')
+    // 840 bytes escaped and 100 of UTF-8, each with its 26-byte place in the output: 992 in all.
+    const done = expectStatus(await run.exec({ code: "text('\\x01'.repeat(140)); text('é'.repeat(50)); 1" }), 'completed')
     expect(done.output).toHaveLength(2)
   })
 })

@@ -237,6 +237,22 @@ describe('the executor contract', () => {
     await sleep(10)
   })
 
+  it("run.abort() aborts a completed cell's floating calls too", async () => {
+    const signals: AbortSignal[] = []
+    const { run } = makeRun({
+      executor: (call) => {
+        signals.push(call.signal)
+        return new Promise(() => {})
+      },
+    })
+    const done = expectStatus(await run.exec({ code: 'for (let i = 0; i < 3; i++) tools.slow({ i }).catch(() => {}); "not waiting"' }), 'completed')
+    expect(done.value).toBe('not waiting')
+    await sleep(10)
+    expect(signals.map((s) => s.aborted)).toEqual([false, false, false])
+    run.abort()
+    expect(signals.map((s) => s.aborted)).toEqual([true, true, true])
+  })
+
   it('accepts a synchronous executor', async () => {
     const { run } = makeRun({ tools: TOOLS, executor: () => 'sync' })
     expect(expectStatus(await run.exec({ code: 'await tools.message()' }), 'completed').value).toBe('sync')

@@ -225,6 +225,13 @@ class CodeModeRun {
   /** Drops every cell this run created and aborts their nested calls. */
   abort() {
     this.#lifetime.abort()
+    // Every call still running, a completed cell's floating calls too: their cell no longer
+    // reports their end, and an executor that never settles them would keep them here.
+    const calls = [...this.#calls.values()]
+    this.#calls.clear()
+    for (const cell of calls) {
+      for (const controller of cell.values()) controller.abort(new Error('code mode run aborted'))
+    }
     this.#native.abort()
   }
 

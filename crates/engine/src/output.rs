@@ -3,11 +3,19 @@
 //!
 //! Text is counted as it crosses to the JS layer, JSON-escaped inside the result: a control
 //! character costs its six-byte `\u00XX` escape, so no result holds more than the cap allows.
+//! Each item also costs its place in the result's `output` array (its JSON envelope): without
+//! that an empty item cost nothing, and a cell logging empty lines in a loop sent Node millions
+//! of items, a gigabyte once parsed, within a 64 KiB cap.
 
 use super::limits::{Kill, Signals};
 use crate::error::LimitNames;
 
 pub use code_mode_protocol::leg::OutputItem;
+
+/// What an item costs besides its content: its envelope in the result's `output` array, and a
+/// comma (src/protocol/result.rs writes these shapes).
+const TEXT_ENVELOPE: usize = r#"{"type":"text","text":""},"#.len();
+const JSON_ENVELOPE: usize = r#"{"type":"json","value":},"#.len();
 
 /// A leg's output so far.
 #[derive(Default)]
@@ -29,9 +37,9 @@ impl Output {
       return;
     }
     let len = match &item {
-      OutputItem::Text(t) => escaped_len(t),
+      OutputItem::Text(t) => TEXT_ENVELOPE + escaped_len(t),
       // Already JSON text: spliced into the result as it is.
-      OutputItem::Json(t) => t.len(),
+      OutputItem::Json(t) => JSON_ENVELOPE + t.len(),
     };
     let room = cap.saturating_sub(self.bytes);
     if len <= room {
@@ -40,11 +48,11 @@ impl Output {
       return;
     }
     if let OutputItem::Text(text) = item {
-      let (end, escaped) = escaped_prefix(&text, room);
+      let (end, escaped) = escaped_prefix(&text, room.saturating_sub(TEXT_ENVELOPE));
       if end > 0 {
         self.items.push(OutputItem::Text(text[..end].to_string()));
+        self.bytes += TEXT_ENVELOPE + escaped;
       }
-      self.bytes += escaped;
     }
     signals.kill(Kill::Output);
   }
@@ -118,7 +126,7 @@ mod tests {
     let mut output = Output::default();
     // 100 control characters: 100 bytes of UTF-8, 600 once escaped.
     output.push(OutputItem::Text("\u{1}".repeat(100)), 1024, &signals);
-    assert_eq!(output.bytes(), 600);
+    assert_eq!(output.bytes(), TEXT_ENVELOPE + 600);
     output.push(OutputItem::Text("\u{1}".repeat(100)), 1024, &signals);
     assert_eq!(signals.killed(), Kill::Output);
     let items = output.take();
@@ -135,6 +143,29 @@ mod tests {
     // What crosses stays within the cap (quotes and commas aside).
     assert!(json.len() <= 1024 + 8, "{}", json.len());
     assert_eq!(escaped_len("a\"\\\n\u{1}é"), 1 + 2 + 2 + 2 + 6 + 2);
+  }
+
+  #[test]
+  fn every_item_costs_its_envelope_so_empty_ones_are_capped_too() {
+    let signals = Signals::new();
+    let mut output = Output::default();
+    for _ in 0..1_000_000 {
+      output.push(OutputItem::Text(String::new()), 65_536, &signals);
+      if signals.killed() == Kill::Output {
+        break;
+      }
+    }
+    assert_eq!(signals.killed(), Kill::Output);
+    let items = output.take();
+    assert_eq!(items.len(), 65_536 / TEXT_ENVELOPE);
+    let json = serde_json::to_string(
+      &items
+        .iter()
+        .map(|_| serde_json::json!({ "type": "text", "text": "" }))
+        .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    assert!(json.len() <= 65_536, "{}", json.len());
   }
 
   #[test]

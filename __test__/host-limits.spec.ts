@@ -71,6 +71,29 @@ describe('a parked code-mode cell', () => {
     run.abort()
   })
 
+  it('counts those inputs as the gateway holds them once parsed, not as their text', async () => {
+    // 16 inputs of 20,000 zeros: 40 KB of text each (640 KB in all), but about 960 KB each once
+    // parsed (48 bytes a value), 15 MB in all: over the 10 MiB snapshot cap.
+    const calls: NestedToolCall[] = []
+    const { run } = makeRun({
+      config: { enabled: true, timeoutMs: 300 },
+      executor: (call) => {
+        calls.push(call)
+        return new Promise(() => {})
+      },
+    })
+    const code = (n: number) => `const a = Array(${n}).fill(0)\nawait Promise.all(Array.from({ length: 16 }, () => tools.message({ a })))`
+    const many = expectStatus(await run.exec({ code: code(20_000) }), 'failed')
+    expect(many.code).toBe('snapshot_limit_exceeded')
+    expect(many.error).toMatch(/inputs of its pending tool calls/)
+    expect(calls).toHaveLength(16)
+    await sleep(20)
+    expect(calls.every((call) => call.signal.aborted)).toBe(true)
+    // A tenth of that parks.
+    expectStatus(await run.exec({ code: code(2_000) }), 'waiting')
+    run.abort()
+  })
+
   it('keeps a queue waiting while parked and starts it on wait', async () => {
     const calls: NestedToolCall[] = []
     const { run, events } = makeRun({
@@ -154,6 +177,9 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.retained.status).toBe('waiting')
     expect(f.retained.retainedBytes).toBeGreaterThan(2_000_000)
     expect(f.retained.over).toEqual({ status: 'failed', code: 'snapshot_limit_exceeded' })
+    // 60,000 zeros: 120 KB of text, about 2.9 MB once the gateway parses them.
+    expect(f.retainedParsed.status).toBe('waiting')
+    expect(f.retainedParsed.retainedBytes).toBeGreaterThan(60_000 * 48)
   })
 
   it('a 20-million-character error is cut where it is made: the result and the memory stay small', () => {

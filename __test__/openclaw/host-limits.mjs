@@ -38,6 +38,11 @@ const findings = {}
   const over = await run(execInput(big, { maxSnapshotBytes: 1 << 20 }), checkpoint)
   findings.retained = { status: parked.status, retainedBytes: parked.continuation?.retainedBytes, over: { status: over.status, code: over.code } }
   await parked.continuation?.dispose()
+  // Arguments of many small values count as the gateway holds them once parsed (about 48 bytes
+  // a value), not as their 120 KB of text.
+  const many = await run(execInput('await add_one({ x: 1, pad: Array(60_000).fill(0) })'), checkpoint)
+  findings.retainedParsed = { status: many.status, retainedBytes: many.continuation?.retainedBytes }
+  await many.continuation?.dispose()
 }
 
 // A huge error message is cut where it is made: what crosses is bounded, and so is the memory.

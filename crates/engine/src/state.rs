@@ -39,9 +39,10 @@ pub struct Pending {
   pub target: Option<String>,
   /// The id the host knows it by (code mode: the nested `toolCallId`, or `yield_<n>`).
   pub id: String,
-  /// Bytes written for it in the host's format (its batch entry, or its own batch when it
-  /// queues behind the cap): what the host holds for it until it settles, which a parked cell
-  /// answers for against its snapshot cap.
+  /// What the host holds for it until it settles: the bytes written for it in the host's format
+  /// (its batch entry, or its own batch when it queues behind the cap), its input counted as
+  /// parsed (`code_mode_protocol::parsed`). A parked cell answers for it against its snapshot
+  /// cap.
   pub input_bytes: usize,
 }
 

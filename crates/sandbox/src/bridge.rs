@@ -250,6 +250,13 @@ pub(crate) fn start_call(
     }
     _ => return Err(throw(ctx, &run.unknown_tool(&target))),
   };
+  // What the gateway holds for this call while it runs is the input as parsed, not its text: a
+  // parked cell answers for it in those terms (`crates/engine/src/cell/park.rs`).
+  let parsed = if matches!(via, Via::Mcp) {
+    code_mode_protocol::parsed::parsed_bytes(&input)
+  } else {
+    parsed
+  };
   let max = run.settings.max_pending_tool_calls as usize;
   let mut guard = state.lock();
   // Past the cap a call waits in the VM's queue (a batch of its own, sent as an in-flight call
@@ -294,11 +301,12 @@ pub(crate) fn start_call(
     drop(guard);
     return Err(throw_type(ctx, message));
   }
-  pending.input_bytes = if queue {
+  let written = if queue {
     own_batch.len()
   } else {
     state.outbox().0.len().saturating_sub(before)
   };
+  pending.input_bytes = written.saturating_sub(input.len()) + parsed;
   if queue {
     state.queue_behind(id, pending, own_batch);
     return Ok(id);

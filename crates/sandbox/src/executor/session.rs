@@ -302,15 +302,16 @@ impl Session {
     })
   }
 
-  /// What a parked cell retains: the bytes its VM holds once garbage is collected, and the text
-  /// of the requests it waits on (their arguments go back to the host at the next boundary).
+  /// What a parked cell retains: the bytes its VM holds once garbage is collected, and the
+  /// requests it waits on, their arguments counted as the host holds them once parsed
+  /// (`crates/protocol/src/parsed.rs`; they go back to the host at the next boundary).
   pub fn retained_bytes(&self) -> usize {
     self.vm.collect_garbage();
     let bridge = self.bridge.lock();
     let requests: usize = bridge
       .pending
       .iter()
-      .map(|r| r.id.len() + r.method.len() + r.args.len())
+      .map(|r| r.id.len() + r.method.len() + r.cost)
       .sum::<usize>()
       + bridge.canceled.iter().map(String::len).sum::<usize>();
     self.vm.memory_used() + requests

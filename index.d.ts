@@ -369,7 +369,7 @@ export declare class ToolSearchRun {
   readonly telemetry: ToolSearchTelemetry
   /** Runs one of `modelTools` by name. Never rejects: bad input is a `failed` result. */
   call(toolName: string, input: unknown, options?: ToolSearchCallOptions): Promise<ToolSearchResult>
-  /** Cancels every call of this run; later calls fail `aborted`. */
+  /** Cancels every call of this run; later calls of every tool (search and describe too) fail `aborted`. */
   abort(): void
 }
 

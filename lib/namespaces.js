@@ -5,6 +5,7 @@
 
 const native = require('./native.js')
 const { errorMessage, resultJson } = require('./nested-call.js')
+const { handleRejection, ignore } = require('./host-callback.js')
 
 /** @typedef {import('../index').CodeModeNamespaceRegistration} CodeModeNamespaceRegistration */
 /** @typedef {import('../index').CodeModeNamespaceContext} CodeModeNamespaceContext */
@@ -102,7 +103,10 @@ const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
  * @param {unknown} scope what `createScope` returned
  */
 function serializeScope(scope) {
-  if (scope === null || typeof scope !== 'object' || Array.isArray(scope) || typeof (/** @type {{ then?: unknown }} */ (scope).then) === 'function') {
+  if (scope !== null && typeof scope === 'object' && typeof (/** @type {{ then?: unknown }} */ (scope).then) === 'function') {
+    throw new TypeError('createScope must return a plain object, not a promise: it runs synchronously, once per run')
+  }
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope)) {
     throw new TypeError('createScope must return a plain object')
   }
   /** @type {{ path: string[], toolName: string, inputMapper: InputMapper | undefined }[]} */
@@ -179,9 +183,13 @@ function describeNamespaces(candidates, ctx, mappers) {
     const createScope = scopeBuilders.get(id)
     if (!createScope) return { id, ok: false, reason: 'no createScope registered' }
     try {
-      const { data, callables } = serializeScope(createScope(Object.freeze({ ...ctx })))
+      const scope = createScope(Object.freeze({ ...ctx }))
+      // A promise is refused below; its rejection must not go unhandled (it would end the process).
+      handleRejection(scope, ignore)
+      const { data, callables } = serializeScope(scope)
+      const dataJson = JSON.stringify(data)
       mappers.set(id, callables.map((c) => c.inputMapper))
-      return { id, ok: true, dataJson: JSON.stringify(data), callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
+      return { id, ok: true, dataJson, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
     } catch (error) {
       return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
     }

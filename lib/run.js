@@ -11,6 +11,7 @@ const { describeNamespaces } = require('./namespaces.js')
 const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
 const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
 const { debugEnabled, debugLine, byteLength } = require('./debug-log.js')
+const { adopted, callHost, handleRejection, ignore } = require('./host-callback.js')
 const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, OutcomeQueue } = require('./generated/protocol.js')
 
 /** @typedef {import('../index').CodeModeRunOptions} CodeModeRunOptions */
@@ -30,27 +31,29 @@ const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, Outcom
  */
 
 /**
- * Calls the run's listener. A listener that throws must not break the run, and must not fail
- * silently either: the first throw of each run is reported as a process warning
- * (`OPENCLAW_CODE_MODE_ON_EVENT`); every throw is counted in `run.eventListenerErrors`.
+ * Calls the run's listener. A listener that throws, or returns a promise that rejects, must not
+ * break the run (nor end the process: lib/host-callback.js), and must not fail silently either:
+ * the first failure of each run is reported as a process warning (`OPENCLAW_CODE_MODE_ON_EVENT`);
+ * every one is counted in `run.eventListenerErrors`.
  * @param {{ eventListenerErrors: number }} run
- * @param {((event: CodeModeEvent) => void) | undefined} onEvent
+ * @param {((event: CodeModeEvent) => unknown) | undefined} onEvent
  * @param {CodeModeEvent} event
  */
 function emit(run, onEvent, event) {
   if (typeof onEvent !== 'function') return
-  try {
-    onEvent(event)
-  } catch (error) {
-    if (run.eventListenerErrors++ === 0) {
-      try {
-        process.emitWarning(
-          `code mode onEvent listener threw on a ${event?.type} event (later throws of this run are only counted in run.eventListenerErrors): ${errorMessage(error)}`,
-          { code: 'OPENCLAW_CODE_MODE_ON_EVENT' },
-        )
-      } catch {}
-    }
-  }
+  callHost(
+    () => onEvent(event),
+    (error) => {
+      if (run.eventListenerErrors++ === 0) {
+        try {
+          process.emitWarning(
+            `code mode onEvent listener threw or rejected on a ${event?.type} event (later failures of this run are only counted in run.eventListenerErrors): ${errorMessage(error)}`,
+            { code: 'OPENCLAW_CODE_MODE_ON_EVENT' },
+          )
+        } catch {}
+      }
+    },
+  )
 }
 
 /**
@@ -491,6 +494,13 @@ class CodeModeRun {
       const mapper = this.#mappers.get(namespace.id)?.[namespace.index]
       try {
         input = mapper ? mapper(args) : (args[0] ?? {})
+        if (mapper && input !== null && typeof input === 'object' && typeof (/** @type {{ then?: unknown }} */ (input).then) === 'function') {
+          // A mapper makes the input synchronously; a promise (handled, or its rejection would
+          // end the process) is no tool input.
+          handleRejection(input, ignore)
+          input = undefined
+          mapperError = 'namespace input mapper returned a promise; it must return the tool input itself'
+        }
       } catch (error) {
         mapperError = `namespace input mapper failed: ${errorMessage(error)}`
       }
@@ -557,7 +567,8 @@ class CodeModeRun {
     }
     let pending
     try {
-      pending = mapperError ? Promise.reject(new Error(mapperError)) : Promise.resolve(this.#executor(nested))
+      // `adopted`, not Promise.resolve: a promise whose own `then` was replaced is still followed.
+      pending = mapperError ? Promise.reject(new Error(mapperError)) : adopted(this.#executor(nested))
     } catch (error) {
       pending = Promise.reject(error)
     }

@@ -279,6 +279,9 @@ export interface CodeModeNamespaceToolMarker {
  * Plain JSON-compatible data, arrays, nested objects and `createCodeModeNamespaceTool` markers.
  * Raw functions, cycles and unsafe keys (`__proto__`, `constructor`, `prototype`, empty, or
  * containing `.`) hide the namespace for the run; other non-JSON values become their JSON form.
+ * The data is copied into every cell's VM, so it is bounded: more than 1 MiB (1,048,576 bytes) as
+ * JSON, or more than 100,000 objects and arrays, hides the namespace (`namespace_hidden`, naming
+ * the size).
  */
 export type CodeModeNamespaceScope = Record<string, unknown>
 

@@ -18,8 +18,9 @@ async function adopted(value) {
 
 /**
  * Gives `value`, when it could be a thenable, a rejection handler: `onRejected(reason)` runs
- * when it rejects. Never throws, and leaves no rejection of its own. A native promise whose
- * `constructor` getter throws cannot be followed (`await` reads it) and is reported as rejected.
+ * when it rejects. Never throws, and leaves no rejection of its own. The one thing it cannot
+ * follow is a native promise whose `constructor` getter throws (`await` reads it, as every way of
+ * following a promise does): that throw is reported, and the promise's own rejection is not handled.
  * @param {unknown} value
  * @param {(reason: unknown) => void} onRejected
  */

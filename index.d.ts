@@ -132,6 +132,10 @@ export interface CodeModeRunOptions {
   disableTools?: boolean
   rawModelCall?: boolean
   executor: ToolExecutor
+  /**
+   * Not awaited: a throw, or a returned promise that rejects, is counted in
+   * `eventListenerErrors` and never breaks the run.
+   */
   onEvent?: (event: CodeModeEvent) => void
 }
 
@@ -209,8 +213,8 @@ export declare class CodeModeRun {
   /** Why the run is inactive; undefined when it is active. */
   readonly inactiveReason: CodeModeInactiveReason | undefined
   /**
-   * How many times `onEvent` threw. The first throw of a run is also a process warning
-   * (`OPENCLAW_CODE_MODE_ON_EVENT`); a throwing listener never breaks the run.
+   * How many times `onEvent` threw or returned a promise that rejected. The first of a run is
+   * also a process warning (`OPENCLAW_CODE_MODE_ON_EVENT`); a failing listener never breaks the run.
    */
   readonly eventListenerErrors: number
   readonly config: CodeModeConfig
@@ -275,11 +279,17 @@ export interface CodeModeNamespaceToolMarker {
  * Plain JSON-compatible data, arrays, nested objects and `createCodeModeNamespaceTool` markers.
  * Raw functions, cycles and unsafe keys (`__proto__`, `constructor`, `prototype`, empty, or
  * containing `.`) hide the namespace for the run; other non-JSON values become their JSON form.
+ * The data is copied into every cell's VM, so it is bounded: more than 1 MiB (1,048,576 bytes) as
+ * JSON, or more than 100,000 objects and arrays, hides the namespace (`namespace_hidden`, naming
+ * the size).
  */
 export type CodeModeNamespaceScope = Record<string, unknown>
 
 export interface CodeModeNamespaceRegistration extends NamespaceRegistration {
-  /** Builds the run's scope (runs once per `CodeModeRun.create`, on the main thread). */
+  /**
+   * Builds the run's scope (runs once per `CodeModeRun.create`, on the main thread, and is not
+   * awaited: a promise hides the namespace). A throw hides the namespace for the run.
+   */
   createScope: (ctx: CodeModeNamespaceContext) => CodeModeNamespaceScope
 }
 
@@ -288,8 +298,8 @@ export declare function registerCodeModeNamespaceForPlugin(pluginId: string, reg
 /**
  * Marks a scope member as a callable backed by the catalog tool `toolName` (one of the
  * registration's `requiredToolNames`). `inputMapper` turns the guest's arguments into the tool
- * input (default: the first argument, or `{}`); it runs in the host, and a throw becomes a
- * guest Error.
+ * input (default: the first argument, or `{}`); it runs in the host, synchronously, and a throw
+ * (or a returned promise) becomes a guest Error.
  */
 export declare function createCodeModeNamespaceTool(
   toolName: string,
@@ -316,7 +326,7 @@ export interface ToolSearchRunOptions {
   agentId?: string
   tools: CatalogTool[]
   executor: ToolExecutor
-  /** Nested calls, reported as code mode reports them (`tool_call_*`). */
+  /** Nested calls, reported as code mode reports them (`tool_call_*`); a failing listener is handled as code mode handles it. */
   onEvent?: (event: CodeModeEvent) => void
 }
 
@@ -369,7 +379,7 @@ export declare class ToolSearchRun {
   readonly telemetry: ToolSearchTelemetry
   /** Runs one of `modelTools` by name. Never rejects: bad input is a `failed` result. */
   call(toolName: string, input: unknown, options?: ToolSearchCallOptions): Promise<ToolSearchResult>
-  /** Cancels every call of this run; later calls fail `aborted`. */
+  /** Cancels every call of this run; later calls of every tool (search and describe too) fail `aborted`. */
   abort(): void
 }
 

@@ -250,6 +250,77 @@ describe('Node exiting', () => {
   })
 })
 
+describe('host callbacks that return promises', () => {
+  // Each script runs in a process of its own with Node's default handling: a rejection left
+  // unhandled ends it with status 1 before it prints its line.
+  function survives(script: string): unknown {
+    const child = spawnSync(process.execPath, ['-e', `
+      const codeMode = require(${JSON.stringify(INDEX)})
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 50))
+      ;(async () => { ${script} })().then((value) => console.log(JSON.stringify(value)))`], { encoding: 'utf8', timeout: 20_000 })
+    expect(child.stderr.split('\n').filter((line) => line && !/OPENCLAW_CODE_MODE_ON_EVENT|--trace-warnings/.test(line))).toEqual([])
+    expect(child.status).toBe(0)
+    return JSON.parse(child.stdout)
+  }
+
+  // Rejected, a `then` getter or method that throws, and a rejected promise whose `then` was
+  // replaced by one that never calls back.
+  const HOSTILE = `[
+    async () => { throw new Error('async listener') },
+    () => ({ get then() { throw new Error('then getter') } }),
+    () => ({ then() { throw new Error('then method') } }),
+    () => Object.assign(Promise.reject(new Error('replaced then')), { then() {} }),
+  ]`
+
+  it('an onEvent listener that rejects, of a code-mode or Tool Search run, is counted like a throw', () => {
+    expect(
+      survives(`
+        const counts = []
+        for (const listener of ${HOSTILE}) {
+          const run = codeMode.CodeModeRun.create({ config: true, runId: 'r', tools: [{ name: 'echo' }], executor: () => 1, onEvent: listener })
+          const result = await run.exec({ code: 'await tools.echo({}); 2' })
+          const search = codeMode.ToolSearchRun.create({ config: { mode: 'tools' }, runId: 's', tools: [{ name: 'echo' }], executor: () => 1, onEvent: listener })
+          const called = await search.call('tool_call', { id: 'openclaw:core:echo', args: {} })
+          await settle()
+          counts.push([result.value, run.eventListenerErrors, called.status])
+        }
+        return counts`),
+    ).toEqual(Array(4).fill([2, 2, 'completed']))
+  })
+
+  it('a createScope or input mapper that returns a promise hides the namespace or fails the call, naming it', () => {
+    expect(
+      survives(`
+        const events = []
+        codeMode.registerCodeModeNamespaceForPlugin('plug', { id: 'scope', globalName: 'Scoped', description: 'd', requiredToolNames: ['issue_get'],
+          createScope: async () => { throw new Error('no token') } })
+        codeMode.registerCodeModeNamespaceForPlugin('plug', { id: 'mapped', globalName: 'Issues', description: 'd', requiredToolNames: ['issue_get'],
+          createScope: () => ({ get: codeMode.createCodeModeNamespaceTool('issue_get', async () => { throw new Error('mapper') }) }) })
+        const run = codeMode.CodeModeRun.create({ config: true, runId: 'r', tools: [{ name: 'issue_get', sourceName: 'plug' }], executor: () => 1,
+          onEvent: (event) => events.push(event) })
+        const result = await run.exec({ code: 'let m; try { await Issues.get(1) } catch (e) { m = e.message }; m' })
+        await settle()
+        return [events.filter((e) => e.type === 'namespace_hidden').map((e) => e.reason), result.value]`),
+    ).toEqual([
+      ['createScope failed: createScope must return a plain object, not a promise: it runs synchronously, once per run'],
+      'namespace input mapper returned a promise; it must return the tool input itself',
+    ])
+  })
+
+  it("an executor's promise whose then was replaced is still followed; the agent tools' onUpdate may reject", () => {
+    expect(
+      survives(`
+        const run = codeMode.CodeModeRun.create({ config: true, runId: 'r', tools: [{ name: 'echo' }],
+          executor: () => Object.assign(Promise.reject(new Error('denied')), { then() {} }) })
+        const result = await run.exec({ code: 'let m; try { await tools.echo({}) } catch (e) { m = e.message }; m' })
+        const [exec] = codeMode.createCodeModeAgentTools(run)
+        const parked = await exec.execute('t', { code: 'await yield_control(); 1' }, undefined, async () => { throw new Error('update') })
+        await settle()
+        return [result.value, parked.details.status]`),
+    ).toEqual(['denied', 'waiting'])
+  })
+})
+
 describe.runIf(testingBuild)('panics inside the runtime', () => {
   it('a panic in a synchronous entry point is a thrown JS error, not an abort', async () => {
     expect(() => __testPanic('sync')).toThrow('test fault: panic injected in a synchronous entry point')

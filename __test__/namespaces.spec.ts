@@ -188,6 +188,28 @@ describe('scopes', () => {
     ])
   })
 
+  it('hides a scope past its bounds, naming its size, instead of failing every cell as the guest', async () => {
+    // Each would fill a 64 MiB VM (a 100 MB string; 340,000 objects, 1 MB as JSON), and the scope
+    // is copied into every cell's VM.
+    const large: [string, () => Record<string, unknown>, RegExp][] = [
+      ['text', () => ({ s: 'x'.repeat(100e6) }), /^scope too large: its data is 100000008 bytes as JSON; a namespace scope holds at most 1048576 bytes as JSON and 100000 objects and arrays$/],
+      ['many', () => ({ rows: Array.from({ length: 340_000 }, () => ({})) }), /^scope too large: its data has 340002 objects and arrays; /],
+    ]
+    large.forEach(([id, data], i) =>
+      registerCodeModeNamespaceForPlugin('github', issues({ id, globalName: `Large${i}`, createScope: () => ({ ...data(), list: createCodeModeNamespaceTool('github_list_issues') }) })),
+    )
+    // Within the bounds: 700,000 characters of text and 90,000 objects (970 KB as JSON).
+    registerCodeModeNamespaceForPlugin('github', issues({
+      createScope: () => ({ s: 'x'.repeat(7e5), rows: Array.from({ length: 90_000 }, () => ({})), list: createCodeModeNamespaceTool('github_list_issues') }),
+    }))
+    const { run: r, events } = run()
+    const hidden = events.filter((e) => e.type === 'namespace_hidden')
+    expect(hidden.map((e) => e.namespaceId)).toEqual(['text', 'many'])
+    large.forEach(([id, , reason]) => expect(hidden.find((e) => e.namespaceId === id)?.reason).toMatch(reason))
+    const result = await r.exec({ code: '[1 + 1, typeof Large0, typeof Large1, Issues.s.length, Issues.rows.length]' })
+    expect(expectStatus(result, 'completed').value).toEqual([2, 'undefined', 'undefined', 7e5, 90_000])
+  })
+
   it('rejects callables that target undeclared tools', async () => {
     registerCodeModeNamespaceForPlugin('github', issues({
       createScope: () => ({ nuke: createCodeModeNamespaceTool('github_delete_repo') }),

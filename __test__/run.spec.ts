@@ -84,6 +84,30 @@ describe('exec', () => {
     expect(expectStatus(await run.exec({ code: '7', command: '7' }), 'completed').value).toBe(7)
   })
 
+  it('names a null input, and an input whose code cannot be read, with what was passed', async () => {
+    const { run } = makeRun()
+    const boom = () => {
+      throw new Error('boom')
+    }
+    for (const [leg, message] of [
+      [() => run.exec(null as never), 'exec input must be an object like { code: string, language?: "javascript" | "typescript" }, not null.'],
+      [() => run.wait(null as never), 'wait input must be an object like { runId: string }, not null.'],
+      [() => run.exec(Object.defineProperty({}, 'code', { get: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
+      [() => run.exec(new Proxy({}, { get: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
+      [() => run.exec(new Proxy({}, { getOwnPropertyDescriptor: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
+      [() => run.wait(Object.defineProperty({}, 'runId', { get: boom }) as never), 'wait input could not be read: reading its runId threw: boom'],
+    ] as const) {
+      const result = expectStatus(await leg(), 'failed')
+      expect(result).toMatchObject({ code: 'invalid_input', failurePhase: 'input', error: message })
+    }
+    // Read as before otherwise: own keys only, through a Proxy too.
+    expect(expectStatus(await run.exec(new Proxy({ code: '6 * 7' }, {}) as never), 'completed').value).toBe(42)
+    expect(expectStatus(await run.exec(Object.create({ code: '1' })), 'failed').error).toBe('exec requires a non-empty code string.')
+    // The run's own state still comes first.
+    run.abort()
+    expect(expectStatus(await run.exec(null as never), 'failed').code).toBe('aborted')
+  })
+
   it("settles every leg whatever the host's options and signal do", async () => {
     const { run } = makeRun()
     const unsettled = Symbol('unsettled')

@@ -432,6 +432,25 @@ return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Obj
     run.abort()
     expect(failed(await run.call('tool_search_code', { code: '1' })).code).toBe('aborted')
   })
+
+  it('abort() fails every later call aborted: search and describe too, in every mode', async () => {
+    for (const mode of ['tools', 'directory']) {
+      const { run, calls } = makeSearch({ config: { mode } })
+      expect(completed(await run.call('tool_describe', { id: 'openclaw:core:message' }))).toMatchObject({ name: 'message' })
+      // A search under way when the run is aborted ends aborted too.
+      const searching = run.call('tool_search', { query: 'file' })
+      run.abort()
+      for (const [tool, input] of [
+        ['tool_search', { query: 'file' }],
+        ['tool_describe', { id: 'openclaw:core:message' }],
+        ['tool_call', { id: 'openclaw:core:message', args: {} }],
+      ] as const) {
+        expect(failed(await run.call(tool, input))).toMatchObject({ code: 'aborted', error: 'Tool Search run was aborted.', failurePhase: 'host' })
+      }
+      expect(failed(await searching).code).toBe('aborted')
+      expect(calls).toHaveLength(0)
+    }
+  })
 })
 
 describe('telemetry', () => {

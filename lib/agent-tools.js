@@ -3,6 +3,7 @@
 // A run's exec and wait as OpenClaw agent tools.
 
 const { CodeModeRun } = require('./run.js')
+const { callHost, ignore } = require('./host-callback.js')
 
 /** @typedef {import('../index').CodeModeResult} CodeModeResult */
 /** @typedef {import('../index').OpenClawAgentTool} OpenClawAgentTool */
@@ -72,9 +73,8 @@ function createCodeModeAgentTools(run) {
         const input = /** @type {import('../index').CodeModeExecInput & import('../index').CodeModeWaitInput} */ (params)
         const result = await run[definition.name](input, { toolCallId, signal })
         if (typeof onUpdate === 'function' && result.status === 'waiting') {
-          try {
-            onUpdate({ content: [{ type: 'text', text: `waiting: ${result.runId}` }], details: result })
-          } catch {}
+          // The gateway's progress hook: its throw or rejection does not change the result.
+          callHost(() => onUpdate({ content: [{ type: 'text', text: `waiting: ${result.runId}` }], details: result }), ignore)
         }
         return { content: [{ type: 'text', text: modelText(result) }], details: result }
       },

@@ -5,6 +5,7 @@
 
 const native = require('./native.js')
 const { errorMessage, resultJson } = require('./nested-call.js')
+const { handleRejection, ignore } = require('./host-callback.js')
 
 /** @typedef {import('../index').CodeModeNamespaceRegistration} CodeModeNamespaceRegistration */
 /** @typedef {import('../index').CodeModeNamespaceContext} CodeModeNamespaceContext */
@@ -94,6 +95,14 @@ function clearCodeModeNamespacesForTest() {
   scopeBuilders.clear()
 }
 
+// A scope's data is copied into the VM of every cell of the run, where it counts against
+// memoryLimitBytes (an object or array costs about 200 bytes there, whatever its JSON length):
+// past these its namespace is hidden, naming the size, rather than every cell failing as if its
+// program had run out of memory. Together they keep a scope to about 20 MiB of a 64 MiB VM.
+const MAX_SCOPE_DATA_BYTES = 1 << 20
+const MAX_SCOPE_CONTAINERS = 100_000
+const SCOPE_LIMITS = `a namespace scope holds at most ${MAX_SCOPE_DATA_BYTES} bytes as JSON and ${MAX_SCOPE_CONTAINERS} objects and arrays`
+
 const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
 
 /**
@@ -102,13 +111,17 @@ const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
  * @param {unknown} scope what `createScope` returned
  */
 function serializeScope(scope) {
-  if (scope === null || typeof scope !== 'object' || Array.isArray(scope) || typeof (/** @type {{ then?: unknown }} */ (scope).then) === 'function') {
+  if (scope !== null && typeof scope === 'object' && typeof (/** @type {{ then?: unknown }} */ (scope).then) === 'function') {
+    throw new TypeError('createScope must return a plain object, not a promise: it runs synchronously, once per run')
+  }
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope)) {
     throw new TypeError('createScope must return a plain object')
   }
   /** @type {{ path: string[], toolName: string, inputMapper: InputMapper | undefined }[]} */
   const callables = []
   /** @type {object[]} */
   const ancestors = []
+  let containers = 0
   /** @param {string[]} path */
   const where = (path) => (path.length ? path.join('.') : 'the scope root')
   /**
@@ -143,6 +156,7 @@ function serializeScope(scope) {
       return JSON.parse(resultJson(value))
     }
     ancestors.push(value)
+    containers++
     /** @type {unknown[] | Record<string, unknown>} */
     let out
     if (Array.isArray(value)) {
@@ -162,7 +176,8 @@ function serializeScope(scope) {
     ancestors.pop()
     return out
   }
-  return { data: walk(scope, []), callables }
+  const data = walk(scope, [])
+  return { data, callables, containers }
 }
 
 /**
@@ -179,9 +194,20 @@ function describeNamespaces(candidates, ctx, mappers) {
     const createScope = scopeBuilders.get(id)
     if (!createScope) return { id, ok: false, reason: 'no createScope registered' }
     try {
-      const { data, callables } = serializeScope(createScope(Object.freeze({ ...ctx })))
+      const scope = createScope(Object.freeze({ ...ctx }))
+      // A promise is refused below; its rejection must not go unhandled (it would end the process).
+      handleRejection(scope, ignore)
+      const { data, callables, containers } = serializeScope(scope)
+      if (containers > MAX_SCOPE_CONTAINERS) {
+        return { id, ok: false, reason: `scope too large: its data has ${containers} objects and arrays; ${SCOPE_LIMITS}` }
+      }
+      const dataJson = JSON.stringify(data)
+      const bytes = Buffer.byteLength(dataJson)
+      if (bytes > MAX_SCOPE_DATA_BYTES) {
+        return { id, ok: false, reason: `scope too large: its data is ${bytes} bytes as JSON; ${SCOPE_LIMITS}` }
+      }
       mappers.set(id, callables.map((c) => c.inputMapper))
-      return { id, ok: true, dataJson: JSON.stringify(data), callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
+      return { id, ok: true, dataJson, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
     } catch (error) {
       return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
     }

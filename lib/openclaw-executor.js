@@ -10,6 +10,7 @@
 const { boundedText, ownedText } = require('./bounded.js')
 const { loadAddon } = require('./addon.js')
 const { captureInPlace, capturedInPlace, captureValue } = require('./value-capture.js')
+const { callHost, ignore, adopted } = require('./host-callback.js')
 
 // The executor contract, as this file reads it (upstream's types are
 // openclaw/plugin-sdk/code-mode-executor-runtime's; openclaw is an optional peer, so they are
@@ -217,15 +218,7 @@ function notifyHost(name, call) {
       })
     } catch {}
   }
-  try {
-    const returned = call()
-    // A thenable: its rejection (or a throwing `then`) is handled here.
-    if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
-      Promise.resolve(returned).then(undefined, report)
-    }
-  } catch (error) {
-    report(error)
-  }
+  callHost(call, report)
 }
 
 /**
@@ -265,15 +258,10 @@ function taskController() {
     if (!wrapped) {
       /** @type {(this: unknown, event: Event) => void} */
       wrapped = function (event) {
-        try {
+        callHost(() => {
           const handler = typeof listener === 'function' ? listener : listener.handleEvent
-          if (typeof handler === 'function') {
-            const returned = handler.call(typeof listener === 'function' ? this : listener, event)
-            if (returned !== null && (typeof returned === 'object' || typeof returned === 'function')) {
-              Promise.resolve(returned).then(undefined, () => {})
-            }
-          }
-        } catch {}
+          if (typeof handler === 'function') return handler.call(typeof listener === 'function' ? this : listener, event)
+        }, ignore)
       }
       guarded.set(listener, wrapped)
     }
@@ -775,7 +763,7 @@ async function driveLegs(sdk, cell, first, context) {
       let reply
       try {
         const answered = await race(
-          Promise.resolve(inlineHost.onBoundary(boundary, { signal: (task ??= taskController()).signal, yieldSignal, maxTimeoutMs })),
+          adopted(inlineHost.onBoundary(boundary, { signal: (task ??= taskController()).signal, yieldSignal, maxTimeoutMs })),
           signal,
         )
         if (answered.aborted) return abortedResult(sdk, signal)

@@ -3,6 +3,7 @@
 // CodeModeRun: one agent run's exec/wait legs and their promises and AbortSignals, the native
 // port's messages, nested calls handed to the executor, events.
 
+const { isProxy } = require('node:util').types
 const native = require('./native.js')
 const { legStarted, legEnded } = require('./keep-alive.js')
 const { catalogFor } = require('./catalog-cache.js')
@@ -10,6 +11,7 @@ const { describeNamespaces } = require('./namespaces.js')
 const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
 const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
 const { debugEnabled, debugLine, byteLength } = require('./debug-log.js')
+const { adopted, callHost, handleRejection, ignore } = require('./host-callback.js')
 const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, OutcomeQueue } = require('./generated/protocol.js')
 
 /** @typedef {import('../index').CodeModeRunOptions} CodeModeRunOptions */
@@ -29,27 +31,29 @@ const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, Outcom
  */
 
 /**
- * Calls the run's listener. A listener that throws must not break the run, and must not fail
- * silently either: the first throw of each run is reported as a process warning
- * (`OPENCLAW_CODE_MODE_ON_EVENT`); every throw is counted in `run.eventListenerErrors`.
+ * Calls the run's listener. A listener that throws, or returns a promise that rejects, must not
+ * break the run (nor end the process: lib/host-callback.js), and must not fail silently either:
+ * the first failure of each run is reported as a process warning (`OPENCLAW_CODE_MODE_ON_EVENT`);
+ * every one is counted in `run.eventListenerErrors`.
  * @param {{ eventListenerErrors: number }} run
- * @param {((event: CodeModeEvent) => void) | undefined} onEvent
+ * @param {((event: CodeModeEvent) => unknown) | undefined} onEvent
  * @param {CodeModeEvent} event
  */
 function emit(run, onEvent, event) {
   if (typeof onEvent !== 'function') return
-  try {
-    onEvent(event)
-  } catch (error) {
-    if (run.eventListenerErrors++ === 0) {
-      try {
-        process.emitWarning(
-          `code mode onEvent listener threw on a ${event?.type} event (later throws of this run are only counted in run.eventListenerErrors): ${errorMessage(error)}`,
-          { code: 'OPENCLAW_CODE_MODE_ON_EVENT' },
-        )
-      } catch {}
-    }
-  }
+  callHost(
+    () => onEvent(event),
+    (error) => {
+      if (run.eventListenerErrors++ === 0) {
+        try {
+          process.emitWarning(
+            `code mode onEvent listener threw or rejected on a ${event?.type} event (later failures of this run are only counted in run.eventListenerErrors): ${errorMessage(error)}`,
+            { code: 'OPENCLAW_CODE_MODE_ON_EVENT' },
+          )
+        } catch {}
+      }
+    },
+  )
 }
 
 /**
@@ -58,6 +62,52 @@ function emit(run, onEvent, event) {
  */
 function optionalString(value) {
   return typeof value === 'string' && value.length > 0 ? value : undefined
+}
+
+/** The keys exec and wait read, and the shape their refusals name (as src/run/validate.rs). */
+const LEG_INPUTS = {
+  exec: { keys: ['code', 'command', 'language'], shape: '{ code: string, language?: "javascript" | "typescript" }' },
+  wait: { keys: ['runId', 'run_id'], shape: '{ runId: string }' },
+}
+
+/**
+ * The refusal of an exec or wait input that is not an object, worded as src/run/validate.rs words it.
+ * @param {'exec' | 'wait'} kind
+ * @param {string} type
+ */
+function notAnObject(kind, type) {
+  return `${kind} input must be an object like ${LEG_INPUTS[kind].shape}, not ${type}.`
+}
+
+/**
+ * An exec or wait input read once, here, as the native side reads it (an object's own keys):
+ * its keys copied into a plain object. The native reader takes `null` for an absent argument and
+ * reads a getter or Proxy trap that throws as a missing key (src/input.rs), so both would be
+ * misreported there; here they are named. A Proxy is read even for a key it does not own, so
+ * that a `get` trap that throws is named too.
+ * @param {'exec' | 'wait'} kind
+ * @param {unknown} input
+ * @returns {{ input: unknown, problem?: undefined } | { problem: string }}
+ */
+function readLegInput(kind, input) {
+  const { keys } = LEG_INPUTS[kind]
+  if (input === null) return { problem: notAnObject(kind, 'null') }
+  if (typeof input !== 'object') return { input }
+  let key = ''
+  try {
+    if (Array.isArray(input)) return { input }
+    const proxy = isProxy(input)
+    /** @type {Record<string, unknown>} */
+    const copy = Object.create(null)
+    for (key of keys) {
+      const own = Object.hasOwn(input, key)
+      const value = own || proxy ? /** @type {Record<string, unknown>} */ (input)[key] : undefined
+      if (own) copy[key] = value
+    }
+    return { input: copy }
+  } catch (error) {
+    return { problem: `${kind} input could not be read: ${key ? `reading its ${key} threw` : 'it threw'}: ${errorMessage(error)}` }
+  }
 }
 
 // Internal to this package (lib/tool-search.js): a CodeModeRun created with
@@ -260,6 +310,16 @@ class CodeModeRun {
     } catch (error) {
       return Promise.resolve(this.#refused(`the leg's options could not be read (options.signal, options.toolCallId): ${errorMessage(error)}`))
     }
+    // The input is the host's too (a model's raw arguments, in whatever object holds them). One
+    // that cannot be read goes to the native side as absent, which refuses it after its own
+    // checks (disabled, aborted), and counts it, as before; only the refusal's text is ours.
+    /** @type {string | undefined} */
+    let problem
+    if (kind !== 'execCall') {
+      const read = readLegInput(kind, input)
+      problem = read.problem
+      input = read.problem === undefined ? read.input : undefined
+    }
     const onAbort = () => this.#native.abortLeg(leg)
     /** @type {() => void} */
     let unlisten = () => {}
@@ -289,7 +349,9 @@ class CodeModeRun {
           : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
         unlisten()
-        resolve(JSON.parse(immediate))
+        const result = JSON.parse(immediate)
+        if (problem !== undefined && kind !== 'execCall' && result.status === 'failed' && result.error === notAnObject(kind, 'undefined')) result.error = problem
+        resolve(result)
         return
       }
       legStarted()
@@ -432,6 +494,13 @@ class CodeModeRun {
       const mapper = this.#mappers.get(namespace.id)?.[namespace.index]
       try {
         input = mapper ? mapper(args) : (args[0] ?? {})
+        if (mapper && input !== null && typeof input === 'object' && typeof (/** @type {{ then?: unknown }} */ (input).then) === 'function') {
+          // A mapper makes the input synchronously; a promise (handled, or its rejection would
+          // end the process) is no tool input.
+          handleRejection(input, ignore)
+          input = undefined
+          mapperError = 'namespace input mapper returned a promise; it must return the tool input itself'
+        }
       } catch (error) {
         mapperError = `namespace input mapper failed: ${errorMessage(error)}`
       }
@@ -498,7 +567,8 @@ class CodeModeRun {
     }
     let pending
     try {
-      pending = mapperError ? Promise.reject(new Error(mapperError)) : Promise.resolve(this.#executor(nested))
+      // `adopted`, not Promise.resolve: a promise whose own `then` was replaced is still followed.
+      pending = mapperError ? Promise.reject(new Error(mapperError)) : adopted(this.#executor(nested))
     } catch (error) {
       pending = Promise.reject(error)
     }

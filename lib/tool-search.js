@@ -89,6 +89,11 @@ class ToolSearchRun {
   #promptBytes
   /** @type {ToolSearchToolCall[]} */
   #toolCalls = []
+  /**
+   * Set by `abort()`. Search and describe are answered here, not by a cell of the inner run, so
+   * its abort alone would not stop them: every kind of call checks this.
+   */
+  #aborted = false
 
   /**
    * Builds the run's catalog and model surface. Throws only on misuse (missing executor, tools
@@ -221,7 +226,13 @@ class ToolSearchRun {
 
   /** Cancels every running call of this run; later calls fail `aborted`. */
   abort() {
+    this.#aborted = true
     this.#inner.abort()
+  }
+
+  /** @returns {ToolSearchFailed} */
+  #abortedResult() {
+    return this.#failed('aborted', 'Tool Search run was aborted.', undefined, 'host')
   }
 
   /**
@@ -238,6 +249,7 @@ class ToolSearchRun {
       const names = this.#modelTools.map((tool) => tool.name).join(', ')
       return this.#failed('invalid_input', `Unknown Tool Search tool "${String(toolName)}"; this run exposes ${names}.`)
     }
+    if (this.#aborted) return this.#abortedResult()
     const leg = { toolCallId: optionalString(options?.toolCallId), signal: options?.signal }
     if (leg.signal?.aborted === true) return this.#failed('aborted', 'The call was aborted before it started.')
     if (!isObject(input)) {
@@ -310,6 +322,8 @@ class ToolSearchRun {
       // ended, or the search could not run there).
       return this.#failed('runtime_unavailable', messageOf(error), undefined, 'host')
     }
+    // Aborted while the query ran: its hits are no longer wanted.
+    if (this.#aborted) return this.#abortedResult()
     // A query past the caps: its first part was searched, and the model is told so beside the hits.
     if (!found.queryTruncated) return this.#completed(found.hits)
     return { ...this.#completed(found.hits), queryTruncated: found.queryTruncated }

@@ -101,6 +101,7 @@ describe.runIf(linuxX64)('inside the real OpenClaw gateway: this plugin against 
     expect(get('guest throw')).toMatchObject({ status: 'failed', code: 'internal_error' })
     expect(get('guest throw').error).toBe('Error: boom\n    at <anonymous> (openclaw-code-mode:user.js:1:11)\n')
     expect(get('syntax error')).toMatchObject({ status: 'failed', code: 'invalid_input' })
+    expect(get('NUL character in the source')).toMatchObject({ status: 'completed', value: 'a\u0000b' })
     expect(get('rejected require')).toMatchObject({ status: 'failed', code: 'invalid_input' })
     expect(get('infinite loop')).toMatchObject({ status: 'failed', code: 'timeout' })
     expect(get('memory bomb')).toMatchObject({ status: 'failed', code: 'internal_error' })
@@ -171,6 +172,12 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     expect(f.abortMidBoundary.ms).toBeLessThan(5000)
     failed(f.abortMidLeg, 'aborted', 'host', /aborted/)
     failed(f.abortBefore, 'aborted', 'host', /aborted/)
+  })
+
+  it('a catalog past memoryLimitBytes fails as upstream\'s out of memory, naming the limit and the data size', () => {
+    const { bytes, ...result } = f.hugeCatalog
+    failed(result, 'internal_error', 'guest', /^InternalError: out of memory: the catalog, namespaces and API files \((\d+) bytes of JSON\) and the code mode controller do not fit in memoryLimitBytes \(8388608 bytes\)$/)
+    expect(Number(/\((\d+) bytes of JSON/.exec(result.error)![1])).toBeGreaterThan(bytes)
   })
 
   it('a broken install or controller is runtime_unavailable, never a throw', () => {

@@ -118,6 +118,13 @@ findings.badInput = summary(await executor.execute({ kind: 'exec' }, { timeoutMs
   findings.notAnObject = summary(await executor.execute(null, {}))
 }
 
+// A catalog too large for memoryLimitBytes: the failure names the limit and the data's size.
+{
+  const catalog = Array.from({ length: 10_000 }, (_, i) => ({ source: 'openclaw', name: `tool_${i}`, label: `Tool ${i}`, description: 'd'.repeat(200), input: '{}', callableName: `tool_${i}` }))
+  const result = await run(executor, execInput('return 1', { catalog, config: { ...config, memoryLimitBytes: 8 << 20 } }), host())
+  findings.hugeCatalog = { ...summary(result), bytes: Buffer.byteLength(JSON.stringify(catalog)) }
+}
+
 // The event loop keeps running while a cell computes (guest JavaScript runs on a worker).
 {
   let ticks = 0

@@ -174,6 +174,16 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     failed(f.abortBefore, 'aborted', 'host', /aborted/)
   })
 
+  it('a host that never answers, or continues for ever, ends at options.timeoutMs with its task signal aborted', () => {
+    const { never, loop, resumed, calls, signalsAborted, consumed } = f.hostTimeout
+    failed(never, 'timeout', 'host', /^code mode worker timeout exceeded: the host did not answer onBoundary within options\.timeoutMs \(3000 ms\)$/)
+    failed(loop, 'timeout', 'host', /^code mode worker timeout exceeded: the host kept the cell running past options\.timeoutMs \(3000 ms\)$/)
+    expect(calls).toBeGreaterThan(1)
+    failed(resumed, 'timeout', 'host', /did not answer onBoundary within options\.timeoutMs \(3000 ms\)/)
+    expect(consumed).toBe(1)
+    expect(signalsAborted).toEqual([true, true, true])
+  })
+
   it('a catalog past memoryLimitBytes fails as upstream\'s out of memory, naming the limit and the data size', () => {
     const { bytes, ...result } = f.hugeCatalog
     failed(result, 'internal_error', 'guest', /^InternalError: out of memory: the catalog, namespaces and API files \((\d+) bytes of JSON\) and the code mode controller do not fit in memoryLimitBytes \(8388608 bytes\)$/)

@@ -95,6 +95,32 @@ findings.boundaryThrows = summary(await run(executor, execInput('return await ad
   const result = await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: () => new Promise(() => {}) }), { signal: controller.signal })
   findings.abortMidBoundary = { ...summary(result), ms: Math.round(performance.now() - started) }
 }
+// A host that never answers a boundary, or answers `continue` for ever with nothing settled:
+// the call ends at options.timeoutMs (not counting time queued) as upstream's worker timeout,
+// with the task signal it handed onBoundary aborted.
+{
+  const short = { config: { ...config, timeoutMs: 1000 } }
+  const signals = []
+  const silent = host([], { onBoundary: (_, context) => (signals.push(context.signal), new Promise(() => {})) })
+  const never = await run(executor, execInput('return await add_one({ x: 1 })', short), silent, { timeoutMs: 3000 })
+  let calls = 0
+  const spinning = host([], {
+    onBoundary: async (boundary, context) => {
+      if (calls++ === 0) signals.push(context.signal)
+      return { kind: 'continue', timeoutMs: 200, settledRequests: [], pendingRequests: boundary.pendingRequests }
+    },
+  })
+  const loop = await run(executor, execInput('return await add_one({ x: 1 })', short), spinning, { timeoutMs: 3000 })
+  // A resume is bounded by its own call's options.timeoutMs.
+  const waiting = await run(executor, execInput('await yield_control("r"); return await add_one({ x: 1 })', short), host())
+  const consumed = []
+  const resumed = await waiting.continuation.resume(
+    { kind: 'resume', retainFinalValue: true, config: short.config, settledRequests: waiting.pendingRequests.map((r) => ({ id: r.id, ok: true, json: 'null' })), pendingRequests: [] },
+    { timeoutMs: 3000, signal: new AbortController().signal, inlineHost: { ...silent, onInputConsumed: () => consumed.push(1) } },
+  )
+  findings.hostTimeout = { never: summary(never), loop: summary(loop), resumed: summary(resumed), calls, signalsAborted: signals.map((s) => s.aborted), consumed: consumed.length }
+}
+
 // Abort mid-leg (a busy loop) and an already-aborted signal.
 {
   const controller = new AbortController()

@@ -184,6 +184,18 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     expect(signalsAborted).toEqual([true, true, true])
   })
 
+  it('a config.timeoutMs that is not a budget, or null options, fail naming the field', () => {
+    const b = f.badConfig
+    for (const [name, kind] of [['empty', 'missing'], ['missing', 'missing'], ['nan', 'NaN'], ['text', 'a string'], ['resumeEmpty', 'missing']]) {
+      expect({ name, ...b[name] }).toMatchObject({ name, status: 'failed', code: 'invalid_input', failurePhase: 'input', error: `invalid code mode worker input: config.timeoutMs must be a number of milliseconds; it is ${kind}` })
+    }
+    // Upstream's code for a budget of 0 or less, with the field named.
+    failed(b.negative, 'timeout', 'guest', /^code mode timeout exceeded: config\.timeoutMs is -5$/)
+    failed(b.nullOptions, 'runtime_unavailable', 'host', /^invalid code mode executor options: options must be an object or undefined, not null$/)
+    failed(b.resumeNullOptions, 'runtime_unavailable', 'host', /options must be an object or undefined, not null/)
+    failed(b.resumeAfterNull, 'runtime_unavailable', 'host', /already been consumed or disposed/)
+  })
+
   it('a catalog past memoryLimitBytes fails as upstream\'s out of memory, naming the limit and the data size', () => {
     const { bytes, ...result } = f.hugeCatalog
     failed(result, 'internal_error', 'guest', /^InternalError: out of memory: the catalog, namespaces and API files \((\d+) bytes of JSON\) and the code mode controller do not fit in memoryLimitBytes \(8388608 bytes\)$/)

@@ -366,6 +366,9 @@ function createCodeModeExecutor(options = {}) {
     } catch (error) {
       return failedResult(errorText(error), 'runtime_unavailable')
     }
+    // Upstream's executor destructures `options` and so throws on null, which the gateway reports
+    // as runtime_unavailable; here the result says which argument was wrong.
+    if (options === null) return failedResult(NULL_OPTIONS, 'runtime_unavailable')
     try {
       return await runCell(loaded, startedAt, input, options)
     } catch (error) {
@@ -433,6 +436,8 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   if (input.kind !== 'exec' || typeof input.source !== 'string') {
     return failedResult('invalid code mode worker input', 'invalid_input', 'input')
   }
+  const badConfig = configProblem(config)
+  if (badConfig) return badConfig
   // The gateway's source checks (an acorn parse and an AST walk) run on this thread, at about
   // 0.5 s per MB: a source past the cap a code-mode cell has (src/run/validate.rs) is refused
   // before them, so no exec holds the event loop for seconds.
@@ -596,6 +601,31 @@ function legDeadline(cell, ms) {
     const running = cell.legRunningMs()
     return running < 0 ? ms : ms - running
   }
+}
+
+/** What `execute` and `resume` answer to a null `options` (upstream's executor throws a TypeError). */
+const NULL_OPTIONS = 'invalid code mode executor options: options must be an object or undefined, not null'
+
+/**
+ * The failed result for a `config.timeoutMs` that gives no budget, naming the field. Upstream's
+ * worker runs one that is not a number with no deadline at all (its deadline is NaN); here it is
+ * refused as input. One of 0 or less is upstream's `timeout`, as from the gateway, which never
+ * sends one (it fails the cell itself first).
+ * @param {ExecutorConfig} config
+ * @returns {ExecutorResult | undefined}
+ */
+function configProblem(config) {
+  const value = /** @type {unknown} */ (config.timeoutMs)
+  let ms = NaN
+  try {
+    ms = Number(value)
+  } catch {}
+  if (Number.isNaN(ms)) {
+    const kind = value === undefined ? 'missing' : typeof value === 'number' ? 'NaN' : `a ${value === null ? 'null' : typeof value}`
+    return failedResult(`invalid code mode worker input: config.timeoutMs must be a number of milliseconds; it is ${kind}`, 'invalid_input', 'input')
+  }
+  if (ms <= 0) return failedResult(`code mode timeout exceeded: config.timeoutMs is ${ms}`, 'timeout', 'guest')
+  return undefined
 }
 
 /** The most bytes (UTF-8) of source a cell may have, as code mode's `exec` (src/run/validate.rs). */
@@ -909,6 +939,10 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
       if (!owned) return failedResult('Code Mode continuation has already been consumed or disposed', 'runtime_unavailable')
       const parkedCell = owned
       owned = undefined
+      if (options === null) {
+        parkedCell.dispose()
+        return failedResult(NULL_OPTIONS, 'runtime_unavailable')
+      }
       try {
         return await resumeCell(sdk, parkedCell, input, options)
       } catch (error) {
@@ -961,6 +995,8 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   }
   const config = /** @type {ExecutorConfig} */ (input.config)
   if (signal?.aborted) return refuse(abortedResult(sdk, signal))
+  const badConfig = configProblem(config)
+  if (badConfig) return refuse(badConfig)
   const settled = Array.isArray(input.settledRequests) ? input.settledRequests : []
   const pending = Array.isArray(input.pendingRequests) ? input.pendingRequests : []
   const problem = continuationProblem({ settledRequests: settled, pendingRequests: pending })

@@ -144,6 +144,25 @@ findings.badInput = summary(await executor.execute({ kind: 'exec' }, { timeoutMs
   findings.notAnObject = summary(await executor.execute(null, {}))
 }
 
+// A config or options the gateway never sends: the failure names the field.
+{
+  const { timeoutMs: _, ...noTimeout } = config
+  findings.badConfig = {
+    empty: summary(await executor.execute({ kind: 'exec', source: 'return 1', config: {} }, {})),
+    missing: summary(await run(executor, execInput('return 1', { config: noTimeout }), host())),
+    nan: summary(await run(executor, execInput('return 1', { config: { ...config, timeoutMs: NaN } }), host())),
+    text: summary(await run(executor, execInput('return 1', { config: { ...config, timeoutMs: 'soon' } }), host())),
+    negative: summary(await run(executor, execInput('return 1', { config: { ...config, timeoutMs: -5 } }), host())),
+    nullOptions: summary(await executor.execute(execInput('return 1'), null)),
+  }
+  const waiting = await run(executor, execInput('await yield_control("r"); return 1'), host())
+  const resumeInput = { kind: 'resume', retainFinalValue: true, config: {}, settledRequests: waiting.pendingRequests.map((r) => ({ id: r.id, ok: true, json: 'null' })), pendingRequests: [] }
+  findings.badConfig.resumeEmpty = summary(await waiting.continuation.resume(resumeInput, {}))
+  const again = await run(executor, execInput('await yield_control("r"); return 1'), host())
+  findings.badConfig.resumeNullOptions = summary(await again.continuation.resume({ ...resumeInput, config }, null))
+  findings.badConfig.resumeAfterNull = summary(await again.continuation.resume({ ...resumeInput, config }, {}))
+}
+
 // A catalog too large for memoryLimitBytes: the failure names the limit and the data's size.
 {
   const catalog = Array.from({ length: 10_000 }, (_, i) => ({ source: 'openclaw', name: `tool_${i}`, label: `Tool ${i}`, description: 'd'.repeat(200), input: '{}', callableName: `tool_${i}` }))

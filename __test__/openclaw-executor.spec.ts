@@ -101,6 +101,7 @@ describe.runIf(linuxX64)('inside the real OpenClaw gateway: this plugin against 
     expect(get('guest throw')).toMatchObject({ status: 'failed', code: 'internal_error' })
     expect(get('guest throw').error).toBe('Error: boom\n    at <anonymous> (openclaw-code-mode:user.js:1:11)\n')
     expect(get('syntax error')).toMatchObject({ status: 'failed', code: 'invalid_input' })
+    expect(get('NUL character in the source')).toMatchObject({ status: 'completed', value: 'a\u0000b' })
     expect(get('rejected require')).toMatchObject({ status: 'failed', code: 'invalid_input' })
     expect(get('infinite loop')).toMatchObject({ status: 'failed', code: 'timeout' })
     expect(get('memory bomb')).toMatchObject({ status: 'failed', code: 'internal_error' })
@@ -171,6 +172,34 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
     expect(f.abortMidBoundary.ms).toBeLessThan(5000)
     failed(f.abortMidLeg, 'aborted', 'host', /aborted/)
     failed(f.abortBefore, 'aborted', 'host', /aborted/)
+  })
+
+  it('a host that never answers, or continues for ever, ends at options.timeoutMs with its task signal aborted', () => {
+    const { never, loop, resumed, calls, signalsAborted, consumed } = f.hostTimeout
+    failed(never, 'timeout', 'host', /^code mode worker timeout exceeded: the host did not answer onBoundary within options\.timeoutMs \(3000 ms\)$/)
+    failed(loop, 'timeout', 'host', /^code mode worker timeout exceeded: the host kept the cell running past options\.timeoutMs \(3000 ms\)$/)
+    expect(calls).toBeGreaterThan(1)
+    failed(resumed, 'timeout', 'host', /did not answer onBoundary within options\.timeoutMs \(3000 ms\)/)
+    expect(consumed).toBe(1)
+    expect(signalsAborted).toEqual([true, true, true])
+  })
+
+  it('a config.timeoutMs that is not a budget, or null options, fail naming the field', () => {
+    const b = f.badConfig
+    for (const [name, kind] of [['empty', 'missing'], ['missing', 'missing'], ['nan', 'NaN'], ['text', 'a string'], ['resumeEmpty', 'missing']]) {
+      expect({ name, ...b[name] }).toMatchObject({ name, status: 'failed', code: 'invalid_input', failurePhase: 'input', error: `invalid code mode worker input: config.timeoutMs must be a number of milliseconds; it is ${kind}` })
+    }
+    // Upstream's code for a budget of 0 or less, with the field named.
+    failed(b.negative, 'timeout', 'guest', /^code mode timeout exceeded: config\.timeoutMs is -5$/)
+    failed(b.nullOptions, 'runtime_unavailable', 'host', /^invalid code mode executor options: options must be an object or undefined, not null$/)
+    failed(b.resumeNullOptions, 'runtime_unavailable', 'host', /options must be an object or undefined, not null/)
+    failed(b.resumeAfterNull, 'runtime_unavailable', 'host', /already been consumed or disposed/)
+  })
+
+  it('a catalog past memoryLimitBytes fails as upstream\'s out of memory, naming the limit and the data size', () => {
+    const { bytes, ...result } = f.hugeCatalog
+    failed(result, 'internal_error', 'guest', /^InternalError: out of memory: the catalog, namespaces and API files \((\d+) bytes of JSON\) and the code mode controller do not fit in memoryLimitBytes \(8388608 bytes\)$/)
+    expect(Number(/\((\d+) bytes of JSON/.exec(result.error)![1])).toBeGreaterThan(bytes)
   })
 
   it('a broken install or controller is runtime_unavailable, never a throw', () => {

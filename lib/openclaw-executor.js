@@ -354,6 +354,9 @@ function createCodeModeExecutor(options = {}) {
     } catch (error) {
       return failedResult(errorText(error), 'runtime_unavailable')
     }
+    // Upstream's executor destructures `options` and so throws on null, which the gateway reports
+    // as runtime_unavailable; here the result says which argument was wrong.
+    if (options === null) return failedResult(NULL_OPTIONS, 'runtime_unavailable')
     try {
       return await runCell(loaded, startedAt, input, options)
     } catch (error) {
@@ -421,6 +424,8 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   if (input.kind !== 'exec' || typeof input.source !== 'string') {
     return failedResult('invalid code mode worker input', 'invalid_input', 'input')
   }
+  const badConfig = configProblem(config)
+  if (badConfig) return badConfig
   // The gateway's source checks (an acorn parse and an AST walk) run on this thread, at about
   // 0.5 s per MB: a source past the cap a code-mode cell has (src/run/validate.rs) is refused
   // before them, so no exec holds the event loop for seconds.
@@ -440,7 +445,7 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   try {
     const source = sdk.prepareSource(input.source)
     if (early && source === input.source) {
-      return driveLegs(sdk, early.cell, () => early.leg, legContext(input, early.budget, { timeoutMs, signal, inlineHost }))
+      return driveLegs(sdk, early.cell, () => early.leg, legContext(input, early.budget, startedAt, { timeoutMs, signal, inlineHost }))
     }
     early?.stop()
     program = sdk.buildUserSource(source, prelude)
@@ -455,7 +460,7 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   if ('status' in opened) return opened
   const { cell, data } = opened
   const first = () => cell.start(key, data, program.source, JSON.stringify(program.location), budget)
-  return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
+  return driveLegs(sdk, cell, first, legContext(input, budget, startedAt, { timeoutMs, signal, inlineHost }))
 }
 
 /**
@@ -556,10 +561,11 @@ function startEarly(sdk, key, input, config, startedAt, prelude) {
  * What every leg of one execute or resume call shares.
  * @param {Record<string, any>} input
  * @param {number} budget
+ * @param {number} startedAt when the call began (`performance.now()`)
  * @param {ExecuteOptions} options
  */
-function legContext(input, budget, { timeoutMs, signal, inlineHost }) {
-  return { config: /** @type {ExecutorConfig} */ (input.config), retainFinalValue: input.retainFinalValue === true, maxTimeoutMs: budget, timeoutMs, signal, inlineHost }
+function legContext(input, budget, startedAt, { timeoutMs, signal, inlineHost }) {
+  return { config: /** @type {ExecutorConfig} */ (input.config), retainFinalValue: input.retainFinalValue === true, maxTimeoutMs: budget, startedAt, timeoutMs, signal, inlineHost }
 }
 
 /**
@@ -583,6 +589,31 @@ function legDeadline(cell, ms) {
     const running = cell.legRunningMs()
     return running < 0 ? ms : ms - running
   }
+}
+
+/** What `execute` and `resume` answer to a null `options` (upstream's executor throws a TypeError). */
+const NULL_OPTIONS = 'invalid code mode executor options: options must be an object or undefined, not null'
+
+/**
+ * The failed result for a `config.timeoutMs` that gives no budget, naming the field. Upstream's
+ * worker runs one that is not a number with no deadline at all (its deadline is NaN); here it is
+ * refused as input. One of 0 or less is upstream's `timeout`, as from the gateway, which never
+ * sends one (it fails the cell itself first).
+ * @param {ExecutorConfig} config
+ * @returns {ExecutorResult | undefined}
+ */
+function configProblem(config) {
+  const value = /** @type {unknown} */ (config.timeoutMs)
+  let ms = NaN
+  try {
+    ms = Number(value)
+  } catch {}
+  if (Number.isNaN(ms)) {
+    const kind = value === undefined ? 'missing' : typeof value === 'number' ? 'NaN' : `a ${value === null ? 'null' : typeof value}`
+    return failedResult(`invalid code mode worker input: config.timeoutMs must be a number of milliseconds; it is ${kind}`, 'invalid_input', 'input')
+  }
+  if (ms <= 0) return failedResult(`code mode timeout exceeded: config.timeoutMs is ${ms}`, 'timeout', 'guest')
+  return undefined
 }
 
 /** The most bytes (UTF-8) of source a cell may have, as code mode's `exec` (src/run/validate.rs). */
@@ -680,13 +711,23 @@ async function driveLegs(sdk, cell, first, context) {
   let task
   let networkObserved = false
   let parked = false
+  const bounded = typeof context.timeoutMs === 'number' && Number.isFinite(context.timeoutMs)
+  // The whole call is bounded by `options.timeoutMs` too, less the time its legs waited for a slot
+  // or a worker (as each leg's watchdog): a host's onBoundary is awaited within what is left of it,
+  // and a host that keeps answering `continue` with nothing settled stops there. Upstream's pool
+  // pauses its watchdog while the host works; the gateway's host answers within the exec budget
+  // (`config.timeoutMs`, `options.timeoutMs` less the grace), so the bound never cuts its cells.
+  let queuedMs = 0
+  const callLeft = () => /** @type {number} */ (context.timeoutMs) - (performance.now() - context.startedAt - queuedMs)
+  let legAt = performance.now()
   let leg = first()
-  let legWatchdog = typeof context.timeoutMs === 'number' && Number.isFinite(context.timeoutMs) ? context.timeoutMs : maxTimeoutMs + grace
+  let legWatchdog = bounded ? /** @type {number} */ (context.timeoutMs) : maxTimeoutMs + grace
   /** @type {(() => void) | undefined} */
   let consumed
   try {
     for (;;) {
       const settled = await race(leg, signal, legDeadline(cell, legWatchdog))
+      queuedMs += queuedFor(performance.now() - legAt, cell.legRunningMs())
       if (consumed) {
         const release = consumed
         consumed = undefined
@@ -756,6 +797,7 @@ async function driveLegs(sdk, cell, first, context) {
         output,
         memoryUsedBytes: outcome.memoryUsedBytes,
       }
+      if (bounded && !(callLeft() > 0)) return failedResult(hostTimeout(context, 'kept the cell running past'), 'timeout')
       if (networkObserved) notifyHost('onNetworkContent', () => inlineHost.onNetworkContent?.())
       // Native VMs park without holding a thread, so there is no pressure to relieve: the
       // yield signal is provided, and never fires.
@@ -765,8 +807,10 @@ async function driveLegs(sdk, cell, first, context) {
         const answered = await race(
           adopted(inlineHost.onBoundary(boundary, { signal: (task ??= taskController()).signal, yieldSignal, maxTimeoutMs })),
           signal,
+          bounded ? callLeft : undefined,
         )
         if (answered.aborted) return abortedResult(sdk, signal)
+        if (answered.expired) return failedResult(hostTimeout(context, 'did not answer onBoundary within'), 'timeout')
         reply = answered.value
       } catch (error) {
         return failedResult(errorText(error), 'runtime_unavailable')
@@ -796,6 +840,7 @@ async function driveLegs(sdk, cell, first, context) {
       }
       consumed = release
       legWatchdog = command.timeoutMs + grace
+      legAt = performance.now()
       leg = cell.next(command.settledRequests, pendingIds(command.pendingRequests), command.timeoutMs)
     }
   } catch (error) {
@@ -805,6 +850,34 @@ async function driveLegs(sdk, cell, first, context) {
     task?.abort()
     if (!parked) cell.dispose()
   }
+}
+
+/**
+ * How long of a leg's `waitedMs` it spent queued for a slot or a worker, from what it reports
+ * having run (`legRunningMs`: -1 if it never started). That counts whole milliseconds from when
+ * its start is reported, so the leg's trips to and from the sandbox (2 to 6 ms for a leg of a hot
+ * loop on a 2-core machine) are not in it: up to `QUEUE_SLACK_MS` of difference is taken for
+ * them. Without the slack, a host that answers at once would have every short leg of its run
+ * counted as queued, and the run would hardly advance towards its bound; with it, a leg queued
+ * less than that counts whole, at most 25 ms of the 2,000 ms grace per leg.
+ * @param {number} waitedMs
+ * @param {number} runningMs
+ */
+function queuedFor(waitedMs, runningMs) {
+  const queued = waitedMs - Math.max(0, runningMs)
+  return queued > QUEUE_SLACK_MS ? queued : 0
+}
+
+const QUEUE_SLACK_MS = 25
+
+/**
+ * The error of a call the host held past `options.timeoutMs`: the worker timeout upstream's
+ * pool reports, and what the host did.
+ * @param {{ timeoutMs?: number }} context
+ * @param {string} what
+ */
+function hostTimeout(context, what) {
+  return `code mode worker timeout exceeded: the host ${what} options.timeoutMs (${context.timeoutMs} ms)`
 }
 
 /**
@@ -854,6 +927,10 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
       if (!owned) return failedResult('Code Mode continuation has already been consumed or disposed', 'runtime_unavailable')
       const parkedCell = owned
       owned = undefined
+      if (options === null) {
+        parkedCell.dispose()
+        return failedResult(NULL_OPTIONS, 'runtime_unavailable')
+      }
       try {
         return await resumeCell(sdk, parkedCell, input, options)
       } catch (error) {
@@ -906,6 +983,8 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   }
   const config = /** @type {ExecutorConfig} */ (input.config)
   if (signal?.aborted) return refuse(abortedResult(sdk, signal))
+  const badConfig = configProblem(config)
+  if (badConfig) return refuse(badConfig)
   const settled = Array.isArray(input.settledRequests) ? input.settledRequests : []
   const pending = Array.isArray(input.pendingRequests) ? input.pendingRequests : []
   const problem = continuationProblem({ settledRequests: settled, pendingRequests: pending })
@@ -918,7 +997,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
     leg.then(release, release)
     return leg
   }
-  return driveLegs(sdk, cell, first, legContext(input, budget, { timeoutMs, signal, inlineHost }))
+  return driveLegs(sdk, cell, first, legContext(input, budget, startedAt, { timeoutMs, signal, inlineHost }))
 }
 
 /**

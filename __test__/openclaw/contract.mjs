@@ -95,6 +95,32 @@ findings.boundaryThrows = summary(await run(executor, execInput('return await ad
   const result = await run(executor, execInput('return await add_one({ x: 1 })'), host([], { onBoundary: () => new Promise(() => {}) }), { signal: controller.signal })
   findings.abortMidBoundary = { ...summary(result), ms: Math.round(performance.now() - started) }
 }
+// A host that never answers a boundary, or answers `continue` for ever with nothing settled:
+// the call ends at options.timeoutMs (not counting time queued) as upstream's worker timeout,
+// with the task signal it handed onBoundary aborted.
+{
+  const short = { config: { ...config, timeoutMs: 1000 } }
+  const signals = []
+  const silent = host([], { onBoundary: (_, context) => (signals.push(context.signal), new Promise(() => {})) })
+  const never = await run(executor, execInput('return await add_one({ x: 1 })', short), silent, { timeoutMs: 3000 })
+  let calls = 0
+  const spinning = host([], {
+    onBoundary: async (boundary, context) => {
+      if (calls++ === 0) signals.push(context.signal)
+      return { kind: 'continue', timeoutMs: 200, settledRequests: [], pendingRequests: boundary.pendingRequests }
+    },
+  })
+  const loop = await run(executor, execInput('return await add_one({ x: 1 })', short), spinning, { timeoutMs: 3000 })
+  // A resume is bounded by its own call's options.timeoutMs.
+  const waiting = await run(executor, execInput('await yield_control("r"); return await add_one({ x: 1 })', short), host())
+  const consumed = []
+  const resumed = await waiting.continuation.resume(
+    { kind: 'resume', retainFinalValue: true, config: short.config, settledRequests: waiting.pendingRequests.map((r) => ({ id: r.id, ok: true, json: 'null' })), pendingRequests: [] },
+    { timeoutMs: 3000, signal: new AbortController().signal, inlineHost: { ...silent, onInputConsumed: () => consumed.push(1) } },
+  )
+  findings.hostTimeout = { never: summary(never), loop: summary(loop), resumed: summary(resumed), calls, signalsAborted: signals.map((s) => s.aborted), consumed: consumed.length }
+}
+
 // Abort mid-leg (a busy loop) and an already-aborted signal.
 {
   const controller = new AbortController()
@@ -116,6 +142,32 @@ findings.badInput = summary(await executor.execute({ kind: 'exec' }, { timeoutMs
   findings.cyclicCatalog = summary(await run(executor, execInput('return 1', { catalog: [cyclic] }), host()))
   findings.resumeKindOnExecute = summary(await executor.execute({ kind: 'resume', config, settledRequests: [], pendingRequests: [] }, { timeoutMs: 1000 }))
   findings.notAnObject = summary(await executor.execute(null, {}))
+}
+
+// A config or options the gateway never sends: the failure names the field.
+{
+  const { timeoutMs: _, ...noTimeout } = config
+  findings.badConfig = {
+    empty: summary(await executor.execute({ kind: 'exec', source: 'return 1', config: {} }, {})),
+    missing: summary(await run(executor, execInput('return 1', { config: noTimeout }), host())),
+    nan: summary(await run(executor, execInput('return 1', { config: { ...config, timeoutMs: NaN } }), host())),
+    text: summary(await run(executor, execInput('return 1', { config: { ...config, timeoutMs: 'soon' } }), host())),
+    negative: summary(await run(executor, execInput('return 1', { config: { ...config, timeoutMs: -5 } }), host())),
+    nullOptions: summary(await executor.execute(execInput('return 1'), null)),
+  }
+  const waiting = await run(executor, execInput('await yield_control("r"); return 1'), host())
+  const resumeInput = { kind: 'resume', retainFinalValue: true, config: {}, settledRequests: waiting.pendingRequests.map((r) => ({ id: r.id, ok: true, json: 'null' })), pendingRequests: [] }
+  findings.badConfig.resumeEmpty = summary(await waiting.continuation.resume(resumeInput, {}))
+  const again = await run(executor, execInput('await yield_control("r"); return 1'), host())
+  findings.badConfig.resumeNullOptions = summary(await again.continuation.resume({ ...resumeInput, config }, null))
+  findings.badConfig.resumeAfterNull = summary(await again.continuation.resume({ ...resumeInput, config }, {}))
+}
+
+// A catalog too large for memoryLimitBytes: the failure names the limit and the data's size.
+{
+  const catalog = Array.from({ length: 10_000 }, (_, i) => ({ source: 'openclaw', name: `tool_${i}`, label: `Tool ${i}`, description: 'd'.repeat(200), input: '{}', callableName: `tool_${i}` }))
+  const result = await run(executor, execInput('return 1', { catalog, config: { ...config, memoryLimitBytes: 8 << 20 } }), host())
+  findings.hugeCatalog = { ...summary(result), bytes: Buffer.byteLength(JSON.stringify(catalog)) }
 }
 
 // The event loop keeps running while a cell computes (guest JavaScript runs on a worker).

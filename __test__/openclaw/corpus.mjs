@@ -75,6 +75,8 @@ export const cells = [
   { name: 'tool error caught', code: 'try { await fail_tool({}) } catch (e) { return String(e.message) }' },
   { name: 'unknown function', code: 'return await no_such_tool({})' },
   { name: 'syntax error', code: 'return (' },
+  // A raw NUL is source text to upstream's QuickJS (in a literal and in a comment).
+  { name: 'NUL character in the source', code: 'return "a\u0000b" // \u0000' },
   { name: 'shell-like input', code: 'ls -la' },
   { name: 'rejected import', code: 'import fs from "fs"; return 1' },
   { name: 'rejected require', code: 'const fs = require("fs"); return 1' },

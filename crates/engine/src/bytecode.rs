@@ -1,6 +1,7 @@
 //! Guest preludes compiled once to QuickJS bytecode. Parsing ~300 lines of JavaScript cost
-//! most of a VM's start-up; reading bytecode is a copy and a relink. All of this module's
-//! unsafe code is here, each block with the contract it relies on.
+//! most of a VM's start-up; reading bytecode is a copy and a relink. Also [`eval_script`], an
+//! evaluation of source text that may hold NUL characters. All of this module's unsafe code is
+//! here, each block with the contract it relies on.
 
 use rquickjs::{Context, Ctx, Error, Result, Runtime, Value, qjs};
 use std::ffi::CString;
@@ -106,6 +107,45 @@ pub fn run<'js>(ctx: &Ctx<'js>, bytes: &[u8]) -> Result<Value<'js>> {
   Ok(value)
 }
 
+/// Evaluates `source` as a global script named `filename`, as `Ctx::eval_with_options` does
+/// with `flags` (`JS_EVAL_*`), except that `source` may contain NUL characters: rquickjs makes a
+/// C string of it, which refuses them, while QuickJS itself reads `len` bytes (a NUL inside a
+/// literal or a comment is source text, as in upstream's QuickJS-WASI `evalCode`). A throw is
+/// `Err(Error::Exception)`, for `catch`.
+pub fn eval_script<'js>(
+  ctx: &Ctx<'js>,
+  source: &str,
+  filename: &str,
+  flags: i32,
+) -> Result<Value<'js>> {
+  let name = CString::new(filename)?;
+  // QuickJS reads up to `len` and wants a NUL just past it.
+  let mut code = Vec::with_capacity(source.len() + 1);
+  code.extend_from_slice(source.as_bytes());
+  code.push(0);
+  let raw = ctx.as_raw().as_ptr();
+  // SAFETY: `raw` is this context's live JSContext, on this thread (its stack top is reset, as
+  // rquickjs's own eval does under `parallel`); `code` holds `source.len()` bytes and a NUL,
+  // and both buffers outlive the call. The returned value is owned and handed to `Value`.
+  let value = unsafe {
+    qjs::JS_UpdateStackTop(qjs::JS_GetRuntime(raw));
+    Value::from_raw(
+      ctx.clone(),
+      qjs::JS_Eval(
+        raw,
+        code.as_ptr().cast(),
+        source.len() as _,
+        name.as_ptr(),
+        flags,
+      ),
+    )
+  };
+  if value.is_exception() {
+    return Err(Error::Exception);
+  }
+  Ok(value)
+}
+
 /// The value of a prelude script in `ctx`, from bytecode compiled on first use into `cache`
 /// (one per [`super::Guest`]).
 pub fn load<'js>(
@@ -133,5 +173,20 @@ mod tests {
       assert_eq!(f.call::<_, i32>((21,)).unwrap(), 42);
     });
     assert!(compile("(function (", "bad.js").is_err());
+  }
+
+  #[test]
+  fn a_script_may_hold_nul_characters() {
+    let rt = Runtime::new().unwrap();
+    let ctx = Context::full(&rt).unwrap();
+    ctx.with(|ctx| {
+      let flags = qjs::JS_EVAL_TYPE_GLOBAL as i32;
+      let value = eval_script(&ctx, "'a\0b' // \0", "t.js", flags).unwrap();
+      assert_eq!(value.get::<String>().unwrap(), "a\0b");
+      assert!(matches!(
+        eval_script(&ctx, "throw 1", "t.js", flags),
+        Err(Error::Exception)
+      ));
+    });
   }
 }

@@ -27,7 +27,7 @@ use controller::{call, read_settled, settle, start, stop, take_output};
 use host::{install, track_rejection};
 use parking_lot::Mutex;
 use rquickjs::promise::PromiseState;
-use rquickjs::{CatchResultExt, Object, Value};
+use rquickjs::{CatchResultExt, CaughtError, Object, Value};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
@@ -102,6 +102,8 @@ pub enum Outcome {
 pub struct Session {
   pub vm: BareVm,
   pub bridge: Arc<Mutex<Bridge>>,
+  /// The VM's memory cap (`memoryLimitBytes`), named when the host data does not fit in it.
+  memory_limit: usize,
 }
 
 fn failed(code: &'static str, error: impl Into<String>) -> Outcome {
@@ -123,7 +125,11 @@ impl Session {
     vm.set_rejection_tracker(Box::new(track_rejection));
     vm.with(|ctx| install(&ctx, &bridge))
       .map_err(|e| format!("code mode runtime could not install its host functions: {e}"))?;
-    Ok(Session { vm, bridge })
+    Ok(Session {
+      vm,
+      bridge,
+      memory_limit,
+    })
   }
 
   /// Runs one leg. Never panics: a panic under the VM becomes an `internal_error`.
@@ -264,7 +270,7 @@ impl Session {
   /// a JSON object), then the controller, which reads and deletes them. The failure is a code
   /// and a message.
   pub fn prepare(&mut self, data: &str, controller: &[u8]) -> Result<(), (&'static str, String)> {
-    self.vm.with(|ctx| {
+    let prepared = self.vm.with(|ctx| {
       let globals = ctx.globals();
       let unavailable = |what: &str| {
         (
@@ -292,13 +298,39 @@ impl Session {
       bytecode::run(&ctx, controller)
         .catch(&ctx)
         .map(|_| ())
-        .map_err(|e| match stop(e, None) {
-          Stop::Fail(_, message) => (
-            "runtime_unavailable",
-            format!("code mode controller failed to start: {message}"),
-          ),
-          _ => unavailable("start its controller"),
+        .map_err(|e| {
+          // A thrown value that is no Error (an uncatchable kill throws `null`) is named as
+          // one: its bare text would read as the message.
+          let error = matches!(e, CaughtError::Exception(_));
+          match stop(e, None) {
+            Stop::Fail(_, message) if error => (
+              "runtime_unavailable",
+              format!("code mode controller failed to start: {message}"),
+            ),
+            Stop::Fail(_, message) => (
+              "runtime_unavailable",
+              format!("code mode controller failed to start: it threw {message}, not an Error"),
+            ),
+            _ => unavailable("start its controller"),
+          }
         })
+    });
+    // Whatever step ran out (the data's parse, the controller's tables), the memory kill is the
+    // cause. Upstream's controller fails such a catalog as a guest `InternalError: out of
+    // memory` (`internal_error`); the size of what the host sent is what to shrink.
+    prepared.map_err(|failure| {
+      if self.vm.killed() != Kill::Memory {
+        return failure;
+      }
+      (
+        "internal_error",
+        format!(
+          "InternalError: out of memory: the catalog, namespaces and API files ({} bytes of \
+           JSON) and the code mode controller do not fit in memoryLimitBytes ({} bytes)",
+          data.len(),
+          self.memory_limit
+        ),
+      )
     })
   }
 

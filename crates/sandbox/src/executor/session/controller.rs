@@ -4,15 +4,15 @@
 //! is the code that reads guest values, each bounded as it is read.
 
 use super::{Bridge, MAX_ERROR, MAX_RESULT_BYTES, Stop, too_large};
+use crate::engine::bytecode;
 use crate::engine::limits::{Kill, Signals};
 use crate::engine::text;
 use crate::executor::stack::{Location, USER_FILE, format_error};
 use code_mode_protocol::executor;
 use parking_lot::Mutex;
-use rquickjs::context::EvalOptions;
 use rquickjs::object::Property;
 use rquickjs::promise::PromiseState;
-use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Object, Promise, Value};
+use rquickjs::{CatchResultExt, CaughtError, Ctx, Function, Object, Promise, Value, qjs};
 
 const SOURCE_LOCATION_KEY: &str = "__openclawSourceLocation";
 /// An uncaught error's stack is read up to this many characters (it is only searched for the
@@ -54,13 +54,11 @@ pub(super) fn start(
   globals
     .prop(SOURCE_LOCATION_KEY, Property::from(location))
     .map_err(|_| Stop::Caught)?;
-  let mut options = EvalOptions::default();
-  options.global = true;
-  options.strict = false;
-  options.promise = true;
-  options.filename = Some(USER_FILE.into());
-  ctx
-    .eval_with_options::<Value, _>(source, options)
+  // A sloppy async global script, as upstream's `evalCode(…, EvalFlags.ASYNC)`; through
+  // `eval_script`, which takes a NUL character in the source as upstream does (rquickjs's eval
+  // refuses one before QuickJS sees it).
+  let flags = (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_ASYNC) as i32;
+  bytecode::eval_script(ctx, source, USER_FILE, flags)
     .catch(ctx)
     .map_err(|e| stop(e, bridge.lock().location.as_ref()))?;
   Ok(())

@@ -234,3 +234,49 @@ fn deadline_and_memory_cap_end_the_leg() {
     "InternalError: out of memory"
   );
 }
+
+#[test]
+fn a_nul_character_in_the_source_is_source_text() {
+  // Upstream's QuickJS-WASI evaluates the source by its length: a NUL in a string or a comment
+  // is part of the program, not the end of it.
+  let (session, outcome) = cell("return 'a\u{0}b' // \u{0}", 16);
+  assert_eq!(json(&session, &outcome)["status"], "completed");
+  assert_eq!(json(&session, &outcome)["value"], r#""a\u0000b""#);
+}
+
+#[test]
+fn a_controller_that_cannot_start_says_why() {
+  // Host data past the memory cap: the kill, not the `null` it throws, is reported.
+  let controller = bytecode::compile_script(CONTROLLER, CONTROLLER_FILE, false, true).unwrap();
+  let mut session = Session::new(4 << 20, 16, DEFAULT_MAX_ERROR).unwrap();
+  let catalog: Vec<String> = (0..20_000)
+    .map(|i| {
+      format!(
+        r#"{{"name":"tool_{i}","description":"{}"}}"#,
+        "d".repeat(200)
+      )
+    })
+    .collect();
+  let data = format!(r#"{{"__openclawCatalog":[{}]}}"#, catalog.join(","));
+  let (code, message) = session.prepare(&data, &controller).unwrap_err();
+  assert_eq!(code, "internal_error");
+  assert_eq!(
+    message,
+    format!(
+      "InternalError: out of memory: the catalog, namespaces and API files ({} bytes of JSON) \
+       and the code mode controller do not fit in memoryLimitBytes ({} bytes)",
+      data.len(),
+      4 << 20
+    )
+  );
+  // A controller that throws something other than an Error.
+  let throws = bytecode::compile_script("throw null", CONTROLLER_FILE, false, true).unwrap();
+  let mut session = Session::new(64 << 20, 16, DEFAULT_MAX_ERROR).unwrap();
+  assert_eq!(
+    session.prepare("{}", &throws).unwrap_err(),
+    (
+      "runtime_unavailable",
+      "code mode controller failed to start: it threw null, not an Error".to_string()
+    )
+  );
+}

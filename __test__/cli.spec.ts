@@ -11,6 +11,7 @@ const require = createRequire(import.meta.url)
 const bin = resolve(__dirname, '../bin/code-mode.js')
 const examples = resolve(__dirname, '../examples/cli')
 const memoryServer = require.resolve('@modelcontextprotocol/server-memory/dist/index.js')
+const { MAX_CODE_BYTES } = require('../lib/generated/protocol.js') as { MAX_CODE_BYTES: number }
 
 function cli(...args: string[]) {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 })
@@ -172,6 +173,23 @@ describe('code-mode CLI', () => {
       const r = spawnSync(process.execPath, [join(dir, 'bin/code-mode.js'), ...args], { encoding: 'utf8', env: userEnv(), timeout: 30_000 })
       expect(r.status).toBe(1)
       expect(r.stderr).toBe(`code-mode: the native addon is not built in this source checkout (${dir}): run \`npm run build\` there (or \`npm run build:debug\` for a debug build)\n`)
+    }
+  })
+
+  it('refuses a cell file over the source cap, reading no more than one byte past it', () => {
+    const tools = join(examples, 'tools.json')
+    // Exactly the cap (spaces after the code) still runs.
+    const atCap = cell(`return 1${' '.repeat(MAX_CODE_BYTES - 'return 1'.length)}`)
+    expect(JSON.parse(cli('run', atCap, '--tools', tools, '--json').stdout)).toMatchObject({ status: 'completed', value: 1 })
+    const over = cell(`return 1${' '.repeat(MAX_CODE_BYTES)}`)
+    const refused = `code-mode: ${over}: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source\n`
+    for (const command of ['run', 'check']) expect(cli(command, over, '--tools', tools)).toMatchObject({ status: 1, stdout: '', stderr: refused })
+    // An endless file: before the cap, the CLI read it until memory ran out.
+    if (process.platform === 'linux') {
+      expect(cli('run', '/dev/zero', '--tools', tools)).toMatchObject({
+        status: 1,
+        stderr: `code-mode: /dev/zero: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source\n`,
+      })
     }
   })
 

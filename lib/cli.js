@@ -6,10 +6,11 @@
 // With --openclaw both go through the real OpenClaw gateway (lib/openclaw-gateway.js): the guest
 // API OpenClaw users run, with this package as its `quickjs` executor.
 
-const { existsSync, readFileSync } = require('node:fs')
+const { closeSync, existsSync, openSync, readFileSync, readSync } = require('node:fs')
 const { basename, extname, join, resolve } = require('node:path')
 
 const { followWaits } = require('./follow-waits.js')
+const { MAX_CODE_BYTES } = require('./generated/protocol.js')
 
 const ROOT = resolve(__dirname, '..')
 
@@ -69,6 +70,8 @@ check   Type-checks one cell as the runtime runs it (the body of an async functi
         await and return are fine) against the guest API (guest.d.ts), the run's tools.<name>
         shortcuts typed from their parameters, and the MCP declarations the runtime renders.
         Needs the "typescript" package (5.x, 6.x or 7.x).
+
+The cell file may hold at most ${MAX_CODE_BYTES} bytes (what exec accepts); a longer one is refused.
 
 --openclaw          Run or check the cell through the real OpenClaw gateway (the installed
                     "openclaw" package, >= 2026.9.6, under Node >= 24.16), with this package as
@@ -237,6 +240,30 @@ function answer(responses, call, file) {
   return response
 }
 
+/**
+ * The source of a cell file, read up to one byte past code mode's cap (MAX_CODE_BYTES, what
+ * exec accepts), so that a huge file, /dev/zero, a FIFO or stdin cannot fill memory.
+ * @param {string} file
+ */
+function readCell(file) {
+  const buffer = Buffer.allocUnsafe(MAX_CODE_BYTES + 1)
+  const fd = openSync(resolve(file), 'r')
+  let length = 0
+  try {
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null)
+      if (n === 0) break
+      length += n
+    }
+  } finally {
+    closeSync(fd)
+  }
+  if (length > MAX_CODE_BYTES) {
+    throw new Error(`${file}: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source`)
+  }
+  return buffer.toString('utf8', 0, length)
+}
+
 /** True in a source checkout of this package (npm installs ship no Rust sources). */
 function sourceCheckout() {
   return existsSync(join(ROOT, 'Cargo.toml')) && existsSync(join(ROOT, 'src', 'lib.rs'))
@@ -391,7 +418,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
       return command === 'check' ? await checkOpenClaw(file, options, config, io) : await runOpenClaw(file, options, config, io)
     }
     if (command === 'check') return await check(file, options, config, language, io)
-    const code = readFileSync(resolve(file), 'utf8')
+    const code = readCell(file)
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     for (const warning of configWarnings(config)) io.stderr.write(`code-mode: ${warning}\n`)
     if (options.mcp.length > 0) {
@@ -563,7 +590,7 @@ async function openclawGateway(options, config, who, onCall) {
  */
 async function runOpenClaw(file, options, config, io) {
   const { followCell } = require('./openclaw-gateway.js')
-  const code = readFileSync(resolve(file), 'utf8')
+  const code = readCell(file)
   /** @type {import('./testing').OpenClawRecordedCall[]} */
   const records = []
   const gateway = await openclawGateway(options, config, 'run --openclaw', (record) => records.push(record))
@@ -596,7 +623,7 @@ async function runOpenClaw(file, options, config, io) {
  */
 async function checkOpenClaw(file, options, config, io) {
   const checker = require('./check.js')
-  const code = readFileSync(resolve(file), 'utf8')
+  const code = readCell(file)
   const gateway = await openclawGateway(options, { ...config, maxOutputBytes: 10 << 20, timeoutMs: 60_000 }, 'check --openclaw')
   let declarations
   try {
@@ -631,7 +658,7 @@ async function check(file, options, config, language, io) {
       io.stderr.write(`code-mode: ${checker.TYPESCRIPT_MISSING}`)
       return 2
     }
-    const code = readFileSync(resolve(file), 'utf8')
+    const code = readCell(file)
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     if (options.mcp.length > 0) {
       const { connectMcpServer } = require('./mcp.js')

@@ -193,6 +193,24 @@ describe('code-mode CLI', () => {
     }
   })
 
+  it('refuses a --tools response whose $error is not a string or whose $delayMs is no timer delay', () => {
+    // 1e400 is Infinity to JSON.parse; setTimeout fires at once for Infinity and for 3e9 (over 2 ** 31 - 1).
+    const cases: [string, string][] = [
+      ['{ "$delayMs": 1e400, "$value": 1 }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not Infinity'],
+      ['{ "$delayMs": 3e9, "$value": 1 }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not 3000000000'],
+      ['{ "$delayMs": -1 }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not -1'],
+      ['{ "$delayMs": "500" }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not "500"'],
+      ['{ "$error": { "x": 1 } }', '"$error" must be a string (the message the tool throws), not {"x":1}'],
+    ]
+    for (const [response, problem] of cases) {
+      const tools = cell(`{ "tools": [{ "name": "slow" }], "responses": { "slow": ${response} } }`, 'tools.json')
+      const r = cli('run', cell('return await tools.slow()'), '--tools', tools)
+      expect(r, response).toMatchObject({ status: 2, stdout: '', stderr: `code-mode: --tools ${tools}: responses["slow"]: ${problem}\n` })
+    }
+    const notObject = cell('{ "tools": [{ "name": "slow" }], "responses": [1] }', 'tools.json')
+    expect(cli('run', cell('1'), '--tools', notObject).stderr).toContain('"responses" must be an object')
+  })
+
   it("shows an MCP server's stderr when it fails to start", () => {
     const server = cell('process.stderr.write("server says: missing API_TOKEN\\n"); process.exit(3)', 'server.js')
     const { status, stderr } = cli('run', cell('1'), '--mcp', `broken=${process.execPath} ${server}`)

@@ -14,6 +14,9 @@ const { MAX_CODE_BYTES } = require('./generated/protocol.js')
 
 const ROOT = resolve(__dirname, '..')
 
+/** The longest delay `setTimeout` takes (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * The command line's options.
  * @typedef {object} CliOptions
@@ -219,11 +222,40 @@ function loadTools(file) {
   }
   const tools = Array.isArray(data) ? data : data.tools
   if (!Array.isArray(tools)) throw new UsageError(`--tools ${file}: expected { "tools": [...] }`)
-  return { tools, responses: (data && data.responses) || {} }
+  const responses = (data && data.responses) || {}
+  if (typeof responses !== 'object' || Array.isArray(responses)) {
+    throw new UsageError(`--tools ${file}: "responses" must be an object: { "<tool name or id>": <value> }`)
+  }
+  for (const [key, response] of Object.entries(responses)) {
+    const problem = responseProblem(response)
+    if (problem) throw new UsageError(`--tools ${file}: responses[${JSON.stringify(key)}]: ${problem}`)
+  }
+  return { tools, responses }
 }
 
 /**
- * The canned answer of `call` in a `--tools` file.
+ * What is wrong with a canned answer's `$error` or `$delayMs`, or undefined: checked when the
+ * file is read, so a bad one is never answered as a plain value or at once.
+ * @param {unknown} response
+ */
+function responseProblem(response) {
+  if (!response || typeof response !== 'object' || Array.isArray(response)) return undefined
+  if (Object.hasOwn(response, '$error') && typeof (/** @type {any} */ (response).$error) !== 'string') {
+    return `"$error" must be a string (the message the tool throws), not ${JSON.stringify(/** @type {any} */ (response).$error)}`
+  }
+  if (Object.hasOwn(response, '$delayMs')) {
+    const delay = /** @type {any} */ (response).$delayMs
+    if (typeof delay !== 'number' || !(delay >= 0 && delay <= MAX_TIMER_MS)) {
+      // JSON.parse reads 1e400 as Infinity, which JSON.stringify writes as null.
+      const shown = typeof delay === 'number' ? String(delay) : JSON.stringify(delay)
+      return `"$delayMs" must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${shown}`
+    }
+  }
+  return undefined
+}
+
+/**
+ * The canned answer of `call` in a `--tools` file (checked by {@link loadTools}).
  * @param {Record<string, any>} responses
  * @param {ToolCallName} call
  * @param {string | undefined} file

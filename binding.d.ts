@@ -353,8 +353,9 @@ export declare function compileExecutorController(source: string): Promise<strin
 
 /**
  * Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
- * current value. Call it before or between runs. Throws, changing nothing, when a field is
- * not a whole number in its range.
+ * current value. Call it before or between runs. Throws, changing nothing: a TypeError when
+ * `options` is not an object or a field is not a number, a RangeError when a field is not a
+ * whole number in its range.
  */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 

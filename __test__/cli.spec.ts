@@ -11,6 +11,7 @@ const require = createRequire(import.meta.url)
 const bin = resolve(__dirname, '../bin/code-mode.js')
 const examples = resolve(__dirname, '../examples/cli')
 const memoryServer = require.resolve('@modelcontextprotocol/server-memory/dist/index.js')
+const { MAX_CODE_BYTES } = require('../lib/generated/protocol.js') as { MAX_CODE_BYTES: number }
 
 function cli(...args: string[]) {
   const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 })
@@ -173,6 +174,41 @@ describe('code-mode CLI', () => {
       expect(r.status).toBe(1)
       expect(r.stderr).toBe(`code-mode: the native addon is not built in this source checkout (${dir}): run \`npm run build\` there (or \`npm run build:debug\` for a debug build)\n`)
     }
+  })
+
+  it('refuses a cell file over the source cap, reading no more than one byte past it', () => {
+    const tools = join(examples, 'tools.json')
+    // Exactly the cap (spaces after the code) still runs.
+    const atCap = cell(`return 1${' '.repeat(MAX_CODE_BYTES - 'return 1'.length)}`)
+    expect(JSON.parse(cli('run', atCap, '--tools', tools, '--json').stdout)).toMatchObject({ status: 'completed', value: 1 })
+    const over = cell(`return 1${' '.repeat(MAX_CODE_BYTES)}`)
+    const refused = `code-mode: ${over}: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source\n`
+    for (const command of ['run', 'check']) expect(cli(command, over, '--tools', tools)).toMatchObject({ status: 1, stdout: '', stderr: refused })
+    // An endless file: before the cap, the CLI read it until memory ran out.
+    if (process.platform === 'linux') {
+      expect(cli('run', '/dev/zero', '--tools', tools)).toMatchObject({
+        status: 1,
+        stderr: `code-mode: /dev/zero: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source\n`,
+      })
+    }
+  })
+
+  it('refuses a --tools response whose $error is not a string or whose $delayMs is no timer delay', () => {
+    // 1e400 is Infinity to JSON.parse; setTimeout fires at once for Infinity and for 3e9 (over 2 ** 31 - 1).
+    const cases: [string, string][] = [
+      ['{ "$delayMs": 1e400, "$value": 1 }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not Infinity'],
+      ['{ "$delayMs": 3e9, "$value": 1 }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not 3000000000'],
+      ['{ "$delayMs": -1 }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not -1'],
+      ['{ "$delayMs": "500" }', '"$delayMs" must be a number of milliseconds from 0 to 2147483647, not "500"'],
+      ['{ "$error": { "x": 1 } }', '"$error" must be a string (the message the tool throws), not {"x":1}'],
+    ]
+    for (const [response, problem] of cases) {
+      const tools = cell(`{ "tools": [{ "name": "slow" }], "responses": { "slow": ${response} } }`, 'tools.json')
+      const r = cli('run', cell('return await tools.slow()'), '--tools', tools)
+      expect(r, response).toMatchObject({ status: 2, stdout: '', stderr: `code-mode: --tools ${tools}: responses["slow"]: ${problem}\n` })
+    }
+    const notObject = cell('{ "tools": [{ "name": "slow" }], "responses": [1] }', 'tools.json')
+    expect(cli('run', cell('1'), '--tools', notObject).stderr).toContain('"responses" must be an object')
   })
 
   it("shows an MCP server's stderr when it fails to start", () => {

@@ -122,4 +122,33 @@ describe('configureCodeModeRuntime', () => {
     expect(() => configureCodeModeRuntime({ maxSuspendedCells: '64' as never })).toThrow(/maxSuspendedCells|[Nn]umber/)
     expect(() => configureCodeModeRuntime({})).not.toThrow()
   })
+
+  it('throws a TypeError for a value of the wrong type and a RangeError out of range, naming the option', () => {
+    const thrown = (options: unknown) => {
+      try {
+        ;(configureCodeModeRuntime as (options?: unknown) => void)(...(options === 'no argument' ? [] : [options]))
+      } catch (error) {
+        return error as Error
+      }
+      throw new Error(`configureCodeModeRuntime accepted ${String(options)}`)
+    }
+    const ranges = { maxSuspendedCells: '1 to 1000000', maxActiveCells: '1 to 1000000', sandboxProcesses: '1 to 64', workerThreads: '1 to 256' }
+    for (const [field, range] of Object.entries(ranges)) {
+      for (const [value, shown] of [['4', 'a string'], [null, 'null'], [4n, 'a bigint'], [true, 'a boolean'], [{}, 'an object'], [[4], 'an array'], [() => 4, 'a function']] as const) {
+        const error = thrown({ [field]: value })
+        expect(error, `${field}: ${shown}`).toBeInstanceOf(TypeError)
+        expect(error.message).toBe(`configureCodeModeRuntime: ${field} must be a whole number from ${range}, not ${shown}`)
+      }
+      for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        const error = thrown({ [field]: value })
+        expect(error, `${field}: ${value}`).toBeInstanceOf(RangeError)
+        expect(error.message).toBe(`configureCodeModeRuntime: ${field} must be a whole number from ${range}, not ${String(value)}`)
+      }
+    }
+    for (const [options, shown] of [['no argument', 'undefined'], [null, 'null'], [5, 'a number'], [() => {}, 'a function'], ['{}', 'a string'], [[], 'an array']] as const) {
+      const error = thrown(options)
+      expect(error, shown).toBeInstanceOf(TypeError)
+      expect(error.message).toBe(`configureCodeModeRuntime: options must be an object such as { workerThreads: 4 }, not ${shown}`)
+    }
+  })
 })

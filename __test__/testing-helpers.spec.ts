@@ -1,5 +1,6 @@
 // @openclaw/code-mode/testing's createTestRun (this library's guest API): a partial config keeps
-// code mode on, and maxLegs caps the results execUntilDone takes.
+// code mode on, maxLegs caps the results execUntilDone takes, and options of the wrong type are
+// refused by name.
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupTestRuns, createTestRun } from '../lib/testing.js'
 
@@ -29,5 +30,25 @@ describe('createTestRun', () => {
     expect(one.status).toBe('waiting')
     expect(one.legs).toHaveLength(1)
     await expect(test.execUntilDone('1', { maxLegs: 0 })).rejects.toThrow('maxLegs must be a positive integer; got 0')
+  })
+
+  it('refuses options, tools or namespaces of the wrong type with a TypeError naming them', () => {
+    const refusal = (options: unknown) => {
+      try {
+        createTestRun(options as never)
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError)
+        return (error as Error).message
+      }
+      throw new Error(`createTestRun accepted ${String(options)}`)
+    }
+    expect(refusal(null)).toBe('createTestRun(options): options must be an object such as { tools: { name: handler } }, not null')
+    expect(refusal(5)).toMatch(/^createTestRun\(options\): options must be an object .*, not a number$/)
+    expect(refusal({ tools: 5 })).toBe('createTestRun: tools must be an object of tool name → handler or { handler, description, ... }, not a number')
+    expect(refusal({ tools: [() => 1] })).toMatch(/^createTestRun: tools must be an object .*, not an array$/)
+    expect(refusal({ tools: { lookup: null } })).toBe('createTestRun: tool "lookup" needs a handler function')
+    expect(refusal({ tools: slowTool, namespaces: {} })).toMatch(/^createTestRun: namespaces must be an array .*, not an object$/)
+    // Left out, or null as before: an empty catalog.
+    expect(createTestRun({ tools: null as never }).run.active).toBe(false)
   })
 })

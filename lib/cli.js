@@ -6,12 +6,16 @@
 // With --openclaw both go through the real OpenClaw gateway (lib/openclaw-gateway.js): the guest
 // API OpenClaw users run, with this package as its `quickjs` executor.
 
-const { existsSync, readFileSync } = require('node:fs')
+const { closeSync, existsSync, openSync, readFileSync, readSync } = require('node:fs')
 const { basename, extname, join, resolve } = require('node:path')
 
 const { followWaits } = require('./follow-waits.js')
+const { MAX_CODE_BYTES } = require('./generated/protocol.js')
 
 const ROOT = resolve(__dirname, '..')
+
+/** The longest delay `setTimeout` takes (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * The command line's options.
@@ -69,6 +73,8 @@ check   Type-checks one cell as the runtime runs it (the body of an async functi
         await and return are fine) against the guest API (guest.d.ts), the run's tools.<name>
         shortcuts typed from their parameters, and the MCP declarations the runtime renders.
         Needs the "typescript" package (5.x, 6.x or 7.x).
+
+The cell file may hold at most ${MAX_CODE_BYTES} bytes (what exec accepts); a longer one is refused.
 
 --openclaw          Run or check the cell through the real OpenClaw gateway (the installed
                     "openclaw" package, >= 2026.9.6, under Node >= 24.16), with this package as
@@ -216,11 +222,40 @@ function loadTools(file) {
   }
   const tools = Array.isArray(data) ? data : data.tools
   if (!Array.isArray(tools)) throw new UsageError(`--tools ${file}: expected { "tools": [...] }`)
-  return { tools, responses: (data && data.responses) || {} }
+  const responses = (data && data.responses) || {}
+  if (typeof responses !== 'object' || Array.isArray(responses)) {
+    throw new UsageError(`--tools ${file}: "responses" must be an object: { "<tool name or id>": <value> }`)
+  }
+  for (const [key, response] of Object.entries(responses)) {
+    const problem = responseProblem(response)
+    if (problem) throw new UsageError(`--tools ${file}: responses[${JSON.stringify(key)}]: ${problem}`)
+  }
+  return { tools, responses }
 }
 
 /**
- * The canned answer of `call` in a `--tools` file.
+ * What is wrong with a canned answer's `$error` or `$delayMs`, or undefined: checked when the
+ * file is read, so a bad one is never answered as a plain value or at once.
+ * @param {unknown} response
+ */
+function responseProblem(response) {
+  if (!response || typeof response !== 'object' || Array.isArray(response)) return undefined
+  if (Object.hasOwn(response, '$error') && typeof (/** @type {any} */ (response).$error) !== 'string') {
+    return `"$error" must be a string (the message the tool throws), not ${JSON.stringify(/** @type {any} */ (response).$error)}`
+  }
+  if (Object.hasOwn(response, '$delayMs')) {
+    const delay = /** @type {any} */ (response).$delayMs
+    if (typeof delay !== 'number' || !(delay >= 0 && delay <= MAX_TIMER_MS)) {
+      // JSON.parse reads 1e400 as Infinity, which JSON.stringify writes as null.
+      const shown = typeof delay === 'number' ? String(delay) : JSON.stringify(delay)
+      return `"$delayMs" must be a number of milliseconds from 0 to ${MAX_TIMER_MS}, not ${shown}`
+    }
+  }
+  return undefined
+}
+
+/**
+ * The canned answer of `call` in a `--tools` file (checked by {@link loadTools}).
  * @param {Record<string, any>} responses
  * @param {ToolCallName} call
  * @param {string | undefined} file
@@ -235,6 +270,30 @@ function answer(responses, call, file) {
     }
   }
   return response
+}
+
+/**
+ * The source of a cell file, read up to one byte past code mode's cap (MAX_CODE_BYTES, what
+ * exec accepts), so that a huge file, /dev/zero, a FIFO or stdin cannot fill memory.
+ * @param {string} file
+ */
+function readCell(file) {
+  const buffer = Buffer.allocUnsafe(MAX_CODE_BYTES + 1)
+  const fd = openSync(resolve(file), 'r')
+  let length = 0
+  try {
+    while (length < buffer.length) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null)
+      if (n === 0) break
+      length += n
+    }
+  } finally {
+    closeSync(fd)
+  }
+  if (length > MAX_CODE_BYTES) {
+    throw new Error(`${file}: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source`)
+  }
+  return buffer.toString('utf8', 0, length)
 }
 
 /** True in a source checkout of this package (npm installs ship no Rust sources). */
@@ -391,7 +450,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
       return command === 'check' ? await checkOpenClaw(file, options, config, io) : await runOpenClaw(file, options, config, io)
     }
     if (command === 'check') return await check(file, options, config, language, io)
-    const code = readFileSync(resolve(file), 'utf8')
+    const code = readCell(file)
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     for (const warning of configWarnings(config)) io.stderr.write(`code-mode: ${warning}\n`)
     if (options.mcp.length > 0) {
@@ -563,7 +622,7 @@ async function openclawGateway(options, config, who, onCall) {
  */
 async function runOpenClaw(file, options, config, io) {
   const { followCell } = require('./openclaw-gateway.js')
-  const code = readFileSync(resolve(file), 'utf8')
+  const code = readCell(file)
   /** @type {import('./testing').OpenClawRecordedCall[]} */
   const records = []
   const gateway = await openclawGateway(options, config, 'run --openclaw', (record) => records.push(record))
@@ -596,7 +655,7 @@ async function runOpenClaw(file, options, config, io) {
  */
 async function checkOpenClaw(file, options, config, io) {
   const checker = require('./check.js')
-  const code = readFileSync(resolve(file), 'utf8')
+  const code = readCell(file)
   const gateway = await openclawGateway(options, { ...config, maxOutputBytes: 10 << 20, timeoutMs: 60_000 }, 'check --openclaw')
   let declarations
   try {
@@ -631,7 +690,7 @@ async function check(file, options, config, language, io) {
       io.stderr.write(`code-mode: ${checker.TYPESCRIPT_MISSING}`)
       return 2
     }
-    const code = readFileSync(resolve(file), 'utf8')
+    const code = readCell(file)
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     if (options.mcp.length > 0) {
       const { connectMcpServer } = require('./mcp.js')

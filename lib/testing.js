@@ -36,7 +36,9 @@ let nextRun = 0
  * @returns {{ tool: CatalogTool, handler: TestToolHandler }}
  */
 function toolDefinition(name, spec) {
-  const { handler, ...meta } = typeof spec === 'function' ? { handler: spec } : spec
+  /** @type {Partial<TestToolSpec>} */
+  const given = typeof spec === 'function' ? { handler: spec } : spec && typeof spec === 'object' ? spec : {}
+  const { handler, ...meta } = given
   if (typeof handler !== 'function') {
     throw new TypeError(`createTestRun: tool "${name}" needs a handler function`)
   }
@@ -50,12 +52,24 @@ function toolDefinition(name, spec) {
  * @returns {TestRun}
  */
 function createTestRun(options = {}) {
-  const entries = Object.entries(options.tools ?? {}).map(([name, spec]) => toolDefinition(name, spec))
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`createTestRun(options): options must be an object such as { tools: { name: handler } }, not ${typeName(options)}`)
+  }
+  // null reads as left out, as it always has.
+  const tools = options.tools ?? {}
+  const namespaces = options.namespaces ?? []
+  if (typeof tools !== 'object' || Array.isArray(tools)) {
+    throw new TypeError(`createTestRun: tools must be an object of tool name → handler or { handler, description, ... }, not ${typeName(tools)}`)
+  }
+  if (!Array.isArray(namespaces)) {
+    throw new TypeError(`createTestRun: namespaces must be an array of { pluginId, registration }, not ${typeName(namespaces)}`)
+  }
+  const entries = Object.entries(tools).map(([name, spec]) => toolDefinition(name, spec))
   const handlers = new Map(entries.map(({ tool, handler }) => [tool.name, handler]))
   const { CodeModeRun, registerCodeModeNamespaceForPlugin, unregisterCodeModeNamespace } = native()
   /** @type {string[]} */
   const registered = []
-  for (const { pluginId, registration } of options.namespaces ?? []) {
+  for (const { pluginId, registration } of namespaces) {
     registerCodeModeNamespaceForPlugin(pluginId, registration)
     registered.push(registration.id)
   }
@@ -125,6 +139,17 @@ function createTestRun(options = {}) {
   }
   live.add(testRun)
   return testRun
+}
+
+/**
+ * What a value is, for a message: `null`, `an array`, `a number`, `an object`…
+ * @param {unknown} value
+ */
+function typeName(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  const type = typeof value
+  return type === 'undefined' ? type : `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`
 }
 
 /**

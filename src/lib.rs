@@ -80,38 +80,104 @@ pub struct RuntimeOptions {
 /// The most `maxSuspendedCells` and `maxActiveCells` may be.
 const MAX_CELLS: f64 = 1_000_000.0;
 
-/// `value` of the option `name` as a count from 1 to `max`; a clear error for anything else
-/// (napi's own conversion to an integer would wrap -1 to 4294967295).
-fn count(name: &str, value: Option<f64>, max: f64) -> Result<Option<usize>> {
+/// Each `RuntimeOptions` field as JavaScript names it, with its largest value (the least is 1):
+/// the one place the ranges are written, for the checks and their messages.
+const RUNTIME_OPTIONS: [(&str, f64); 4] = [
+  ("maxSuspendedCells", MAX_CELLS),
+  ("maxActiveCells", MAX_CELLS),
+  ("sandboxProcesses", 64.0),
+  ("workerThreads", 256.0),
+];
+const RUNTIME_OPTION_KEYS: &[&str] = &[
+  RUNTIME_OPTIONS[0].0,
+  RUNTIME_OPTIONS[1].0,
+  RUNTIME_OPTIONS[2].0,
+  RUNTIME_OPTIONS[3].0,
+];
+
+/// Why `configureCodeModeRuntime` refused its argument: the kind of JavaScript error to throw.
+#[derive(Debug)]
+enum Refusal {
+  Type(String),
+  Range(String),
+}
+
+/// `value` of the option `name` as a count from 1 to `max` (None when left out); anything else
+/// is refused by name (napi's own conversion to an integer would wrap -1 to 4294967295, and its
+/// type errors name Rust types).
+fn count(
+  name: &str,
+  value: &input::Field,
+  max: f64,
+) -> std::result::Result<Option<usize>, Refusal> {
+  let wanted = format!("configureCodeModeRuntime: {name} must be a whole number from 1 to {max}");
   match value {
-    None => Ok(None),
-    Some(n) if n.fract() == 0.0 && (1.0..=max).contains(&n) => Ok(Some(n as usize)),
-    Some(n) => {
+    input::Field::Missing => Ok(None),
+    input::Field::Number(n) if n.fract() == 0.0 && (1.0..=max).contains(n) => Ok(Some(*n as usize)),
+    input::Field::Number(n) => {
       // As JavaScript writes the number.
-      let shown = match n {
+      let shown = match *n {
         f64::INFINITY => "Infinity".to_string(),
         f64::NEG_INFINITY => "-Infinity".to_string(),
         n => n.to_string(),
       };
-      Err(Error::new(
-        Status::InvalidArg,
-        format!(
-          "configureCodeModeRuntime: {name} must be a whole number from 1 to {max}, not {shown}"
-        ),
-      ))
+      Err(Refusal::Range(format!("{wanted}, not {shown}")))
     }
+    other => Err(Refusal::Type(format!("{wanted}, not {}", a_type(other)))),
   }
 }
 
+/// `typeof`-style name of `value` with its article, for a message (`a string`, `null`).
+fn a_type(value: &input::Field) -> String {
+  match value.type_name() {
+    "null" | "undefined" => value.type_name().to_string(),
+    name @ ("object" | "array") => format!("an {name}"),
+    name => format!("a {name}"),
+  }
+}
+
+/// The counts `options` sets, in `RUNTIME_OPTIONS` order; checks every field before any is used.
+fn runtime_counts(options: &input::Field) -> std::result::Result<[Option<usize>; 4], Refusal> {
+  if !matches!(options, input::Field::Object(_)) {
+    return Err(Refusal::Type(format!(
+      "configureCodeModeRuntime: options must be an object such as {{ workerThreads: 4 }}, not {}",
+      a_type(options)
+    )));
+  }
+  let mut counts = [None; 4];
+  for (slot, (name, max)) in counts.iter_mut().zip(RUNTIME_OPTIONS) {
+    *slot = count(name, options.get(name), max)?;
+  }
+  Ok(counts)
+}
+
 /// Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
-/// current value. Call it before or between runs. Throws, changing nothing, when a field is
-/// not a whole number in its range.
-#[napi(catch_unwind)]
-pub fn configure_code_mode_runtime(options: RuntimeOptions) -> Result<()> {
-  let max_active = count("maxActiveCells", options.max_active_cells, MAX_CELLS)?;
-  let max_parked = count("maxSuspendedCells", options.max_suspended_cells, MAX_CELLS)?;
-  let processes = count("sandboxProcesses", options.sandbox_processes, 64.0)?;
-  let threads = count("workerThreads", options.worker_threads, 256.0)?;
+/// current value. Call it before or between runs. Throws, changing nothing: a TypeError when
+/// `options` is not an object or a field is not a number, a RangeError when a field is not a
+/// whole number in its range.
+#[napi(catch_unwind, ts_args_type = "options: RuntimeOptions")]
+pub fn configure_code_mode_runtime(env: Env, options: Unknown) -> Result<()> {
+  // Read as untrusted input (own fields only, never throwing), not as a `RuntimeOptions`: napi's
+  // conversion accepts a number or a function as options and throws a plain Error on a field.
+  // Not an `Option`, which would read null as left out.
+  let options = input::read_value(&env, &options, RUNTIME_OPTION_KEYS);
+  let [max_parked, max_active, processes, threads] = match runtime_counts(&options) {
+    Ok(counts) => counts,
+    Err(refusal) => {
+      let message = match &refusal {
+        Refusal::Type(message) => {
+          env.throw_type_error(message, None)?;
+          message
+        }
+        Refusal::Range(message) => {
+          env.throw_range_error(message, None)?;
+          message
+        }
+      };
+      // The exception is pending: napi-rs throws nothing more for this status.
+      return Err(Error::new(Status::PendingException, message.clone()));
+    }
+  };
   if let Some(n) = max_active {
     admission::set_max(n);
   }

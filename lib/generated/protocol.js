@@ -3,7 +3,8 @@
 // protocol-js` (tools/build.mjs runs it); `cargo test -p code-mode-protocol` fails while this
 // file differs. The JS ends of the two hot formats between the addon and this layer: call
 // batches (written by crates/catalog/src/calls.rs) and settled outcomes (read by
-// src/protocol/settle.rs), and the kinds of the port's messages (src/protocol/mod.rs).
+// src/protocol/settle.rs), the kinds of the port's messages (src/protocol/mod.rs), and the
+// cell source cap (crates/protocol/src/lib.rs).
 // @ts-check
 'use strict'
 
@@ -19,6 +20,9 @@ const EVENT = 3
 
 /** UTF-16 code units of payloads joined into one `settleMany` call at most. */
 const SETTLE_JOIN_LIMIT = 16777216
+
+/** The most bytes (UTF-8) of source a cell may have: code mode's exec refuses more. */
+const MAX_CODE_BYTES = 1048576
 
 /**
  * Where a namespace callable's call came from (the batch holds 0 when no namespace made it).
@@ -165,6 +169,7 @@ module.exports = {
   ABORT_CELL,
   EVENT,
   SETTLE_JOIN_LIMIT,
+  MAX_CODE_BYTES,
   forEachCall,
   decodeCallBatch,
   nestedToolCallId,

@@ -5,9 +5,7 @@
 use crate::config::CodeModeConfig;
 use crate::error::{Failure, messages};
 use crate::input::Field;
-
-/// Largest cell source accepted.
-const MAX_CODE_BYTES: usize = 1 << 20;
+use code_mode_protocol::MAX_CODE_BYTES;
 
 /// Keys read from an exec input.
 pub(crate) const EXEC_KEYS: &[&str] = &["code", "command", "language"];

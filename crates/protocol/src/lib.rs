@@ -9,3 +9,8 @@ pub mod leg;
 pub mod packed;
 pub mod parsed;
 pub mod wire;
+
+/// Largest cell source accepted, in bytes of UTF-8. The addon's exec checks it
+/// (`src/run/validate.rs`), the sandbox process again (`crates/sandbox/src/lib.rs`), and the JS
+/// layer has it from `lib/generated/protocol.js` (`packed`) to bound what it reads or sends.
+pub const MAX_CODE_BYTES: usize = 1 << 20;

@@ -5,6 +5,8 @@
 //! `tools/build.mjs` regenerates that file (`cargo run -p code-mode-protocol --bin protocol-js`),
 //! and a test below fails while the committed copy differs. Every other shape crosses the
 //! boundary as a `#[napi(object)]` value or as JSON text.
+//! The file also carries [`crate::MAX_CODE_BYTES`], so the JS layer bounds a cell source as
+//! exec does.
 
 /// Kinds of the messages a run's port function receives as `(kind, id, payload)`.
 pub mod port {
@@ -142,7 +144,8 @@ pub fn javascript() -> String {
 // protocol-js` (tools/build.mjs runs it); `cargo test -p code-mode-protocol` fails while this
 // file differs. The JS ends of the two hot formats between the addon and this layer: call
 // batches (written by crates/catalog/src/calls.rs) and settled outcomes (read by
-// src/protocol/settle.rs), and the kinds of the port's messages (src/protocol/mod.rs).
+// src/protocol/settle.rs), the kinds of the port's messages (src/protocol/mod.rs), and the
+// cell source cap (crates/protocol/src/lib.rs).
 // @ts-check
 'use strict'
 
@@ -158,6 +161,9 @@ const EVENT = {event}
 
 /** UTF-16 code units of payloads joined into one `settleMany` call at most. */
 const SETTLE_JOIN_LIMIT = {join_limit}
+
+/** The most bytes (UTF-8) of source a cell may have: code mode's exec refuses more. */
+const MAX_CODE_BYTES = {max_code_bytes}
 
 /**
  * Where a namespace callable's call came from (the batch holds {no_namespace} when no namespace made it).
@@ -304,6 +310,7 @@ module.exports = {{
   ABORT_CELL,
   EVENT,
   SETTLE_JOIN_LIMIT,
+  MAX_CODE_BYTES,
   forEachCall,
   decodeCallBatch,
   nestedToolCallId,
@@ -316,6 +323,7 @@ module.exports = {{
     abort_cell = port::ABORT_CELL,
     event = port::EVENT,
     join_limit = settled::JOIN_LIMIT,
+    max_code_bytes = crate::MAX_CODE_BYTES,
     no_namespace = batch::NO_NAMESPACE,
     parent = batch::PARENT,
     header = batch::HEADER,

@@ -45,7 +45,7 @@ pub trait Sink: Send + Sync + 'static {
 }
 
 /// Largest cell source accepted (the addon checks first; this is the boundary).
-pub const MAX_CODE_BYTES: usize = 1 << 20;
+pub use code_mode_protocol::MAX_CODE_BYTES;
 
 // Cells are prepared on the engine's workers: their stacks must hold a preparation.
 const _: () = assert!(frontend::PREPARE_STACK <= engine::WORKER_STACK);

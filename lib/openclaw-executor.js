@@ -11,6 +11,7 @@ const { boundedText, ownedText } = require('./bounded.js')
 const { loadAddon } = require('./addon.js')
 const { captureInPlace, capturedInPlace, captureValue } = require('./value-capture.js')
 const { callHost, ignore, adopted } = require('./host-callback.js')
+const { MAX_CODE_BYTES } = require('./generated/protocol.js')
 
 // The executor contract, as this file reads it (upstream's types are
 // openclaw/plugin-sdk/code-mode-executor-runtime's; openclaw is an optional peer, so they are
@@ -616,8 +617,8 @@ function configProblem(config) {
   return undefined
 }
 
-/** The most bytes (UTF-8) of source a cell may have, as code mode's `exec` (src/run/validate.rs). */
-const MAX_SOURCE_BYTES = 1 << 20
+/** The most bytes (UTF-8) of source a cell may have, as code mode's `exec` (one constant in crates/protocol). */
+const MAX_SOURCE_BYTES = MAX_CODE_BYTES
 
 /** The longest delay `setTimeout` takes. */
 const MAX_TIMER_MS = 2 ** 31 - 1

@@ -45,9 +45,15 @@ describe('a parked code-mode cell', () => {
     expect(failed.error).toMatch(/maxSnapshotBytes/)
   })
 
-  it('answers for the inputs of the calls still running: too many to keep fails it and aborts them', async () => {
-    // A slow tool (or an approval) holds each call's input in the gateway while the cell is parked:
-    // 16 calls of 1 MiB are over a 10 MiB snapshot cap, so the cell is not kept.
+  // A slow tool (or an approval) holds each call's input in the gateway while the cell is parked:
+  // 16 inputs over the 10 MiB snapshot cap in all, so the cell is not kept; a tenth of them parks.
+  it.each([
+    // 1 MiB of text each.
+    { what: 'text', value: "'x'.repeat(1 << 20)", small: "'x'.repeat(1 << 16)" },
+    // 20,000 zeros each: 40 KB of text (640 KB in all), but about 960 KB once parsed (48 bytes a
+    // value), 15 MB in all: counted as the gateway holds them, not as their text.
+    { what: 'many small values', value: 'Array(20_000).fill(0)', small: 'Array(2_000).fill(0)' },
+  ])('answers for the inputs of the calls still running ($what): too many to keep fails it and aborts them', async ({ value, small }) => {
     const calls: NestedToolCall[] = []
     const { run } = makeRun({
       config: { enabled: true, timeoutMs: 300 },
@@ -56,41 +62,15 @@ describe('a parked code-mode cell', () => {
         return new Promise(() => {})
       },
     })
-    const big = expectStatus(
-      await run.exec({ code: `const s = 'x'.repeat(1 << 20)\nawait Promise.all(Array.from({ length: 16 }, () => tools.message({ s })))` }),
-      'failed',
-    )
+    const code = (input: string) => `const a = ${input}\nawait Promise.all(Array.from({ length: 16 }, () => tools.message({ a })))`
+    const big = expectStatus(await run.exec({ code: code(value) }), 'failed')
     expect(big.code).toBe('snapshot_limit_exceeded')
     expect(big.error).toMatch(/inputs of its pending tool calls/)
     expect(calls).toHaveLength(16)
     await sleep(20)
     expect(calls.every((call) => call.signal.aborted)).toBe(true)
     expect(run.telemetry.suspendedCellsInProcess).toBe(0)
-    // Small inputs park as before.
-    expectStatus(await run.exec({ code: `await Promise.all(Array.from({ length: 16 }, () => tools.message({ s: 'x' })))` }), 'waiting')
-    run.abort()
-  })
-
-  it('counts those inputs as the gateway holds them once parsed, not as their text', async () => {
-    // 16 inputs of 20,000 zeros: 40 KB of text each (640 KB in all), but about 960 KB each once
-    // parsed (48 bytes a value), 15 MB in all: over the 10 MiB snapshot cap.
-    const calls: NestedToolCall[] = []
-    const { run } = makeRun({
-      config: { enabled: true, timeoutMs: 300 },
-      executor: (call) => {
-        calls.push(call)
-        return new Promise(() => {})
-      },
-    })
-    const code = (n: number) => `const a = Array(${n}).fill(0)\nawait Promise.all(Array.from({ length: 16 }, () => tools.message({ a })))`
-    const many = expectStatus(await run.exec({ code: code(20_000) }), 'failed')
-    expect(many.code).toBe('snapshot_limit_exceeded')
-    expect(many.error).toMatch(/inputs of its pending tool calls/)
-    expect(calls).toHaveLength(16)
-    await sleep(20)
-    expect(calls.every((call) => call.signal.aborted)).toBe(true)
-    // A tenth of that parks.
-    expectStatus(await run.exec({ code: code(2_000) }), 'waiting')
+    expectStatus(await run.exec({ code: code(small) }), 'waiting')
     run.abort()
   })
 

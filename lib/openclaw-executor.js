@@ -428,12 +428,12 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   const badConfig = configProblem(config)
   if (badConfig) return badConfig
   // The gateway's source checks (an acorn parse and an AST walk) run on this thread, at about
-  // 0.5 s per MB: a source past the cap a code-mode cell has (src/run/validate.rs) is refused
+  // 0.5 s per MB: a source past the cap a code-mode cell has (MAX_CODE_BYTES, crates/protocol) is refused
   // before them, so no exec holds the event loop for seconds.
   // A UTF-16 unit is at most 3 bytes of UTF-8: a short source is not measured.
-  const sourceBytes = input.source.length * 3 > MAX_SOURCE_BYTES ? Buffer.byteLength(input.source) : 0
-  if (sourceBytes > MAX_SOURCE_BYTES) {
-    return failedResult(`code mode source is ${sourceBytes} bytes; code mode accepts at most ${MAX_SOURCE_BYTES}.`, 'invalid_input', 'input')
+  const sourceBytes = input.source.length * 3 > MAX_CODE_BYTES ? Buffer.byteLength(input.source) : 0
+  if (sourceBytes > MAX_CODE_BYTES) {
+    return failedResult(`code mode source is ${sourceBytes} bytes; code mode accepts at most ${MAX_CODE_BYTES}.`, 'invalid_input', 'input')
   }
   const prelude = typeof input.prelude === 'string' ? input.prelude : undefined
   // A short source starts in its sandbox before the gateway's checks below, which then run on this
@@ -616,9 +616,6 @@ function configProblem(config) {
   if (ms <= 0) return failedResult(`code mode timeout exceeded: config.timeoutMs is ${ms}`, 'timeout', 'guest')
   return undefined
 }
-
-/** The most bytes (UTF-8) of source a cell may have, as code mode's `exec` (one constant in crates/protocol). */
-const MAX_SOURCE_BYTES = MAX_CODE_BYTES
 
 /** The longest delay `setTimeout` takes. */
 const MAX_TIMER_MS = 2 ** 31 - 1

@@ -24,22 +24,18 @@ pub fn compile_script(
   let rt = Runtime::new().map_err(|e| e.to_string())?;
   let ctx = Context::full(&rt).map_err(|e| e.to_string())?;
   ctx.with(|ctx| {
-    let code =
-      CString::new(source).map_err(|_| "the source contains a NUL character".to_string())?;
-    let name =
-      CString::new(filename).map_err(|_| "the file name contains a NUL character".to_string())?;
+    // Preludes and the gateway's controller are refused with a NUL character, as they always
+    // were (only a cell's program takes one as source text).
+    if source.contains('\0') {
+      return Err("the source contains a NUL character".to_string());
+    }
+    if filename.contains('\0') {
+      return Err("the file name contains a NUL character".to_string());
+    }
     let strict = if strict { qjs::JS_EVAL_FLAG_STRICT } else { 0 };
     let flags = (qjs::JS_EVAL_TYPE_GLOBAL | strict | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32;
     let raw = ctx.as_raw().as_ptr();
-    // SAFETY: `raw` is this context's live JSContext; both C strings outlive the call. The
-    // returned value is owned and handed to `Value`, which frees it on drop.
-    let function = unsafe {
-      Value::from_raw(
-        ctx.clone(),
-        qjs::JS_Eval(raw, code.as_ptr(), source.len() as _, name.as_ptr(), flags),
-      )
-    };
-    if function.is_exception() {
+    let Ok(function) = eval_script(&ctx, source, filename, flags) else {
       let error = ctx.catch();
       let text = error
         .as_exception()
@@ -49,7 +45,7 @@ pub fn compile_script(
         })
         .unwrap_or_else(|| "QuickJS refused the source".into());
       return Err(text);
-    }
+    };
     let mut size = 0;
     // SAFETY: `function` is a live compiled-function value of this context; QuickJS allocates
     // the buffer with the context's allocator, and it is freed below with `js_free`.
@@ -173,6 +169,17 @@ mod tests {
       assert_eq!(f.call::<_, i32>((21,)).unwrap(), 42);
     });
     assert!(compile("(function (", "bad.js").is_err());
+    assert_eq!(
+      compile_script("'\0'", "nul.js", true, false),
+      Err("the source contains a NUL character".to_string())
+    );
+    assert_eq!(
+      compile_script("1", "nul\0.js", true, false),
+      Err("the file name contains a NUL character".to_string())
+    );
+    assert!(
+      compile_script("(", "bad.js", true, false).is_err_and(|e| e.starts_with("SyntaxError: "))
+    );
   }
 
   #[test]

@@ -89,18 +89,34 @@ describe('exec', () => {
     const boom = () => {
       throw new Error('boom')
     }
+    const getter = (key: string, get: () => never) => Object.defineProperty({}, key, { get }) as never
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {})
+      revoke()
+      return proxy as never
+    }
     for (const [leg, message] of [
       [() => run.exec(null as never), 'exec input must be an object like { code: string, language?: "javascript" | "typescript" }, not null.'],
       [() => run.wait(null as never), 'wait input must be an object like { runId: string }, not null.'],
       [() => run.exec(Object.defineProperty({}, 'code', { get: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
-      [() => run.exec(new Proxy({}, { get: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
+      [() => run.exec(new Proxy({ code: '1' }, { get: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
       [() => run.exec(new Proxy({}, { getOwnPropertyDescriptor: boom }) as never), 'exec input could not be read: reading its code threw: boom'],
       [() => run.wait(Object.defineProperty({}, 'runId', { get: boom }) as never), 'wait input could not be read: reading its runId threw: boom'],
+      [() => run.wait(Object.defineProperty({}, 'run_id', { get: boom }) as never), 'wait input could not be read: reading its run_id threw: boom'],
+      [() => run.exec(revoked()), /^exec input could not be read: reading its code threw: .*revoked/],
+      [() => run.exec(getter('language', () => { throw 42 })), 'exec input could not be read: reading its language threw: a value of type number without a message'],
+      [() => run.exec(getter('code', () => { throw new Error('x'.repeat(5000)) })), `exec input could not be read: reading its code threw: ${'x'.repeat(1000)}…`],
+      // The thrown Error's own `message` getter throws in turn: that is not read further.
+      [() => run.exec(getter('code', () => { throw Object.defineProperty(new Error(), 'message', { get: boom }) })), 'exec input could not be read: reading its code threw: a value of type object without a message'],
     ] as const) {
       const result = expectStatus(await leg(), 'failed')
-      expect(result).toMatchObject({ code: 'invalid_input', failurePhase: 'input', error: message })
+      expect(result).toMatchObject({ code: 'invalid_input', failurePhase: 'input' })
+      if (typeof message === 'string') expect(result.error).toBe(message)
+      else expect(result.error).toMatch(message)
     }
-    // Read as before otherwise: own keys only, through a Proxy too.
+    // Read as before otherwise: own keys only, through a Proxy too (a key a Proxy does not own is
+    // not read, whatever its `get` trap would say).
+    expect(expectStatus(await run.exec(new Proxy({}, { get: boom }) as never), 'failed').error).toBe('exec requires a non-empty code string.')
     expect(expectStatus(await run.exec(new Proxy({ code: '6 * 7' }, {}) as never), 'completed').value).toBe(42)
     expect(expectStatus(await run.exec(Object.create({ code: '1' })), 'failed').error).toBe('exec requires a non-empty code string.')
     // The run's own state still comes first.

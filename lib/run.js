@@ -3,7 +3,6 @@
 // CodeModeRun: one agent run's exec/wait legs and their promises and AbortSignals, the native
 // port's messages, nested calls handed to the executor, events.
 
-const { isProxy } = require('node:util').types
 const native = require('./native.js')
 const { legStarted, legEnded } = require('./keep-alive.js')
 const { catalogFor } = require('./catalog-cache.js')
@@ -62,52 +61,6 @@ function emit(run, onEvent, event) {
  */
 function optionalString(value) {
   return typeof value === 'string' && value.length > 0 ? value : undefined
-}
-
-/** The keys exec and wait read, and the shape their refusals name (as src/run/validate.rs). */
-const LEG_INPUTS = {
-  exec: { keys: ['code', 'command', 'language'], shape: '{ code: string, language?: "javascript" | "typescript" }' },
-  wait: { keys: ['runId', 'run_id'], shape: '{ runId: string }' },
-}
-
-/**
- * The refusal of an exec or wait input that is not an object, worded as src/run/validate.rs words it.
- * @param {'exec' | 'wait'} kind
- * @param {string} type
- */
-function notAnObject(kind, type) {
-  return `${kind} input must be an object like ${LEG_INPUTS[kind].shape}, not ${type}.`
-}
-
-/**
- * An exec or wait input read once, here, as the native side reads it (an object's own keys):
- * its keys copied into a plain object. The native reader takes `null` for an absent argument and
- * reads a getter or Proxy trap that throws as a missing key (src/input.rs), so both would be
- * misreported there; here they are named. A Proxy is read even for a key it does not own, so
- * that a `get` trap that throws is named too.
- * @param {'exec' | 'wait'} kind
- * @param {unknown} input
- * @returns {{ input: unknown, problem?: undefined } | { problem: string }}
- */
-function readLegInput(kind, input) {
-  const { keys } = LEG_INPUTS[kind]
-  if (input === null) return { problem: notAnObject(kind, 'null') }
-  if (typeof input !== 'object') return { input }
-  let key = ''
-  try {
-    if (Array.isArray(input)) return { input }
-    const proxy = isProxy(input)
-    /** @type {Record<string, unknown>} */
-    const copy = Object.create(null)
-    for (key of keys) {
-      const own = Object.hasOwn(input, key)
-      const value = own || proxy ? /** @type {Record<string, unknown>} */ (input)[key] : undefined
-      if (own) copy[key] = value
-    }
-    return { input: copy }
-  } catch (error) {
-    return { problem: `${kind} input could not be read: ${key ? `reading its ${key} threw` : 'it threw'}: ${errorMessage(error)}` }
-  }
 }
 
 // Internal to this package (lib/tool-search.js): a CodeModeRun created with
@@ -310,16 +263,9 @@ class CodeModeRun {
     } catch (error) {
       return Promise.resolve(this.#refused(`the leg's options could not be read (options.signal, options.toolCallId): ${errorMessage(error)}`))
     }
-    // The input is the host's too (a model's raw arguments, in whatever object holds them). One
-    // that cannot be read goes to the native side as absent, which refuses it after its own
-    // checks (disabled, aborted), and counts it, as before; only the refusal's text is ours.
-    /** @type {string | undefined} */
-    let problem
-    if (kind !== 'execCall') {
-      const read = readLegInput(kind, input)
-      problem = read.problem
-      input = read.problem === undefined ? read.input : undefined
-    }
+    // The input is the host's too (a model's raw arguments, in whatever object holds them): the
+    // native side reads its own keys once, and names a getter or Proxy trap that throws
+    // (src/input.rs).
     const onAbort = () => this.#native.abortLeg(leg)
     /** @type {() => void} */
     let unlisten = () => {}
@@ -349,9 +295,7 @@ class CodeModeRun {
           : this.#native[kind](input, leg, toolCallId, aborted)
       if (immediate !== null && immediate !== undefined) {
         unlisten()
-        const result = JSON.parse(immediate)
-        if (problem !== undefined && kind !== 'execCall' && result.status === 'failed' && result.error === notAnObject(kind, 'undefined')) result.error = problem
-        resolve(result)
+        resolve(JSON.parse(immediate))
         return
       }
       legStarted()

@@ -1,8 +1,9 @@
 //! Untrusted host input (exec/wait arguments, `tools.codeMode` values), read field by field.
 //!
 //! The gateway hands us `unknown`: these readers never recurse into nested objects, never
-//! throw into JavaScript (a throwing getter reads as "missing"), and describe anything that is
-//! not plain data by its `typeof`, so validation can name the problem.
+//! throw into JavaScript (a throwing getter reads as "missing", or for exec and wait inputs as
+//! [`Field::Threw`]), and describe anything that is not plain data by its `typeof`, so
+//! validation can name the problem.
 
 use napi::{Env, JsValue, Unknown, ValueType, sys};
 use std::ptr;
@@ -22,6 +23,9 @@ pub enum Field {
   Object(Vec<(&'static str, Field)>),
   /// Anything else, by its `typeof` (`"function"`, `"symbol"`, `"bigint"`, `"object"`).
   Other(&'static str),
+  /// A key whose getter or Proxy trap threw, with what it threw as text (read by
+  /// [`read_input`] only; [`read_value`] reads such a key as `Missing`).
+  Threw(String),
 }
 
 impl Field {
@@ -36,6 +40,7 @@ impl Field {
       Field::List(_) => "array",
       Field::Object(_) => "object",
       Field::Other(name) => name,
+      Field::Threw(_) => "unreadable",
     }
   }
 
@@ -87,10 +92,16 @@ impl Field {
   }
 }
 
-/// Reads a JS value: for a plain object only `keys` (its own fields may be arrays of
+/// Reads a JS value: for a plain object only its own `keys` (their values may be arrays of
 /// primitives), never deeper.
 pub fn read_value(env: &Env, value: &Unknown, keys: &'static [&'static str]) -> Field {
-  read(env.raw(), value.raw(), keys, 0)
+  read(env.raw(), value.raw(), keys, 0, false)
+}
+
+/// Reads an exec or wait input as [`read_value`] does, except that a key whose getter or Proxy
+/// trap throws reads as [`Field::Threw`], so that the refusal names it.
+pub fn read_input(env: &Env, value: &Unknown, keys: &'static [&'static str]) -> Field {
+  read(env.raw(), value.raw(), keys, 0, true)
 }
 
 fn read(
@@ -98,6 +109,7 @@ fn read(
   value: sys::napi_value,
   keys: &'static [&'static str],
   depth: u8,
+  report_throws: bool,
 ) -> Field {
   let Some(kind) = value_type(env, value) else {
     return Field::Missing;
@@ -119,8 +131,9 @@ fn read(
       Field::List(
         (0..len)
           .map(|index| {
-            element(env, value, index)
-              .map_or(Field::Missing, |item| read(env, item, &[], depth + 1))
+            element(env, value, index).map_or(Field::Missing, |item| {
+              read(env, item, &[], depth + 1, false)
+            })
           })
           .collect(),
       )
@@ -129,8 +142,12 @@ fn read(
       keys
         .iter()
         .map(|key| {
-          let field = property(env, value, key)
-            .map_or(Field::Missing, |item| read(env, item, &[], depth + 1));
+          let field = match property(env, value, key) {
+            Ok(Some(item)) => read(env, item, &[], depth + 1, false),
+            Ok(None) => Field::Missing,
+            Err(Some(thrown)) if report_throws => Field::Threw(thrown_text(env, thrown)),
+            Err(_) => Field::Missing,
+          };
           (*key, field)
         })
         .collect(),
@@ -143,19 +160,67 @@ fn read(
 // exception (a throwing getter or Proxy trap) so it never surfaces in the caller's JavaScript.
 
 fn settled(env: sys::napi_env, status: sys::napi_status) -> bool {
-  if status == sys::Status::napi_ok {
-    return true;
+  status == sys::Status::napi_ok || {
+    take_exception(env);
+    false
   }
+}
+
+/// Clears the pending exception, if any, and returns it.
+fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
   let mut pending = false;
+  let mut exception = ptr::null_mut();
   // SAFETY: `env` is the live env of the current napi call; both calls only inspect it.
   unsafe {
     sys::napi_is_exception_pending(env, &mut pending);
-    if pending {
-      let mut exception = ptr::null_mut();
-      sys::napi_get_and_clear_last_exception(env, &mut exception);
+    if pending
+      && sys::napi_get_and_clear_last_exception(env, &mut exception) == sys::Status::napi_ok
+    {
+      return Some(exception);
     }
   }
-  false
+  None
+}
+
+/// Bytes of a thrown value's text that a refusal quotes at most.
+const MAX_THROWN_TEXT: usize = 1000;
+
+/// What a thrown value says: an Error's own `message` (its getter may run; what that throws is
+/// cleared, not read in turn), a string as itself, anything else by its `typeof`.
+fn thrown_text(env: sys::napi_env, thrown: sys::napi_value) -> String {
+  let kind = value_type(env, thrown);
+  let message = match kind {
+    Some(ValueType::String) => Some(thrown),
+    Some(ValueType::Object | ValueType::Function) => property(env, thrown, "message")
+      .ok()
+      .flatten()
+      .filter(|message| value_type(env, *message) == Some(ValueType::String)),
+    _ => None,
+  };
+  match message.and_then(|message| get_string_prefix(env, message, MAX_THROWN_TEXT)) {
+    Some((text, whole)) if !text.is_empty() => match whole {
+      true => text,
+      false => format!("{text}…"),
+    },
+    _ => {
+      let name = kind.map_or("undefined", |kind| read_kind_name(kind));
+      format!("a value of type {name} without a message")
+    }
+  }
+}
+
+/// `typeof`'s name for a value of `kind` (an array or null reads as `object`).
+fn read_kind_name(kind: ValueType) -> &'static str {
+  match kind {
+    ValueType::Undefined => "undefined",
+    ValueType::Boolean => "boolean",
+    ValueType::Number => "number",
+    ValueType::String => "string",
+    ValueType::Symbol => "symbol",
+    ValueType::Function => "function",
+    ValueType::BigInt => "bigint",
+    _ => "object",
+  }
 }
 
 fn value_type(env: sys::napi_env, value: sys::napi_value) -> Option<ValueType> {
@@ -187,29 +252,36 @@ fn element(env: sys::napi_env, value: sys::napi_value, index: u32) -> Option<sys
 }
 
 /// An own property only: a key inherited from the prototype (`Object.create({ runId })`, or a
-/// polluted `Object.prototype`) reads as missing.
-fn property(env: sys::napi_env, value: sys::napi_value, key: &str) -> Option<sys::napi_value> {
-  let key = std::ffi::CString::new(key).ok()?;
+/// polluted `Object.prototype`) reads as missing, and so does a key a Proxy says it does not
+/// own. `Err` when reading it failed: with the thrown value when a getter or Proxy trap threw
+/// (the exception is cleared).
+fn property(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  key: &str,
+) -> Result<Option<sys::napi_value>, Option<sys::napi_value>> {
+  let failed = |status| match status == sys::Status::napi_ok {
+    true => Ok(()),
+    false => Err(take_exception(env)),
+  };
+  let key = std::ffi::CString::new(key).map_err(|_| None)?;
   let mut name = ptr::null_mut();
   // SAFETY: `key` is a NUL-terminated string that outlives the call; creating a string runs no
   // JavaScript.
-  let status = unsafe {
+  failed(unsafe {
     sys::napi_create_string_utf8(env, key.as_ptr(), key.as_bytes().len() as isize, &mut name)
-  };
-  if !settled(env, status) {
-    return None;
-  }
+  })?;
   let mut own = false;
   // SAFETY: `name` is a string handle of this call; a Proxy trap may run and its exception is
   // cleared.
-  let status = unsafe { sys::napi_has_own_property(env, value, name, &mut own) };
-  if !settled(env, status) || !own {
-    return None;
+  failed(unsafe { sys::napi_has_own_property(env, value, name, &mut own) })?;
+  if !own {
+    return Ok(None);
   }
   let mut item = ptr::null_mut();
   // SAFETY: as above; a getter may run and its exception is cleared.
-  let status = unsafe { sys::napi_get_property(env, value, name, &mut item) };
-  settled(env, status).then_some(item)
+  failed(unsafe { sys::napi_get_property(env, value, name, &mut item) })?;
+  Ok(Some(item))
 }
 
 fn get_bool(env: sys::napi_env, value: sys::napi_value) -> Option<bool> {
@@ -227,12 +299,24 @@ fn get_number(env: sys::napi_env, value: sys::napi_value) -> Option<f64> {
 }
 
 fn get_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
+  get_string_prefix(env, value, usize::MAX).map(|(text, _)| text)
+}
+
+/// A string's first `max` bytes of UTF-8 at most (never part of a character), and whether that
+/// is all of it.
+fn get_string_prefix(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  max: usize,
+) -> Option<(String, bool)> {
   let mut len = 0;
   // SAFETY: `value` is a string (checked by typeof); a null buffer asks for the length.
   let status = unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) };
   if !settled(env, status) {
     return None;
   }
+  let whole = len <= max;
+  let len = len.min(max);
   let mut buf = vec![0u8; len + 1];
   let mut written = 0;
   // SAFETY: `buf` holds `len + 1` bytes, room for the string and its terminator.
@@ -243,5 +327,14 @@ fn get_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
     return None;
   }
   buf.truncate(written);
-  String::from_utf8(buf).ok()
+  match whole {
+    true => String::from_utf8(buf).ok().map(|text| (text, true)),
+    // A cut may end inside a character: keep the whole ones.
+    false => Some((
+      String::from_utf8_lossy(&buf)
+        .trim_end_matches('\u{fffd}')
+        .to_string(),
+      false,
+    )),
+  }
 }

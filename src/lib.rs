@@ -53,7 +53,7 @@ pub fn loaded(_exports: Object, env: Env) -> Result<()> {
 /// defaults and clamps. Never throws; anything unusable becomes its default.
 #[napi(catch_unwind)]
 pub fn resolve_code_mode_config(env: Env, input: Option<Unknown>) -> CodeModeConfig {
-  config::resolve(&read_input(&env, input, config::CONFIG_KEYS))
+  config::resolve(&read_optional(&env, input, config::CONFIG_KEYS))
 }
 
 /// Process-wide runtime settings. Every field is optional; call it before or between runs.
@@ -397,7 +397,7 @@ impl NativeRun {
     catalog: &NativeCatalog,
     #[napi(ts_arg_type = "(kind: number, id: number, payload: string) => void")] port: port::PortFn,
   ) -> Self {
-    let config = read_input(&env, config, config::CONFIG_KEYS);
+    let config = read_optional(&env, config, config::CONFIG_KEYS);
     let run = run::Run::new(
       run::RunOptions {
         config,
@@ -524,12 +524,12 @@ impl NativeRun {
   pub fn exec(
     &self,
     env: Env,
-    input: Option<Unknown>,
+    input: Unknown,
     leg: u32,
     tool_call_id: Option<String>,
     aborted: bool,
   ) -> Option<String> {
-    let input = read_input(&env, input, run::EXEC_KEYS);
+    let input = input::read_input(&env, &input, run::EXEC_KEYS);
     let leg = run::LegStart {
       id: leg,
       tool_call_id,
@@ -543,12 +543,12 @@ impl NativeRun {
   pub fn wait(
     &self,
     env: Env,
-    input: Option<Unknown>,
+    input: Unknown,
     leg: u32,
     tool_call_id: Option<String>,
     aborted: bool,
   ) -> Option<String> {
-    let input = read_input(&env, input, run::WAIT_KEYS);
+    let input = input::read_input(&env, &input, run::WAIT_KEYS);
     let leg = run::LegStart {
       id: leg,
       tool_call_id,
@@ -607,7 +607,8 @@ impl NativeRun {
   }
 }
 
-fn read_input(env: &Env, value: Option<Unknown>, keys: &'static [&'static str]) -> input::Field {
+/// An optional argument read as [`input::read_value`] reads it (absent: `Missing`).
+fn read_optional(env: &Env, value: Option<Unknown>, keys: &'static [&'static str]) -> input::Field {
   value.map_or(input::Field::Missing, |value| {
     input::read_value(env, &value, keys)
   })

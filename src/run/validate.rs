@@ -12,6 +12,22 @@ pub(crate) const EXEC_KEYS: &[&str] = &["code", "command", "language"];
 /// Keys read from a wait input.
 pub(crate) const WAIT_KEYS: &[&str] = &["runId", "run_id"];
 
+/// The refusal of an input with a key that could not be read (its getter or Proxy trap threw).
+fn unreadable(kind: &str, input: &Field) -> Result<(), Failure> {
+  let Field::Object(fields) = input else {
+    return Ok(());
+  };
+  match fields.iter().find_map(|(key, field)| match field {
+    Field::Threw(thrown) => Some((key, thrown)),
+    _ => None,
+  }) {
+    Some((key, thrown)) => Err(Failure::invalid(format!(
+      "{kind} input could not be read: reading its {key} threw: {thrown}"
+    ))),
+    None => Ok(()),
+  }
+}
+
 fn string_field(input: &Field, key: &str) -> Result<Option<String>, Failure> {
   match input.get(key) {
     Field::Missing | Field::Null => Ok(None),
@@ -34,6 +50,7 @@ pub(super) fn validate_exec(
       input.type_name()
     )));
   }
+  unreadable("exec", input)?;
   let code = string_field(input, "code")?.filter(|c| !c.trim().is_empty());
   let command = string_field(input, "command")?.filter(|c| !c.trim().is_empty());
   let code = match (code, command) {
@@ -84,6 +101,7 @@ pub(super) fn validate_wait(input: &Field) -> Result<String, Failure> {
       input.type_name()
     )));
   }
+  unreadable("wait", input)?;
   let run_id = string_field(input, "runId")?.filter(|s| !s.is_empty());
   let alias = string_field(input, "run_id")?.filter(|s| !s.is_empty());
   match (run_id, alias) {
@@ -164,5 +182,31 @@ mod tests {
     assert!(validate_wait(&input(json!({ "runId": "a", "run_id": "b" }))).is_err());
     assert!(validate_wait(&input(json!({}))).is_err());
     assert!(validate_wait(&input(json!(null))).is_err());
+  }
+
+  #[test]
+  fn a_key_that_threw_is_named() {
+    let threw = |key: &'static str, keys: &'static [&'static str]| {
+      Field::Object(
+        keys
+          .iter()
+          .map(|k| match *k == key {
+            true => (*k, Field::Threw("boom".into())),
+            false => (*k, Field::Missing),
+          })
+          .collect(),
+      )
+    };
+    let config = config::resolve(&Field::Bool(true));
+    let err = validate_exec(&threw("language", EXEC_KEYS), &config).unwrap_err();
+    assert_eq!(
+      err.message,
+      "exec input could not be read: reading its language threw: boom"
+    );
+    let err = validate_wait(&threw("run_id", WAIT_KEYS)).unwrap_err();
+    assert_eq!(
+      err.message,
+      "wait input could not be read: reading its run_id threw: boom"
+    );
   }
 }

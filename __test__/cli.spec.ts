@@ -190,6 +190,10 @@ describe('code-mode CLI', () => {
         status: 1,
         stderr: `code-mode: /dev/zero: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source\n`,
       })
+      // The tools file is bounded too (64 MiB).
+      const capped = cli('run', atCap, '--tools', '/dev/zero')
+      expect(capped).toMatchObject({ status: 2, stdout: '' })
+      expect(capped.stderr).toMatch(/^code-mode: --tools \/dev\/zero: \/dev\/zero: the file is over 67108864 bytes; the CLI reads at most 67108864 bytes of tools\n/)
     }
   })
 

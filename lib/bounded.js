@@ -6,6 +6,9 @@
 /** Characters of JSON (or error text) one event field carries before it is truncated. */
 const EVENT_PAYLOAD_CHARS = 8192
 
+/** The longest delay `setTimeout` takes (a longer one fires at once, with a warning). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 /**
  * A copy of `text` that shares no memory with any other string. V8 makes a part of a long
  * string (`slice`, `substring`, a template or `+` that holds one) a view that keeps the whole
@@ -59,4 +62,4 @@ function jsonOf(value) {
   }
 }
 
-module.exports = { EVENT_PAYLOAD_CHARS, ownedText, boundedText, boundedJson, jsonOf }
+module.exports = { EVENT_PAYLOAD_CHARS, MAX_TIMER_MS, ownedText, boundedText, boundedJson, jsonOf }

@@ -11,11 +11,9 @@ const { basename, extname, join, resolve } = require('node:path')
 
 const { followWaits } = require('./follow-waits.js')
 const { MAX_CODE_BYTES } = require('./generated/protocol.js')
+const { MAX_TIMER_MS } = require('./bounded.js')
 
 const ROOT = resolve(__dirname, '..')
-
-/** The longest delay `setTimeout` takes (a longer one fires at once, with a warning). */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * The command line's options.
@@ -216,7 +214,7 @@ function mcpSpec(spec) {
 function loadTools(file) {
   let data
   try {
-    data = JSON.parse(readFileSync(file, 'utf8'))
+    data = JSON.parse(readAtMost(file, MAX_TOOLS_FILE_BYTES, 'the file', `the CLI reads at most ${MAX_TOOLS_FILE_BYTES} bytes of tools`))
   } catch (error) {
     throw new UsageError(`--tools ${file}: ${messageOf(error)}`)
   }
@@ -278,7 +276,24 @@ function answer(responses, call, file) {
  * @param {string} file
  */
 function readCell(file) {
-  const buffer = Buffer.allocUnsafe(MAX_CODE_BYTES + 1)
+  return readAtMost(file, MAX_CODE_BYTES, 'the cell', `code mode accepts at most ${MAX_CODE_BYTES} bytes of source`)
+}
+
+/**
+ * The longest `--tools` file read: far past any catalog a gateway holds (10,000 tools with their
+ * schemas are a few MB), and a bound on what `JSON.parse` is given.
+ */
+const MAX_TOOLS_FILE_BYTES = 64 * 1024 * 1024
+
+/**
+ * A file's text, read up to one byte past `max` (a device or a huge file is never read whole).
+ * @param {string} file
+ * @param {number} max
+ * @param {string} what
+ * @param {string} why
+ */
+function readAtMost(file, max, what, why) {
+  const buffer = Buffer.allocUnsafe(max + 1)
   const fd = openSync(resolve(file), 'r')
   let length = 0
   try {
@@ -290,9 +305,7 @@ function readCell(file) {
   } finally {
     closeSync(fd)
   }
-  if (length > MAX_CODE_BYTES) {
-    throw new Error(`${file}: the cell is over ${MAX_CODE_BYTES} bytes; code mode accepts at most ${MAX_CODE_BYTES} bytes of source`)
-  }
+  if (length > max) throw new Error(`${file}: ${what} is over ${max} bytes; ${why}`)
   return buffer.toString('utf8', 0, length)
 }
 

@@ -7,7 +7,7 @@
 // completed, failed, or waiting with a continuation that resumes once. A parked continuation is
 // the native VM itself (src/executor/).
 
-const { boundedText, ownedText } = require('./bounded.js')
+const { MAX_TIMER_MS, boundedText, ownedText } = require('./bounded.js')
 const { loadAddon } = require('./addon.js')
 const { captureInPlace, capturedInPlace, captureValue } = require('./value-capture.js')
 const { callHost, ignore, adopted } = require('./host-callback.js')
@@ -616,9 +616,6 @@ function configProblem(config) {
   if (ms <= 0) return failedResult(`code mode timeout exceeded: config.timeoutMs is ${ms}`, 'timeout', 'guest')
   return undefined
 }
-
-/** The longest delay `setTimeout` takes. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * Waits for `promise`, or for the abort of `signal`, or until `remaining()` (ms left, asked

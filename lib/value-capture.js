@@ -31,6 +31,7 @@
 // with whatever heap their last capture left.
 
 const { Worker } = require('node:worker_threads')
+const { MAX_TIMER_MS } = require('./bounded.js')
 
 /** Texts up to this many UTF-16 units are parsed in place: a few ms at most. */
 const IN_PLACE_CHARS = 1 << 20
@@ -53,9 +54,6 @@ const captureLimits = {
   /** How long an idle worker is kept for the next capture. */
   idleMs: 10_000,
 }
-
-/** The longest delay `setTimeout` takes. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')

@@ -230,10 +230,10 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.nonPolling.givenUp).toBeGreaterThan(0)
   })
 
-  it('a value too long to send once escaped fails its own cell; its process and the cells parked there live on', () => {
-    expect(f.escapedValue.huge).toMatchObject({ status: 'failed', code: 'output_limit_exceeded' })
-    expect(f.escapedValue.huge.error).toMatch(/too large to return/)
-    expect(f.escapedValue.resumed).toEqual({ status: 'completed', value: { kind: 'complete', json: '10' } })
+  it('a value too long to send fails its own cell; its process and the cells parked there live on', () => {
+    expect(f.longValue.huge).toMatchObject({ status: 'failed', code: 'output_limit_exceeded' })
+    expect(f.longValue.huge.error).toMatch(/too large to return \(\d+ bytes of JSON; at most 67108864\)/)
+    expect(f.longValue.resumed).toEqual({ status: 'completed', value: { kind: 'complete', json: '10' } })
   })
 
   it('a crash fails the executor leg it ran and loses the continuation parked there, as runtime_unavailable (host)', () => {

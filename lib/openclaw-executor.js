@@ -44,10 +44,10 @@ const { MAX_CODE_BYTES } = require('./generated/protocol.js')
  */
 /** @typedef {{ timeoutMs?: number, signal?: AbortSignal, inlineHost?: InlineHost }} ExecuteOptions */
 /**
- * A leg's outcome as the native cell reports it (crates/sandbox/src/executor/): JSON text.
+ * A leg's outcome as the native cell reports it (crates/protocol/src/executor.rs): JSON text; a
+ * completed cell's value (its `__openclawResult` JSON) is the answer's `value`, beside it.
  * @typedef {object} Outcome
  * @property {'completed' | 'failed' | 'waiting'} status
- * @property {string} [value] `completed`: the cell's `__openclawResult` JSON
  * @property {unknown[]} [output]
  * @property {string} [code]
  * @property {string} [error]
@@ -525,7 +525,7 @@ function openCell(input, config) {
  * @param {ExecutorConfig} config
  * @param {number} startedAt
  * @param {string | undefined} prelude
- * @returns {{ cell: import('../binding').NativeExecutorCell, leg: Promise<string>, budget: number, stop: () => void } | undefined}
+ * @returns {{ cell: import('../binding').NativeExecutorCell, leg: Promise<import('../binding').ExecutorLegAnswer>, budget: number, stop: () => void } | undefined}
  */
 function startEarly(sdk, key, input, config, startedAt, prelude) {
   /** @type {import('../binding').NativeExecutorCell | undefined} */
@@ -693,7 +693,7 @@ function continuationProblem(reply) {
  * `inlineHost.onBoundary`, whose reply continues the cell (`next`) or parks it.
  * @param {Sdk} sdk
  * @param {import('../binding').NativeExecutorCell} cell
- * @param {() => Promise<string>} first
+ * @param {() => Promise<import('../binding').ExecutorLegAnswer>} first
  * @param {ReturnType<typeof legContext>} context
  * @returns {Promise<ExecutorResult>}
  */
@@ -736,14 +736,17 @@ async function driveLegs(sdk, cell, first, context) {
         cell.abort()
         return failedResult('code mode worker timeout exceeded', 'timeout')
       }
+      // The outcome is small; a completed cell's value comes beside it, unparsed (a long one is
+      // parsed off this thread below).
+      const answer = /** @type {import('../binding').ExecutorLegAnswer} */ (settled.value)
       /** @type {Outcome} */
-      const outcome = JSON.parse(/** @type {string} */ (settled.value))
+      const outcome = JSON.parse(answer.outcome)
       if (outcome.networkContentObserved === true) networkObserved = true
       if (outcome.status === 'completed') {
         // A long text is captured off the event loop, within what the leg has left under the
         // watchdog (lib/value-capture.js gives it at least a small floor); a short one here, at
         // once.
-        const text = String(outcome.value)
+        const text = String(answer.value)
         const url = RUNTIME_URLS.get(sdk)
         const structuredMaxBytes = retainFinalValue ? Math.min(config.memoryLimitBytes, config.maxSnapshotBytes) : config.maxOutputBytes
         if (signal?.aborted) return abortedResult(sdk, signal)

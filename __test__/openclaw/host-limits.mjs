@@ -83,11 +83,12 @@ const findings = {}
   findings.nonPolling = { status: stuck.status, code: stuck.code, failurePhase: stuck.failurePhase, givenUp: native.__testAbandonedWorkers() - givenUp, after: after.status }
 }
 
-// A value whose text grows six times as a JSON string (control characters): the cell fails
-// output_limit_exceeded, and the process that ran it, with another cell parked there, lives on.
+// A value too long to send (its JSON text over 64 MiB, the sandbox's cap; it travels beside the
+// outcome, not escaped inside it): the cell fails output_limit_exceeded, and the process that
+// ran it, with another cell parked there, lives on.
 {
   const parked = await run(execInput('await yield_control(); return 10'), checkpoint)
-  const huge = await run(execInput('await 0; globalThis.__openclawResult = String.fromCharCode(1).repeat(23e6); return 1'))
+  const huge = await run(execInput(`await 0; globalThis.__openclawResult = 'x'.repeat(${(64 << 20) + 10}); return 1`, { memoryLimitBytes: 512 << 20 }))
   const settledRequests = (parked.pendingRequests ?? []).map((r) => ({ id: r.id, ok: true, json: 'null' }))
   const resumed = parked.continuation
     ? await parked.continuation.resume(
@@ -95,7 +96,7 @@ const findings = {}
         { timeoutMs: 7000, signal: new AbortController().signal, inlineHost: answer },
       )
     : undefined
-  findings.escapedValue = {
+  findings.longValue = {
     huge: { status: huge.status, code: huge.code, error: String(huge.error).slice(0, 200) },
     resumed: { status: resumed?.status, code: resumed?.code, value: resumed?.value },
   }
@@ -225,7 +226,7 @@ const findings = {}
   const running = cell.legRunningMs() >= 0
   const t = Date.now()
   cell.dispose()
-  const outcome = JSON.parse(await leg)
+  const outcome = JSON.parse((await leg).outcome)
   findings.disposedRunning = { running, status: outcome.status, code: outcome.code, ms: Date.now() - t }
 
   // An abort cannot reach a native loop that never polls: the watchdog gives it up soon after the
@@ -238,7 +239,7 @@ const findings = {}
   await new Promise((r) => setTimeout(r, 300))
   const aborted = Date.now()
   spinning.abort()
-  const ended = await Promise.race([spun.then((json) => JSON.parse(json)), new Promise((r) => setTimeout(() => r('still running'), 12_000))])
+  const ended = await Promise.race([spun.then((answer) => JSON.parse(answer.outcome)), new Promise((r) => setTimeout(() => r('still running'), 12_000))])
   spinning.dispose()
   findings.abortedNative = { status: ended.status ?? ended, code: ended.code, ms: Date.now() - aborted }
 }

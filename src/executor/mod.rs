@@ -36,11 +36,35 @@ fn hash(text: &str) -> u64 {
   hasher.finish()
 }
 
-use code_mode_protocol::executor::failed_json;
+use code_mode_protocol::executor::{LegAnswer, failed_json};
+
+/// One leg's answer, as `start` and `next` resolve it.
+#[napi(object)]
+pub struct ExecutorLegAnswer {
+  /// The leg's outcome as JSON: a boundary, a failure, or `{"status":"completed",…}`.
+  pub outcome: String,
+  /// A completed cell's value as JSON text. It comes beside the outcome, not in it, so that the
+  /// event loop parses only the outcome (crates/protocol/src/executor.rs).
+  pub value: Option<String>,
+}
+
+impl From<LegAnswer> for ExecutorLegAnswer {
+  fn from(answer: LegAnswer) -> Self {
+    ExecutorLegAnswer {
+      outcome: answer.outcome,
+      value: answer.value,
+    }
+  }
+}
+
+/// An answer with no value: a failure made here.
+fn failed_answer(code: &str, message: &str) -> ExecutorLegAnswer {
+  LegAnswer::from(failed_json(code, message)).into()
+}
 
 /// The outcome of a leg aborted or disposed before it started.
-fn never_started() -> String {
-  failed_json(
+fn never_started() -> ExecutorLegAnswer {
+  failed_answer(
     "aborted",
     "code mode execution aborted before the cell started",
   )
@@ -185,7 +209,7 @@ pub struct ExecutorSettledRequest {
 }
 
 /// A leg's promise, settled once by whichever of its paths ends it.
-type Pending = Arc<Mutex<Option<Settle<String>>>>;
+type Pending = Arc<Mutex<Option<Settle<ExecutorLegAnswer>>>>;
 
 /// What a leg that got its slot checks before it is sent.
 #[derive(Default)]
@@ -228,10 +252,10 @@ impl NativeExecutorCell {
     }
   }
 
-  /// Runs a leg: admitted, sent, and answered with the outcome JSON on every path.
+  /// Runs a leg: admitted, sent, and answered on every path.
   fn leg(
     &self,
-    settle: Settle<String>,
+    settle: Settle<ExecutorLegAnswer>,
     process: Arc<Process>,
     timeout_ms: f64,
     command: impl FnOnce(u64) -> Command + Send + 'static,
@@ -268,19 +292,19 @@ impl NativeExecutorCell {
         &command,
         Box::new(move |answer| {
           admission::release();
-          let json = match answer {
-            Answer::Text(json) => {
+          let answer = match answer {
+            Answer::Leg(answer) => {
               // Anything but a boundary ends the cell there (crates/sandbox/src/executor/mod.rs).
-              if !json.starts_with(r#"{"status":"boundary""#) {
+              if !answer.outcome.starts_with(r#"{"status":"boundary""#) {
                 ended.store(true, Ordering::Release);
               }
-              json
+              answer.into()
             }
-            Answer::Error(message) => failed_json("runtime_unavailable", &message),
-            _ => failed_json("runtime_unavailable", &lost.lost()),
+            Answer::Error(message) => failed_answer("runtime_unavailable", &message),
+            _ => failed_answer("runtime_unavailable", &lost.lost()),
           };
           if let Some(settle) = answered.lock().take() {
-            settle.resolve(json);
+            settle.resolve(answer);
           }
         }),
       );
@@ -288,7 +312,7 @@ impl NativeExecutorCell {
     };
     let fail = move |failure: crate::error::Failure| {
       if let Some(settle) = failed.lock().take() {
-        settle.resolve(failed_json(failure.code.as_str(), &failure.message));
+        settle.resolve(failed_answer(failure.code.as_str(), &failure.message));
       }
     };
     let wait = if timeout_ms.is_finite() && timeout_ms > 0.0 {
@@ -359,8 +383,8 @@ impl NativeExecutorCell {
   }
 
   /// The first leg: a VM with the data globals (`dataJson`, an object), the controller (`key`
-  /// from `compileExecutorController`), then the program. Resolves with the outcome JSON.
-  #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+  /// from `compileExecutorController`), then the program. Resolves with the leg's answer.
+  #[napi(catch_unwind, ts_return_type = "Promise<ExecutorLegAnswer>")]
   pub fn start<'env>(
     &self,
     env: &'env Env,
@@ -370,9 +394,9 @@ impl NativeExecutorCell {
     location_json: String,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
-    let (settle, promise) = promise::create::<String>(env)?;
+    let (settle, promise) = promise::create::<ExecutorLegAnswer>(env)?;
     if self.gate.lock().disposed || self.process.lock().is_some() {
-      settle.resolve(failed_json(
+      settle.resolve(failed_answer(
         "runtime_unavailable",
         "a code mode cell starts once",
       ));
@@ -381,7 +405,7 @@ impl NativeExecutorCell {
     let process = match sandbox::process_for(affinity(&data_json)) {
       Ok(process) => process,
       Err(failure) => {
-        settle.resolve(failed_json("runtime_unavailable", &failure.message));
+        settle.resolve(failed_answer("runtime_unavailable", &failure.message));
         return Ok(promise);
       }
     };
@@ -409,8 +433,8 @@ impl NativeExecutorCell {
 
   /// A later leg: settles `settled`, keeps pending only the requests named in `pendingIds` (in
   /// the host's order: the host's pending set replaces the cell's, and every request in it is
-  /// one of the cell's own), then runs. Resolves with the outcome JSON.
-  #[napi(catch_unwind, ts_return_type = "Promise<string>")]
+  /// one of the cell's own), then runs. Resolves with the leg's answer.
+  #[napi(catch_unwind, ts_return_type = "Promise<ExecutorLegAnswer>")]
   pub fn next<'env>(
     &self,
     env: &'env Env,
@@ -418,12 +442,12 @@ impl NativeExecutorCell {
     pending_ids: Vec<String>,
     timeout_ms: f64,
   ) -> Result<Object<'env>> {
-    let (settle, promise) = promise::create::<String>(env)?;
+    let (settle, promise) = promise::create::<ExecutorLegAnswer>(env)?;
     self.unpark();
     let process = match self.holder() {
       Ok(process) => process,
       Err(message) => {
-        settle.resolve(failed_json("runtime_unavailable", &message));
+        settle.resolve(failed_answer("runtime_unavailable", &message));
         return Ok(promise);
       }
     };

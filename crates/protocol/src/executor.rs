@@ -2,12 +2,54 @@
 //! `lib/openclaw-executor.js` reads (it makes the executor contract's boundary or result of it;
 //! the addon passes the text through). Declared once, here; both writers serialise it.
 //!
+//! A completed cell's value travels beside the outcome ([`LegAnswer`]), not inside it as a JSON
+//! string: the executor parses the small outcome on the gateway's event loop and hands a long
+//! value to its capture off the loop, so a cell that returns tens of megabytes never holds the
+//! loop for a parse of them.
+//!
 //! JSON that the guest's controller produced (its output array, a request's argument array) is
 //! spliced in as a [`RawValue`]: checked to be exactly one JSON value of the right kind, so no
 //! text from a VM can add a field to the outcome around it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+
+/// A leg's answer: the outcome as JSON and, for a completed cell, the JSON text of its value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LegAnswer {
+  pub outcome: String,
+  pub value: Option<String>,
+}
+
+/// An answer with no value (a boundary, a failure).
+impl From<String> for LegAnswer {
+  fn from(outcome: String) -> Self {
+    LegAnswer {
+      outcome,
+      value: None,
+    }
+  }
+}
+
+impl LegAnswer {
+  /// A completed cell's answer: its value's JSON text and its output. A value and outcome longer
+  /// together than [`MAX_OUTCOME_BYTES`] are a failure `output_limit_exceeded` instead.
+  pub fn completed(value: String, output: &RawValue, network_content_observed: bool) -> LegAnswer {
+    let outcome = ExecutorOutcome::Completed {
+      output,
+      network_content_observed,
+    }
+    .to_json();
+    let bytes = outcome.len() + value.len();
+    if bytes > MAX_OUTCOME_BYTES {
+      return too_large(bytes).into();
+    }
+    LegAnswer {
+      outcome,
+      value: Some(value),
+    }
+  }
+}
 
 /// One leg's outcome.
 #[derive(Debug, Serialize)]
@@ -27,9 +69,8 @@ pub enum ExecutorOutcome<'a> {
     #[serde(skip_serializing_if = "is_false")]
     network_content_observed: bool,
   },
-  /// The cell's value, as the JSON text of its value (the executor parses it).
+  /// The cell completed; its value's JSON text is [`LegAnswer::value`].
   Completed {
-    value: &'a str,
     output: &'a RawValue,
     #[serde(skip_serializing_if = "is_false")]
     network_content_observed: bool,
@@ -85,41 +126,30 @@ pub fn empty_output() -> &'static RawValue {
   json_array("[]").unwrap_or_else(|| unreachable!("[] is a JSON array"))
 }
 
-/// The longest outcome text: its answer's frame must stay within [`crate::wire::MAX_REPORT`],
-/// past which the addon takes the process for a broken peer.
+/// The longest answer (outcome and value): its frame must stay within
+/// [`crate::wire::MAX_REPORT`], past which the addon takes the process for a broken peer.
 pub const MAX_OUTCOME_BYTES: usize = crate::wire::MAX_REPORT - (1 << 20);
 
 impl ExecutorOutcome<'_> {
-  /// The outcome as JSON text; an outcome longer than [`MAX_OUTCOME_BYTES`] (a value's text
-  /// grows up to six times as a JSON string) is a failure `output_limit_exceeded` instead.
+  /// The outcome as JSON text; an outcome longer than [`MAX_OUTCOME_BYTES`] (many requests'
+  /// arguments, a long output) is a failure `output_limit_exceeded` instead.
   pub fn to_json(&self) -> String {
     // Serialising these types cannot fail: every map key is a string and every value plain.
     let json = serde_json::to_string(self).unwrap_or_default();
     if json.len() > MAX_OUTCOME_BYTES {
-      return failed_json(
-        "output_limit_exceeded",
-        &format!(
-          "code mode result is too large to return ({} bytes of JSON; at most {MAX_OUTCOME_BYTES})",
-          json.len()
-        ),
-      );
+      return too_large(json.len());
     }
     json
   }
 }
 
-/// The length of `text` as the contents of a JSON string (its escapes counted), as `to_json`
-/// writes it.
-pub fn escaped_len(text: &str) -> usize {
-  text.len()
-    + text
-      .bytes()
-      .map(|b| match b {
-        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-        0..=0x1f => 5,
-        _ => 0,
-      })
-      .sum::<usize>()
+fn too_large(bytes: usize) -> String {
+  failed_json(
+    "output_limit_exceeded",
+    &format!(
+      "code mode result is too large to return ({bytes} bytes of JSON; at most {MAX_OUTCOME_BYTES})"
+    ),
+  )
 }
 
 /// The outcome of a leg that did not run.
@@ -162,35 +192,32 @@ mod tests {
   }
 
   #[test]
-  fn an_outcome_too_long_to_send_is_a_failure_and_escapes_are_counted() {
-    assert_eq!(
-      escaped_len("a\"\\\n\u{1}\u{7f}é"),
-      1 + 2 + 2 + 2 + 6 + 1 + 2
+  fn an_answer_too_long_to_send_is_a_failure() {
+    let fits = "1".repeat(MAX_OUTCOME_BYTES - 100);
+    let answer = LegAnswer::completed(fits.clone(), empty_output(), false);
+    assert_eq!(answer.value.as_deref(), Some(fits.as_str()));
+    // Control characters are not escaped on the way: the value is not inside the outcome.
+    let controls = "\u{1}".repeat(MAX_OUTCOME_BYTES / 2);
+    assert!(
+      LegAnswer::completed(controls, empty_output(), false)
+        .value
+        .is_some()
     );
-    let value = "\u{1}".repeat(MAX_OUTCOME_BYTES / 6 + 1);
-    let json = serde_json::to_string(&value).unwrap_or_default();
-    assert_eq!(json.len(), escaped_len(&value) + 2);
-    let outcome = ExecutorOutcome::Completed {
-      value: &value,
-      output: empty_output(),
-      network_content_observed: false,
-    }
-    .to_json();
-    assert!(outcome.starts_with(r#"{"status":"failed","code":"output_limit_exceeded""#));
-    assert!(outcome.len() < 1000);
+    let answer = LegAnswer::completed(fits + &"1".repeat(100), empty_output(), false);
+    assert_eq!(answer.value, None);
+    assert!(
+      answer
+        .outcome
+        .starts_with(r#"{"status":"failed","code":"output_limit_exceeded""#)
+    );
+    assert!(answer.outcome.len() < 1000);
   }
 
   #[test]
   fn completed_and_failed_carry_no_flag_unless_set() {
-    let completed = ExecutorOutcome::Completed {
-      value: "{\"n\":1}",
-      output: empty_output(),
-      network_content_observed: false,
-    };
-    assert_eq!(
-      completed.to_json(),
-      r#"{"status":"completed","value":"{\"n\":1}","output":[]}"#
-    );
+    let completed = LegAnswer::completed("{\"n\":1}".into(), empty_output(), false);
+    assert_eq!(completed.outcome, r#"{"status":"completed","output":[]}"#);
+    assert_eq!(completed.value.as_deref(), Some(r#"{"n":1}"#));
     assert_eq!(
       failed_json("runtime_unavailable", "no \"VM\""),
       r#"{"status":"failed","code":"runtime_unavailable","error":"no \"VM\"","output":[]}"#

@@ -235,6 +235,8 @@ pub enum Answer {
   Text(String),
   Number(f64),
   Error(String),
+  /// An executor leg's outcome, and a completed cell's value beside it.
+  Leg(crate::executor::LegAnswer),
 }
 
 /// What a run's cells did meanwhile, counted in the sandbox and added up by the addon.

@@ -101,12 +101,23 @@ impl Sandbox {
   }
 
   /// A reply that answers `request` with text, for work that finishes on a worker.
-  fn text_reply(&self, request: u64) -> executor::Reply {
+  fn text_reply(&self, request: u64) -> executor::TextReply {
     let sink = self.sink.clone();
     Box::new(move |text| {
       sink.report(Report::Answer {
         request,
         answer: Answer::Text(text),
+      })
+    })
+  }
+
+  /// A reply that answers executor leg `request`, on whichever thread the leg ends.
+  fn leg_reply(&self, request: u64) -> executor::Reply {
+    let sink = self.sink.clone();
+    Box::new(move |answer| {
+      sink.report(Report::Answer {
+        request,
+        answer: Answer::Leg(answer),
       })
     })
   }
@@ -209,12 +220,15 @@ impl Sandbox {
         location,
         timeout_ms,
       } => {
-        let reply = self.text_reply(request);
+        let reply = self.leg_reply(request);
         let Some(data) = self.data(data) else {
-          return reply(executor::failed_json(
-            "runtime_unavailable",
-            "the sandbox lost this run's data; start the cell again",
-          ));
+          return reply(
+            executor::failed_json(
+              "runtime_unavailable",
+              "the sandbox lost this run's data; start the cell again",
+            )
+            .into(),
+          );
         };
         let start = executor::Start {
           controller,
@@ -236,7 +250,7 @@ impl Sandbox {
         pending,
         timeout_ms,
       } => {
-        let reply = self.text_reply(request);
+        let reply = self.leg_reply(request);
         let started = self.started(request);
         self
           .executor

@@ -20,8 +20,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// How a leg's outcome JSON (or a parked cell's bytes) gets back to the addon.
-pub type Reply = Box<dyn FnOnce(String) + Send>;
+/// How a leg's answer gets back to the addon.
+pub type Reply = Box<dyn FnOnce(LegAnswer) + Send>;
+/// How a parked cell's bytes get back to the addon.
+pub type TextReply = Box<dyn FnOnce(String) + Send>;
 /// Tells the addon a leg started on a worker (its budget runs from then).
 pub type Started = Box<dyn FnOnce() + Send>;
 
@@ -56,7 +58,7 @@ fn controller(key: &str) -> Option<Arc<Vec<u8>>> {
     .map(|(_, bytecode)| bytecode.clone())
 }
 
-pub use code_mode_protocol::executor::failed_json;
+pub use code_mode_protocol::executor::{LegAnswer, failed_json};
 
 struct Shared {
   session: Mutex<Option<Session>>,
@@ -214,15 +216,18 @@ impl Cells {
         reply,
         self.forget(id),
       ),
-      None => reply(failed_json(
-        "runtime_unavailable",
-        "Code Mode continuation has already been consumed or disposed",
-      )),
+      None => reply(
+        failed_json(
+          "runtime_unavailable",
+          "Code Mode continuation has already been consumed or disposed",
+        )
+        .into(),
+      ),
     }
   }
 
   /// Collects the parked VM's garbage and answers the bytes it still holds.
-  pub fn park(&self, id: u64, reply: Reply) {
+  pub fn park(&self, id: u64, reply: TextReply) {
     let Some(shared) = self.cell(id) else {
       return reply("0".into());
     };
@@ -294,17 +299,20 @@ fn leg(
     Some(("timeout", "code mode timeout exceeded".to_string()))
   } else if shared.running.swap(true, Ordering::AcqRel) {
     // The leg already running answers for the cell: it stays.
-    return reply(failed_json(
-      "runtime_unavailable",
-      "a code mode leg is already running in this cell",
-    ));
+    return reply(
+      failed_json(
+        "runtime_unavailable",
+        "a code mode leg is already running in this cell",
+      )
+      .into(),
+    );
   } else {
     None
   };
   let Some((step, prepare)) = step.filter(|_| refuse.is_none()) else {
     let (code, message) = refuse.unwrap_or(("runtime_unavailable", String::new()));
     forget();
-    return reply(failed_json(code, &message));
+    return reply(failed_json(code, &message).into());
   };
   let budget = Duration::from_secs_f64(timeout_ms.min(1e9) / 1000.0);
   let once = Arc::new(Mutex::new(Some(reply)));
@@ -321,10 +329,10 @@ fn leg(
     let ran = catch_unwind(AssertUnwindSafe(|| {
       run_leg(&work_shared, step, prepare, deadline)
     }));
-    let (json, finished, prepare, kept) = ran.unwrap_or_else(|panic| {
+    let (answer, finished, prepare, kept) = ran.unwrap_or_else(|panic| {
       let message = format!("code mode runtime failed: {}", panic_message(&*panic));
       (
-        failed_json("runtime_unavailable", &message),
+        failed_json("runtime_unavailable", &message).into(),
         None,
         None,
         false,
@@ -335,7 +343,7 @@ fn leg(
       forget();
     }
     if let Some(reply) = once.lock().take() {
-      reply(json);
+      reply(answer);
     }
     // After the result is on its way: the finished VM is freed, and the next cell of the same
     // run gets a VM ready for it.
@@ -357,14 +365,14 @@ fn leg(
     stuck_shared.disposed.store(true, Ordering::Release);
     stuck_forget();
     if let Some(reply) = stuck_reply.lock().take() {
-      reply(failed_json("timeout", "code mode timeout exceeded"));
+      reply(failed_json("timeout", "code mode timeout exceeded").into());
     }
   });
   if let Err(message) = bare::spawn(shared.tenant, work, Some(budget), on_stuck) {
     shared.running.store(false, Ordering::Release);
     refused_forget();
     if let Some(reply) = refused.lock().take() {
-      reply(failed_json("runtime_unavailable", &message));
+      reply(failed_json("runtime_unavailable", &message).into());
     }
   }
 }
@@ -376,19 +384,19 @@ fn run_leg(
   step: Step,
   prepare: Option<Prepare>,
   deadline: Instant,
-) -> (String, Option<Session>, Option<Prepare>, bool) {
+) -> (LegAnswer, Option<Session>, Option<Prepare>, bool) {
   let mut slot = shared.session.lock();
   if shared.disposed.load(Ordering::Acquire) {
-    let json = failed_json(
+    let answer = failed_json(
       "runtime_unavailable",
       "Code Mode continuation has already been consumed or disposed",
     );
-    return (json, slot.take(), None, false);
+    return (answer.into(), slot.take(), None, false);
   }
   if slot.is_none() {
     let Some(prepare) = &prepare else {
       return (
-        failed_json("runtime_unavailable", "the code mode cell has no VM"),
+        failed_json("runtime_unavailable", "the code mode cell has no VM").into(),
         None,
         None,
         false,
@@ -399,12 +407,12 @@ fn run_leg(
         *shared.signals.lock() = Some(session.vm.signals.clone());
         *slot = Some(session);
       }
-      Err((code, message)) => return (failed_json(code, &message), None, None, false),
+      Err((code, message)) => return (failed_json(code, &message).into(), None, None, false),
     }
   }
   let Some(session) = slot.as_mut() else {
     return (
-      failed_json("runtime_unavailable", "the code mode cell has no VM"),
+      failed_json("runtime_unavailable", "the code mode cell has no VM").into(),
       None,
       None,
       false,
@@ -418,16 +426,16 @@ fn run_leg(
   let outcome = stuck::guest(|| session.leg(step));
   session.vm.signals.set_deadline(None);
   drop(watched);
-  let json = session::outcome_json(&outcome, &session.bridge.lock());
   // A cell disposed while its leg ran keeps nothing.
   let keep =
     matches!(outcome, Outcome::Boundary { .. }) && !shared.disposed.load(Ordering::Acquire);
+  let answer = session::answer(outcome, &session.bridge.lock());
   if keep {
     session.bridge.lock().canceled.clear();
-    return (json, None, prepare, true);
+    return (answer, None, prepare, true);
   }
   *shared.signals.lock() = None;
-  (json, slot.take(), prepare, false)
+  (answer, slot.take(), prepare, false)
 }
 
 /// What a cell's first VM is prepared with.

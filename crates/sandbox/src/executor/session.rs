@@ -31,7 +31,7 @@ use rquickjs::{CatchResultExt, CaughtError, Object, Value};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, OnceLock};
 
-pub use outcome::outcome_json;
+pub use outcome::answer;
 
 /// Upstream's file name for the controller (its frames are dropped from stacks, see `stack.rs`).
 pub const CONTROLLER_FILE: &str = "openclaw-code-mode:controller.js";
@@ -81,6 +81,7 @@ pub enum Step {
 }
 
 /// How a leg ended.
+#[derive(Clone)]
 pub enum Outcome {
   /// Host work is pending: `awaiting` when the cell's promise is still pending, else draining.
   Boundary {

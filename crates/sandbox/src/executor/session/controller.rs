@@ -166,11 +166,9 @@ pub(super) fn read_settled<'js>(
   }
   let text =
     text::text(ctx, &settled, MAX_RESULT_BYTES + 1).unwrap_or_else(|| "unprintable value".into());
-  // Counted as it is sent: inside the outcome, a JSON string, where a control character takes
-  // six bytes.
-  let escaped = executor::escaped_len(&text);
-  if escaped > MAX_RESULT_BYTES {
-    return Err(too_large("value", escaped));
+  // Sent as it is, beside the outcome (`code_mode_protocol::executor::LegAnswer`).
+  if text.len() > MAX_RESULT_BYTES {
+    return Err(too_large("value", text.len()));
   }
   Ok(text)
 }

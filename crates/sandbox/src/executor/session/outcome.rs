@@ -3,10 +3,12 @@
 //! from the leg loop (`session.rs`) because it is the one writer of what crosses to Node.
 
 use super::{Bridge, Outcome};
-use code_mode_protocol::executor::{self, ExecutorOutcome, ExecutorRequest, SettlementMode};
+use code_mode_protocol::executor::{
+  self, ExecutorOutcome, ExecutorRequest, LegAnswer, SettlementMode,
+};
 
-/// A leg's outcome as the JSON the executor (`lib/openclaw-executor.js`) reads.
-pub fn outcome_json(outcome: &Outcome, bridge: &Bridge) -> String {
+/// A leg's answer as the executor (`lib/openclaw-executor.js`) reads it.
+pub fn answer(outcome: Outcome, bridge: &Bridge) -> LegAnswer {
   let output = executor::array_or_empty;
   let network_content_observed = bridge.network_observed;
   match outcome {
@@ -26,35 +28,34 @@ pub fn outcome_json(outcome: &Outcome, bridge: &Bridge) -> String {
         })
         .collect(),
       canceled_request_ids: &bridge.canceled,
-      settlement_mode: if *awaiting {
+      settlement_mode: if awaiting {
         SettlementMode::Awaiting
       } else {
         SettlementMode::Draining {
           required_request_ids: bridge.pending.iter().map(|r| r.id.as_str()).collect(),
         }
       },
-      output: output(text),
-      memory_used_bytes: *memory_used,
+      output: output(&text),
+      memory_used_bytes: memory_used,
       network_content_observed,
-    },
+    }
+    .to_json()
+    .into(),
     Outcome::Completed {
       value,
       output: text,
-    } => ExecutorOutcome::Completed {
-      value,
-      output: output(text),
-      network_content_observed,
-    },
+    } => LegAnswer::completed(value, output(&text), network_content_observed),
     Outcome::Failed {
       code,
       error,
       output: text,
     } => ExecutorOutcome::Failed {
       code,
-      error,
-      output: output(text),
+      error: &error,
+      output: output(&text),
       network_content_observed,
-    },
+    }
+    .to_json()
+    .into(),
   }
-  .to_json()
 }

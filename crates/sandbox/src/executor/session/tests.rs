@@ -39,8 +39,15 @@ fn cell(code: &str, max_pending: usize) -> (Session, Outcome) {
   (session, outcome)
 }
 
+/// The leg's answer as one JSON object: the outcome, and a completed cell's value text as its
+/// `value` (as the executor reads them).
 fn json(session: &Session, outcome: &Outcome) -> serde_json::Value {
-  serde_json::from_str(&outcome_json(outcome, &session.bridge.lock())).unwrap()
+  let answer = answer(outcome.clone(), &session.bridge.lock());
+  let mut json: serde_json::Value = serde_json::from_str(&answer.outcome).unwrap();
+  if let Some(value) = answer.value {
+    json["value"] = value.into();
+  }
+  json
 }
 
 #[test]
@@ -116,7 +123,7 @@ fn arguments_pass_through_as_the_controller_wrote_them() {
     "host('callValue', JSON.stringify(['t', {s: '\\uD83D'.slice(0, 1)}]), 'bridge:callValue:1', ''); return 1",
     16,
   );
-  let text = outcome_json(&outcome, &session.bridge.lock());
+  let text = answer(outcome, &session.bridge.lock()).outcome;
   assert!(text.contains(r#""args":["t",{"s":"\ud83d"}]"#), "{text}");
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CodeModeRun, type NestedToolCall } from '../index.js'
+import { CodeModeRun, ToolSearchRun, type NestedToolCall } from '../index.js'
 import { TOOLS, deferred, expectStatus, makeRun, sleep } from './helpers.js'
 
 describe('CodeModeRun.create', () => {
@@ -62,6 +62,17 @@ describe('CodeModeRun.create', () => {
     })
     expect(run.catalog.map((t) => t.name)).toEqual(['ok'])
     expect(run.telemetry.invalidTools).toBe(3)
+  })
+
+  it('skips a tool whose schema is too deep to read, and keeps the others (ToolSearchRun too)', () => {
+    let deep: Record<string, unknown> = { type: 'string' }
+    for (let i = 0; i < 70; i++) deep = { type: 'object', properties: { a: deep } }
+    const tools = [{ name: 'read_file' }, { name: 'deep_tool', parameters: deep }, { name: 'write_file' }]
+    const run = CodeModeRun.create({ runId: 'r', config: true, tools, executor: () => 1 })
+    expect(run.active).toBe(true)
+    expect(run.catalog.map((t) => t.name)).toEqual(['read_file', 'write_file'])
+    expect(run.telemetry.invalidTools).toBe(1)
+    expect(ToolSearchRun.create({ runId: 'r', config: { mode: 'tools' }, tools, executor: () => 1 }).active).toBe(true)
   })
 })
 

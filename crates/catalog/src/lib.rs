@@ -141,10 +141,18 @@ fn text(value: &Value, key: &str) -> Option<String> {
 
 impl Catalog {
   /// Builds the catalog from the gateway's tool list as JSON text (unparseable text is an
-  /// empty catalog).
+  /// empty catalog). Each tool is parsed on its own: one nested past serde_json's recursion limit
+  /// (128 levels: a deep schema from an MCP server) is an unusable entry, skipped and counted as
+  /// the others are, not the end of every tool of the run.
   pub fn from_json(json: &str) -> Catalog {
-    let tools = serde_json::from_str(&lone_surrogates_replaced(json)).unwrap_or(Value::Null);
-    Catalog::build(&tools)
+    let json = lone_surrogates_replaced(json);
+    // A raw value is skipped over without recursion, whatever its depth.
+    let tools = serde_json::from_str::<Vec<&RawValue>>(&json)
+      .unwrap_or_default()
+      .into_iter()
+      .map(|tool| serde_json::from_str(tool.get()).unwrap_or(Value::Null))
+      .collect();
+    Catalog::build(&Value::Array(tools))
   }
 
   /// Builds the catalog from the gateway's tool list (JSON array; unusable entries are skipped).
@@ -618,6 +626,23 @@ mod tests {
     assert_eq!(catalog.stats.duplicate_tools, 1);
     assert_eq!(catalog.stats.excluded_tools, 4);
     assert_eq!(catalog.stats.invalid_tools, 4);
+  }
+
+  #[test]
+  fn a_tool_too_deep_to_parse_is_skipped_alone() {
+    let mut schema = json!({ "type": "string" });
+    for _ in 0..70 {
+      schema = json!({ "type": "object", "properties": { "a": schema } });
+    }
+    let tools =
+      json!([{ "name": "read" }, { "name": "deep", "parameters": schema }, { "name": "write" }]);
+    let catalog = Catalog::from_json(&tools.to_string());
+    assert_eq!(
+      ids(&catalog),
+      vec!["openclaw:core:read", "openclaw:core:write"]
+    );
+    assert_eq!(catalog.stats.invalid_tools, 1);
+    assert!(Catalog::from_json("not json").entries.is_empty());
   }
 
   #[test]

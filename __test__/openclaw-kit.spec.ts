@@ -244,6 +244,16 @@ describe('refusals: one line naming what is missing and the command that fixes i
     await expect(createOpenClawTestRun({ namespaces: [] })).rejects.toMatchObject({ code: 'ERR_CODE_MODE_OPENCLAW_UNSUPPORTED', message: expect.stringContaining('namespaces.MCP') })
   })
 
+  it('a config that would not run as written is refused, naming the key, before the gateway starts', async () => {
+    const { createOpenClawTestRun } = require('../lib/testing.js')
+    await expect(createOpenClawTestRun({ config: { timeoutMS: 300 } })).rejects.toThrow(
+      new TypeError('createOpenClawTestRun: config would not run as written: unknown key "timeoutMS" ignored (did you mean "timeoutMs"?)'),
+    )
+    await expect(createOpenClawTestRun({ config: { timeoutMs: 5, executor: 'node' } })).rejects.toThrow(
+      /^createOpenClawTestRun: config would not run as written: "timeoutMs": 5 is out of range; used \d+; "executor": "node" ignored; the executor option chooses it$/,
+    )
+  })
+
   it('reads npm ranges as package.json engines write them', () => {
     const cases: Array<[string, string, boolean]> = [
       ['24.16.0', '>=24.16.0 <25 || >=26.1.0', true],
@@ -311,7 +321,7 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
     report = JSON.parse(readFileSync(join(project, 'report.json'), 'utf8'))
   }, 600_000)
 
-  it('passes: a tool global, catalog.search + describe + handle, results, namespace and MCP calls, a slow tool through wait, a thrown tool error, module syntax rejected, each equal to the bundled executor', () => {
+  it('passes: a tool global, catalog.search + describe + handle, results, namespace and MCP calls, a slow tool through wait, a thrown tool error, two cells at once, module syntax rejected, each equal to the bundled executor', () => {
     const results = report.testResults.flatMap((f) => f.assertionResults)
     const failed = results.filter((r) => r.status !== 'passed')
     expect(failed.map((r) => `${r.title}: ${r.failureMessages.join('\n')}`)).toEqual([])
@@ -323,9 +333,10 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
       'calls an MCP server through its namespace and through MCP',
       'follows a slow tool through wait',
       'lets the cell catch a tool that throws',
+      'keeps apart the calls of two cells run at once on one run',
       'rejects a cell that production rejects (module syntax), before any tool runs',
     ])
-    expect(report.numPassedTests).toBe(8)
+    expect(report.numPassedTests).toBe(9)
   })
 
   it("leaves the author's temporary directory as it found it (the state the helper isolated included)", () => {

@@ -24,6 +24,36 @@ describe('createTestRun', () => {
     expect(createTestRun({ tools: slowTool }).run.active).toBe(true)
   })
 
+  it("gives each of two cells run at once on one run its own calls", async () => {
+    const test = createTestRun({
+      tools: { ...slowTool, lookup: (input: unknown) => ({ found: input }) },
+      config: { timeoutMs: 100 },
+    })
+    // The slow cell's calls are recorded before the quick one's start and after it ends.
+    const [slow, quick] = await Promise.all([
+      test.execUntilDone('const a = await tools.deploy_status(); await tools.lookup({ id: "s" }); return a.status'),
+      test.execUntilDone('return (await tools.lookup({ id: "q" })).found.id'),
+    ])
+    expect(slow).toMatchObject({ status: 'completed', value: 'healthy' })
+    expect(slow.legs.length).toBeGreaterThan(1)
+    expect(quick).toMatchObject({ status: 'completed', value: 'q' })
+    expect(slow.calls.map((c) => [c.name, c.input])).toEqual([['deploy_status', {}], ['lookup', { id: 's' }]])
+    expect(quick.calls.map((c) => [c.name, c.input])).toEqual([['lookup', { id: 'q' }]])
+    expect(test.calls).toHaveLength(3)
+  })
+
+  it('refuses a config that would not run as written, naming each key', () => {
+    for (const [config, message] of [
+      [{ timeoutMS: 300 }, 'unknown key "timeoutMS" ignored (did you mean "timeoutMs"?)'],
+      [{ timeoutMs: '300' }, '"timeoutMs": "300" is not a positive integer; used'],
+      [{ timeoutMs: 5 }, '"timeoutMs": 5 is out of range; used'],
+      [{ enabled: 'yes' }, '"enabled": "yes" ignored; it takes true or false'],
+    ] as const) {
+      expect(() => createTestRun({ tools: slowTool, config })).toThrow(TypeError)
+      expect(() => createTestRun({ tools: slowTool, config })).toThrow(`createTestRun: config would not run as written: ${message}`)
+    }
+  })
+
   it('takes at most maxLegs results', async () => {
     const test = createTestRun({ tools: slowTool, config: { timeoutMs: 100 } })
     const one = await test.execUntilDone('return (await tools.deploy_status()).status', { maxLegs: 1 })

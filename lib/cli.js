@@ -12,6 +12,7 @@ const { basename, extname, join, resolve } = require('node:path')
 const { followWaits } = require('./follow-waits.js')
 const { MAX_CODE_BYTES } = require('./generated/protocol.js')
 const { MAX_TIMER_MS } = require('./bounded.js')
+const { configProblems } = require('./config-check.js')
 
 const ROOT = resolve(__dirname, '..')
 
@@ -333,74 +334,12 @@ function addon() {
 }
 
 /**
- * "did you mean" for an unknown config key.
- * @param {string} key
- * @param {string[]} known
- */
-function closest(key, known) {
-  const lower = key.toLowerCase()
-  const hit = known.find((k) => k.toLowerCase() === lower)
-  if (hit) return hit
-  /**
-   * @param {string} a
-   * @param {string} b
-   */
-  const distance = (a, b) => {
-    const row = Array.from({ length: b.length + 1 }, (_, i) => i)
-    for (let i = 1; i <= a.length; i++) {
-      let prev = row[0]
-      row[0] = i
-      for (let j = 1; j <= b.length; j++) {
-        const next = row[j]
-        row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1))
-        prev = next
-      }
-    }
-    return row[b.length]
-  }
-  const best = known.map((k) => /** @type {const} */ ([k, distance(lower, k.toLowerCase())])).sort((a, b) => a[1] - b[1])[0]
-  return best && best[1] <= 3 ? best[0] : undefined
-}
-
-/**
- * Warnings for `--config`: a key the runtime does not read, or a value it does not take as given
- * (`enabled` other than true, a limit out of range or not a positive integer), each naming the key
- * and what is used instead. `openclaw`: the keys are the gateway's.
+ * Warnings for `--config` (lib/config-check.js), as the CLI prints them.
  * @param {Record<string, unknown>} config
  * @param {{ openclaw?: boolean, executor?: string }} [options]
  */
 function configWarnings(config, { openclaw = false, executor } = {}) {
-  const warnings = []
-  /** @type {Record<string, unknown> | undefined} */
-  let resolved
-  try {
-    // Read by key (the keys of `config`).
-    resolved = { ...addon().resolveCodeModeConfig({ ...config, enabled: true }) }
-  } catch {
-    // Without the addon (--openclaw with upstream's executors) only the keys are checked.
-  }
-  const known = openclaw ? require('./openclaw-gateway.js').OPENCLAW_CONFIG_KEYS : resolved ? Object.keys(resolved) : []
-  /** @param {unknown} v */
-  const show = (v) => JSON.stringify(v)
-  for (const [key, value] of Object.entries(config)) {
-    if (!known.includes(key)) {
-      if (known.length === 0) continue
-      const near = closest(key, known)
-      warnings.push(`--config: unknown key "${key}" ignored${near ? ` (did you mean "${near}"?)` : ''}`)
-    } else if (key === 'enabled') {
-      if (value !== true) warnings.push(`--config: "enabled": ${show(value)} ignored; code-mode always runs with "enabled": true`)
-    } else if (key === 'executor') {
-      warnings.push(`--config: "executor": ${show(value)} ignored; --executor chooses it (used ${executor ?? 'native'})`)
-    } else if (resolved && Object.hasOwn(resolved, key) && typeof resolved[key] === 'number') {
-      if (value !== resolved[key]) {
-        const why = typeof value === 'number' && Number.isInteger(value) && value > 0 ? 'is out of range' : 'is not a positive integer'
-        warnings.push(`--config: "${key}": ${show(value)} ${why}; used ${resolved[key]}`)
-      }
-    } else if (resolved && Object.hasOwn(resolved, key) && show(value) !== show(resolved[key])) {
-      warnings.push(`--config: "${key}": ${show(value)} not accepted; used ${show(resolved[key])}`)
-    }
-  }
-  return warnings
+  return configProblems(config, { openclaw, executorChosenBy: `--executor chooses it (used ${executor ?? 'native'})` }).map((problem) => `--config: ${problem}`)
 }
 
 /**

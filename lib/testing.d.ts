@@ -56,7 +56,7 @@ export type TestRunResult = CodeModeResult & {
   output: CodeModeOutput[]
   /** Each exec/wait result. */
   legs: CodeModeResult[]
-  /** The nested calls made by this cell. */
+  /** The nested calls made by this cell (its legs' calls only, when other cells of the run run at the same time). */
   calls: RecordedCall[]
 }
 
@@ -159,6 +159,7 @@ export interface OpenClawCodeModeResult {
 export type OpenClawTestRunResult = OpenClawCodeModeResult & {
   output: NonNullable<OpenClawCodeModeResult['output']>
   legs: OpenClawCodeModeResult[]
+  /** The nested calls made by this cell (its legs' calls only, when other cells of the run run at the same time). */
   calls: OpenClawRecordedCall[]
 }
 

@@ -7,6 +7,7 @@
 // and follow `waiting` with `wait` (lib/follow-waits.js). The public types are lib/testing.d.ts.
 
 const { followWaits } = require('./follow-waits.js')
+const { configProblems } = require('./config-check.js')
 
 /** @typedef {import('./testing').TestRun} TestRun */
 /** @typedef {import('./testing').TestRunResult} TestRunResult */
@@ -64,6 +65,7 @@ function createTestRun(options = {}) {
   if (!Array.isArray(namespaces)) {
     throw new TypeError(`createTestRun: namespaces must be an array of { pluginId, registration }, not ${typeName(namespaces)}`)
   }
+  refuseConfigProblems('createTestRun', options.config, { executorChosenBy: 'the run uses the executor the kit gives it', enabledHonoured: true })
   const entries = Object.entries(tools).map(([name, spec]) => toolDefinition(name, spec))
   const handlers = new Map(entries.map(({ tool, handler }) => [tool.name, handler]))
   const { CodeModeRun, registerCodeModeNamespaceForPlugin, unregisterCodeModeNamespace } = native()
@@ -102,7 +104,13 @@ function createTestRun(options = {}) {
     },
     onEvent: (event) => events.push(event),
   })
-  let legs = 0
+  const legIds = legIdSource()
+  /**
+   * @param {string} id
+   * @param {string} code
+   * @param {{ language?: 'javascript' | 'typescript' }} execOptions
+   */
+  const execLeg = (id, code, execOptions) => run.exec({ code, ...(execOptions.language ? { language: execOptions.language } : {}) }, { toolCallId: id })
   /** @type {TestRun} */
   const testRun = {
     run,
@@ -110,15 +118,16 @@ function createTestRun(options = {}) {
     events,
     /** One exec, as the model would call it. */
     exec(code, execOptions = {}) {
-      return run.exec({ code, ...(execOptions.language ? { language: execOptions.language } : {}) }, { toolCallId: `test_call_${++legs}` })
+      return execLeg(legIds.next(), code, execOptions)
     },
     /** exec, then wait until the cell completes or fails (at most `maxLegs` legs); collects the output of every leg. */
     async execUntilDone(code, execOptions = {}) {
       const first = calls.length
       const maxLegs = legLimit(execOptions.maxLegs)
+      const mine = new Set()
       const results = await followWaits(
-        () => testRun.exec(code, execOptions),
-        (runId) => run.wait({ runId }, { toolCallId: `test_call_${++legs}` }),
+        () => execLeg(legIds.next(mine), code, execOptions),
+        (runId) => run.wait({ runId }, { toolCallId: legIds.next(mine) }),
         maxLegs,
       )
       const last = /** @type {TestRunResult} */ (results[results.length - 1])
@@ -126,7 +135,7 @@ function createTestRun(options = {}) {
         ...last,
         output: results.flatMap((r) => r.output ?? []),
         legs: results,
-        calls: calls.slice(first),
+        calls: cellCalls(calls, first, mine),
       }
     },
     /** Aborts the run and removes the namespaces it registered. */
@@ -161,6 +170,45 @@ function testConfig(config) {
   if (config === undefined || config === null) return { enabled: true }
   if (typeof config === 'object' && !Array.isArray(config)) return { enabled: true, ...config }
   return config
+}
+
+/** The tool call ids of a test run's exec and wait legs, `test_call_1` on; `next(mine)` adds the id to `mine`. */
+function legIdSource() {
+  let legs = 0
+  return {
+    /** @param {Set<string>} [mine] */
+    next(mine) {
+      const id = `test_call_${++legs}`
+      mine?.add(id)
+      return id
+    },
+  }
+}
+
+/**
+ * The calls one cell made: those recorded since `first` whose parent is one of its legs (`mine`).
+ * Other cells running at the same time on the same run record theirs under other leg ids; a
+ * record without a parent cannot be told apart and is kept.
+ * @template {{ parentToolCallId?: string }} T
+ * @param {T[]} calls
+ * @param {number} first
+ * @param {Set<string>} mine
+ */
+function cellCalls(calls, first, mine) {
+  return calls.slice(first).filter((call) => call.parentToolCallId === undefined || mine.has(call.parentToolCallId))
+}
+
+/**
+ * Throws a TypeError naming every key of `config` that would not run as written (a misspelt key,
+ * a value out of range or of the wrong type): a test must run with the settings it asks for.
+ * @param {string} who
+ * @param {unknown} config
+ * @param {{ openclaw?: boolean, executorChosenBy: string, enabledHonoured?: boolean }} options
+ */
+function refuseConfigProblems(who, config, options) {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return
+  const problems = configProblems(/** @type {Record<string, unknown>} */ (config), options)
+  if (problems.length > 0) throw new TypeError(`${who}: config would not run as written: ${problems.join('; ')}`)
 }
 
 /**
@@ -203,6 +251,7 @@ async function createOpenClawTestRun(options = {}) {
   if (options.config !== undefined && (options.config === null || typeof options.config !== 'object' || Array.isArray(options.config))) {
     throw new TypeError('createOpenClawTestRun: config must be a tools.codeMode object such as { timeoutMs: 2000 }')
   }
+  refuseConfigProblems('createOpenClawTestRun', options.config, { openclaw: true, executorChosenBy: 'the executor option chooses it' })
   const { createGateway } = require('./openclaw-gateway.js')
   /** @type {OpenClawRecordedCall[]} */
   const calls = []
@@ -219,7 +268,7 @@ async function createOpenClawTestRun(options = {}) {
     runId: options.runId,
     onCall: (record) => calls.push(record),
   })
-  let legs = 0
+  const legIds = legIdSource()
   /**
    * The details of an exec or wait result.
    * @param {{ details?: unknown }} result
@@ -236,26 +285,27 @@ async function createOpenClawTestRun(options = {}) {
     tools: gateway.tools,
     /** One exec, as the model would call it; resolves to the result's details. */
     async exec(code, execOptions = {}) {
-      return details(await gateway.exec.execute(`test_call_${++legs}`, { code }, execOptions.signal))
+      return details(await gateway.exec.execute(legIds.next(), { code }, execOptions.signal))
     },
     /** One wait for a `waiting` result's runId. */
     async wait(runId, waitOptions = {}) {
-      return details(await gateway.wait.execute(`test_call_${++legs}`, { runId }, waitOptions.signal))
+      return details(await gateway.wait.execute(legIds.next(), { runId }, waitOptions.signal))
     },
     /** exec, then wait until the cell completes or fails (at most `maxLegs` legs); collects the output of every leg. */
     async execUntilDone(code, execOptions = {}) {
       const first = calls.length
       const maxLegs = legLimit(execOptions.maxLegs)
+      const mine = new Set()
       const results = await followWaits(
-        () => testRun.exec(code, execOptions),
-        (runId) => testRun.wait(runId, execOptions),
+        async () => details(await gateway.exec.execute(legIds.next(mine), { code }, execOptions.signal)),
+        async (runId) => details(await gateway.wait.execute(legIds.next(mine), { runId }, execOptions.signal)),
         maxLegs,
       )
       return {
         ...results[results.length - 1],
         output: results.flatMap((r) => r.output ?? []),
         legs: results,
-        calls: calls.slice(first),
+        calls: cellCalls(calls, first, mine),
       }
     },
     /** Ends the gateway's run (parked cells are released) and stops its MCP servers. */

@@ -30,15 +30,15 @@ export declare class NativeExecutorCell {
   constructor(limits: ExecutorCellLimits)
   /**
    * The first leg: a VM with the data globals (`dataJson`, an object), the controller (`key`
-   * from `compileExecutorController`), then the program. Resolves with the outcome JSON.
+   * from `compileExecutorController`), then the program. Resolves with the leg's answer.
    */
-  start(key: string, dataJson: string, source: string, locationJson: string, timeoutMs: number): Promise<string>
+  start(key: string, dataJson: string, source: string, locationJson: string, timeoutMs: number): Promise<ExecutorLegAnswer>
   /**
    * A later leg: settles `settled`, keeps pending only the requests named in `pendingIds` (in
    * the host's order: the host's pending set replaces the cell's, and every request in it is
-   * one of the cell's own), then runs. Resolves with the outcome JSON.
+   * one of the cell's own), then runs. Resolves with the leg's answer.
    */
-  next(settled: Array<ExecutorSettledRequest>, pendingIds: Array<string>, timeoutMs: number): Promise<string>
+  next(settled: Array<ExecutorSettledRequest>, pendingIds: Array<string>, timeoutMs: number): Promise<ExecutorLegAnswer>
   /**
    * Collects the parked VM's garbage and resolves with the bytes it still holds (a
    * continuation's `retainedBytes`: the VM and the requests it waits on), or -1 when the
@@ -91,9 +91,9 @@ export declare class NativeRun {
    * Starts an exec leg keyed `leg`; returns the result JSON now if the input is refused or
    * the leg's signal had already fired.
    */
-  exec(input: unknown | undefined | null, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
+  exec(input: unknown, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
   /** Starts a wait leg keyed `leg` (same contract as `exec`). */
-  wait(input: unknown | undefined | null, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
+  wait(input: unknown, leg: number, toolCallId: string | undefined | null, aborted: boolean): string | null
   /**
    * Tool Search's `tool_call`: starts a cell keyed `leg` that makes one call of catalog tool
    * `id` with `inputJson` as its input, given as data (same contract as `exec`).
@@ -370,6 +370,17 @@ export interface ExecutorCellLimits {
    * it is copied or escaped.
    */
   maxOutputBytes?: number
+}
+
+/** One leg's answer, as `start` and `next` resolve it. */
+export interface ExecutorLegAnswer {
+  /** The leg's outcome as JSON: a boundary, a failure, or `{"status":"completed",…}`. */
+  outcome: string
+  /**
+   * A completed cell's value as JSON text. It comes beside the outcome, not in it, so that the
+   * event loop parses only the outcome (crates/protocol/src/executor.rs).
+   */
+  value?: string
 }
 
 /** A request the host settled, as a continuation's `settledRequests` gives it. */

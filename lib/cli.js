@@ -92,8 +92,9 @@ Options:
                       (source "mcp", sourceName the server) are answered from it too.
   --mcp <command>     Start an MCP server over stdio and add its tools; repeatable.
                       Write "name=command args" to choose the server name (MCP.<name>);
-                      by default it is the package or file name without "server-".
-                      Needs @modelcontextprotocol/sdk to be installed (not with --openclaw,
+                      by default it is the package or file name without "server-"
+                      (two servers of one name are refused). It gets this shell's
+                      environment. Needs @modelcontextprotocol/sdk (not with --openclaw,
                       where the gateway starts it).
   --config <json>     tools.codeMode settings, e.g. '{"timeoutMs": 2000}'.
                       "enabled": true is implied. Unknown keys and values out of range are
@@ -206,6 +207,28 @@ function mcpSpec(spec) {
   const last = words.filter((w) => !w.startsWith('-')).pop() ?? words[0]
   const guessed = basename(last).replace(extname(last), '').replace(/^server-/, '').replace(/^mcp-server-/, '')
   return { name: named ? named[1] : guessed || 'mcp', command: words[0], args: words.slice(1) }
+}
+
+/**
+ * Starts the `--mcp` servers into `servers`, each with this shell's environment (as if run from
+ * it). Two servers of one name are refused: every call to that name would reach the first.
+ * @param {string[]} specs
+ * @param {{ name: string }[]} servers
+ */
+async function startMcpServers(specs, servers) {
+  const parsed = specs.map((spec) => ({ spec, ...mcpSpec(spec) }))
+  /** @type {Map<string, string>} */
+  const named = new Map()
+  for (const { spec, name } of parsed) {
+    const first = named.get(name)
+    if (first !== undefined) {
+      throw new UsageError(`--mcp "${first}" and --mcp "${spec}" are both named "${name}": name one, e.g. --mcp "${name}2=${spec}"`)
+    }
+    named.set(name, spec)
+  }
+  if (parsed.length === 0) return
+  const { connectMcpServer } = require('./mcp.js')
+  for (const { name, command, args } of parsed) servers.push(await connectMcpServer({ name, command, args, env: process.env }))
 }
 
 /**
@@ -405,10 +428,7 @@ async function main(argv, io = { stdout: process.stdout, stderr: process.stderr 
     const code = readCell(file)
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
     for (const warning of configWarnings(config)) io.stderr.write(`code-mode: ${warning}\n`)
-    if (options.mcp.length > 0) {
-      const { connectMcpServer } = require('./mcp.js')
-      for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
-    }
+    await startMcpServers(options.mcp, servers)
     const { CodeModeRun } = addon()
     const { forwardMcpCall } = require('./mcp.js')
     /** @type {CallSummary[]} */
@@ -644,10 +664,7 @@ async function check(file, options, config, language, io) {
     }
     const code = readCell(file)
     const local = options.tools ? loadTools(options.tools) : { tools: [], responses: {} }
-    if (options.mcp.length > 0) {
-      const { connectMcpServer } = require('./mcp.js')
-      for (const spec of options.mcp) servers.push(await connectMcpServer(mcpSpec(spec)))
-    }
+    await startMcpServers(options.mcp, servers)
     for (const warning of configWarnings(config)) io.stderr.write(`code-mode: ${warning}\n`)
     const { files, shortcuts } = await checker.renderedDeclarations([...local.tools, ...servers.flatMap((s) => s.tools)], config)
     const declarations = { ...files, ...(shortcuts.length > 0 ? { 'tools.d.ts': checker.toolsDeclaration(shortcuts) } : {}) }

@@ -27,11 +27,16 @@ export declare function connectMcpServer(options: {
   name: string
   command: string
   args?: string[]
-  env?: Record<string, string>
+  /**
+   * The server's environment on top of the MCP SDK's default few variables (`PATH`, `HOME`,
+   * `SHELL`, `TERM`, `USER`, `LOGNAME` on POSIX). The host's own environment (its API keys and
+   * tokens) is not passed on: give what the server needs, or `process.env` to hand it all.
+   */
+  env?: Record<string, string | undefined>
   cwd?: string
 }): Promise<McpServerConnection>
 
-/** The CatalogTools of an already connected MCP client (tools, resources and prompts). */
+/** The CatalogTools of an already connected MCP client (tools, resources and prompts, every page of `tools/list`). */
 export declare function mcpCatalogTools(serverName: string, client: unknown): Promise<CatalogTool[]>
 
 /** Runs an MCP nested call on the matching server (`call.mcp.serverName`). */

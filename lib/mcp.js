@@ -27,14 +27,42 @@ function sdk() {
 }
 
 /**
- * The CatalogTools of a connected MCP client.
+ * Pages of `tools/list` read at most, and tools kept at most: a server that keeps answering with a
+ * next cursor (or the same one) is read that far, not for ever.
+ */
+const MAX_TOOL_PAGES = 1000
+const MAX_TOOLS = 100_000
+
+/**
+ * Every tool a connected MCP client lists, page after page (`nextCursor`), within the bounds above.
+ * @param {Client} client
+ */
+async function listAllTools(client) {
+  /** @type {Awaited<ReturnType<Client['listTools']>>['tools']} */
+  const tools = []
+  /** @type {string | undefined} */
+  let cursor
+  for (let page = 0; page < MAX_TOOL_PAGES && tools.length < MAX_TOOLS; page++) {
+    const listed = await client.listTools(cursor === undefined ? undefined : { cursor })
+    for (const tool of listed.tools) {
+      if (tools.length >= MAX_TOOLS) break
+      tools.push(tool)
+    }
+    if (typeof listed.nextCursor !== 'string' || listed.nextCursor === '') break
+    cursor = listed.nextCursor
+  }
+  return tools
+}
+
+/**
+ * The CatalogTools of a connected MCP client (every page of its tools).
  * @param {string} serverName
  * @param {unknown} client an MCP SDK `Client`, connected
  * @returns {Promise<CatalogTool[]>}
  */
 async function mcpCatalogTools(serverName, client) {
   const sdkClient = /** @type {Client} */ (client)
-  const { tools } = await sdkClient.listTools()
+  const tools = await listAllTools(sdkClient)
   /** @type {CatalogTool[]} */
   const catalog = tools.map((tool) => ({
     name: tool.name,
@@ -99,15 +127,18 @@ function errorText(error) {
 
 /**
  * Starts `command ...args` as an MCP server over stdio and lists its tools.
- * Resolves to `{ name, client, tools, close() }`.
- * @param {{ name: string, command: string, args?: string[], env?: Record<string, string>, cwd?: string }} options
+ * Resolves to `{ name, client, tools, close() }`. The server's environment is the SDK's default
+ * few variables (`PATH`, `HOME`, …) and `env`: the host's own (its API keys, its tokens) is not
+ * passed on unless given.
+ * @param {{ name: string, command: string, args?: string[], env?: Record<string, string | undefined>, cwd?: string }} options
  * @returns {Promise<{ name: string, client: Client, tools: CatalogTool[], close(): Promise<void> }>}
  */
 async function connectMcpServer({ name, command, args = [], env, cwd }) {
   const { Client, StdioClientTransport } = sdk()
   const client = new Client({ name: 'openclaw-code-mode', version: '0.1.0' })
-  // process.env's values may be undefined; the SDK's type wants strings (it passes them on as is).
-  const transport = new StdioClientTransport({ command, args, cwd, env: /** @type {Record<string, string>} */ ({ ...process.env, ...env }), stderr: 'pipe' })
+  // The SDK adds its default environment under `env`. A value may be undefined (as process.env's
+  // are typed); the SDK's type wants strings and it passes them on as they are.
+  const transport = new StdioClientTransport({ command, args, cwd, env: /** @type {Record<string, string>} */ (env), stderr: 'pipe' })
   // The server's stderr, kept (the last STDERR_KEPT characters) until it has started: a server
   // that fails to start usually says why there.
   let stderr = ''

@@ -1,0 +1,64 @@
+// @openclaw/code-mode/mcp against a stub server (fixtures/mcp-stub-server.cjs): every page of
+// tools/list within a bound, the host's environment kept from a server unless given, and the CLI
+// refusing two --mcp servers of one name (every call to that name would reach the first).
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const require = createRequire(import.meta.url)
+const { connectMcpServer } = require('../lib/mcp.js') as typeof import('../lib/mcp')
+const stub = resolve(__dirname, 'fixtures/mcp-stub-server.cjs')
+const bin = resolve(__dirname, '../bin/code-mode.js')
+
+const start = (name: string, variant = 'plain', env?: Record<string, string | undefined>) =>
+  connectMcpServer({ name, command: process.execPath, args: [stub, name, variant], ...(env ? { env } : {}) })
+
+afterEach(() => {
+  delete process.env.SECRET_API_KEY
+})
+
+describe('connectMcpServer', () => {
+  it('lists every page of tools/list, and stops reading a server whose pages never end', async () => {
+    const paged = await start('paged', 'paged')
+    const endless = await start('endless', 'endless')
+    try {
+      expect(paged.tools.map((tool) => tool.name)).toEqual(['tool_of_paged', 'second_page_tool'])
+      expect(endless.tools.map((tool) => tool.name)).toEqual(['tool_of_endless'])
+    } finally {
+      await Promise.all([paged.close(), endless.close()])
+    }
+  })
+
+  it("keeps the host's environment (its keys) from the server unless the caller gives it", async () => {
+    process.env.SECRET_API_KEY = 'sk-host'
+    const kept = await start('kept')
+    const given = await start('given', 'plain', { SECRET_API_KEY: 'sk-given' })
+    const all = await start('all', 'plain', process.env)
+    try {
+      expect(kept.tools[0].description).toBe('SECRET_API_KEY=undefined')
+      expect(given.tools[0].description).toBe('SECRET_API_KEY=sk-given')
+      expect(all.tools[0].description).toBe('SECRET_API_KEY=sk-host')
+    } finally {
+      await Promise.all([kept.close(), given.close(), all.close()])
+    }
+  })
+})
+
+describe('code-mode run --mcp', () => {
+  it('refuses two servers of one name, naming both and how to name one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'code-mode-mcp-cli-'))
+    try {
+      writeFileSync(join(dir, 'cell.js'), 'return 1')
+      // The name is guessed from the last word of each command: both are "same".
+      const one = `${process.execPath} ${stub} same`
+      const r = spawnSync(process.execPath, [bin, 'run', join(dir, 'cell.js'), '--mcp', one, '--mcp', one], { encoding: 'utf8', timeout: 30_000 })
+      expect(r.status).toBe(2)
+      expect(r.stderr).toContain(`--mcp "${one}" and --mcp "${one}" are both named "same": name one, e.g. --mcp "same2=${one}"`)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -105,6 +105,9 @@ const SCOPE_LIMITS = `a namespace scope holds at most ${MAX_SCOPE_DATA_BYTES} by
 
 const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype'])
 
+/** A scope walk stopped at MAX_SCOPE_CONTAINERS: a shared object is copied once per place it appears, so a scope of a few dozen objects that share each other can stand for millions. */
+class ScopeTooLarge extends Error {}
+
 /**
  * A scope as plain data plus its callables (`{ path, toolName, inputMapper }`). Rejects raw
  * functions, cycles and unsafe keys; shared (non-circular) references are copied.
@@ -156,7 +159,7 @@ function serializeScope(scope) {
       return JSON.parse(resultJson(value))
     }
     ancestors.push(value)
-    containers++
+    if (++containers > MAX_SCOPE_CONTAINERS) throw new ScopeTooLarge()
     /** @type {unknown[] | Record<string, unknown>} */
     let out
     if (Array.isArray(value)) {
@@ -177,7 +180,7 @@ function serializeScope(scope) {
     return out
   }
   const data = walk(scope, [])
-  return { data, callables, containers }
+  return { data, callables }
 }
 
 /**
@@ -197,10 +200,7 @@ function describeNamespaces(candidates, ctx, mappers) {
       const scope = createScope(Object.freeze({ ...ctx }))
       // A promise is refused below; its rejection must not go unhandled (it would end the process).
       handleRejection(scope, ignore)
-      const { data, callables, containers } = serializeScope(scope)
-      if (containers > MAX_SCOPE_CONTAINERS) {
-        return { id, ok: false, reason: `scope too large: its data has ${containers} objects and arrays; ${SCOPE_LIMITS}` }
-      }
+      const { data, callables } = serializeScope(scope)
       const dataJson = JSON.stringify(data)
       const bytes = Buffer.byteLength(dataJson)
       if (bytes > MAX_SCOPE_DATA_BYTES) {
@@ -209,6 +209,9 @@ function describeNamespaces(candidates, ctx, mappers) {
       mappers.set(id, callables.map((c) => c.inputMapper))
       return { id, ok: true, dataJson, callables: callables.map(({ path, toolName }) => ({ path, toolName })) }
     } catch (error) {
+      if (error instanceof ScopeTooLarge) {
+        return { id, ok: false, reason: `scope too large: its data has more than ${MAX_SCOPE_CONTAINERS} objects and arrays (a shared one counts at each place it appears); ${SCOPE_LIMITS}` }
+      }
       return { id, ok: false, reason: `createScope failed: ${errorMessage(error)}` }
     }
   })

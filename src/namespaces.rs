@@ -6,7 +6,7 @@
 //! `sourceName === pluginId`; each callable in its scope may target only one of those tools.
 //! Scopes are built by `createScope(ctx)` in the JS layer and arrive here as [`NamespaceScope`]s.
 
-use crate::catalog::{Catalog, Source, names::is_identifier};
+use crate::catalog::{Catalog, Source, names, names::is_identifier};
 use napi_derive::napi;
 use parking_lot::Mutex;
 use serde_json::Value;
@@ -123,8 +123,15 @@ pub struct Registration {
 #[derive(Default)]
 pub struct Registry(Mutex<Vec<Registration>>);
 
+/// A name a namespace may not take as its global: code mode's own and the engine's globals, a
+/// word a cell cannot use as a name (`await`, `let`, `arguments`: a cell is a strict async
+/// function body), and `Object.prototype`'s members (`__proto__` would set the prototype of the
+/// guest's `namespaces` object instead of adding to it).
 pub fn is_reserved_global(name: &str) -> bool {
-  RESERVED_GLOBALS.contains(&name) || name.starts_with("__openclaw")
+  RESERVED_GLOBALS.contains(&name)
+    || names::RESERVED_WORDS.contains(&name)
+    || names::PROTOTYPE_NAMES.contains(&name)
+    || name.starts_with("__openclaw")
 }
 
 /// Checks and stores a registration. Errors name the problem (the loader's misuse throws).
@@ -449,7 +456,18 @@ mod tests {
         .unwrap_err()
         .contains("already used")
     );
-    for bad in ["tools", "JSON", "__openclawX", "MCP"] {
+    for bad in [
+      "tools",
+      "JSON",
+      "__openclawX",
+      "MCP",
+      "await",
+      "let",
+      "yield",
+      "arguments",
+      "__proto__",
+      "constructor",
+    ] {
       assert!(
         register(&registry, reg("r", bad, &["x"]))
           .unwrap_err()

@@ -28,6 +28,61 @@ pub const PROTOTYPE_NAMES: [&str; 13] = [
   "__lookupSetter__",
 ];
 
+/// JavaScript's reserved words, those of strict mode and of async functions (a cell is a strict
+/// async function body), and the names a function body binds itself: no generated identifier or
+/// guest global may be one.
+pub const RESERVED_WORDS: &[&str] = &[
+  "break",
+  "case",
+  "catch",
+  "class",
+  "const",
+  "continue",
+  "debugger",
+  "default",
+  "delete",
+  "do",
+  "else",
+  "enum",
+  "export",
+  "extends",
+  "false",
+  "finally",
+  "for",
+  "function",
+  "if",
+  "import",
+  "in",
+  "instanceof",
+  "new",
+  "null",
+  "return",
+  "super",
+  "switch",
+  "this",
+  "throw",
+  "true",
+  "try",
+  "typeof",
+  "var",
+  "void",
+  "while",
+  "with",
+  "yield",
+  "let",
+  "static",
+  "implements",
+  "interface",
+  "package",
+  "private",
+  "protected",
+  "public",
+  "await",
+  "arguments",
+  "eval",
+  "undefined",
+];
+
 /// The catalog helpers a convenience function may not shadow.
 const HELPERS: [&str; 3] = ["search", "describe", "call"];
 

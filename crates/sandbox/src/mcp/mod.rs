@@ -11,63 +11,9 @@ use code_mode_catalog::{Catalog, CatalogEntry, names};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
-/// Words a generated identifier may not be, besides `names::PROTOTYPE_NAMES`: JavaScript
-/// reserved words (a `.d.ts` cannot declare `function delete`) and the helpers on every server.
-const RESERVED: &[&str] = &[
-  "break",
-  "case",
-  "catch",
-  "class",
-  "const",
-  "continue",
-  "debugger",
-  "default",
-  "delete",
-  "do",
-  "else",
-  "enum",
-  "export",
-  "extends",
-  "false",
-  "finally",
-  "for",
-  "function",
-  "if",
-  "import",
-  "in",
-  "instanceof",
-  "new",
-  "null",
-  "return",
-  "super",
-  "switch",
-  "this",
-  "throw",
-  "true",
-  "try",
-  "typeof",
-  "var",
-  "void",
-  "while",
-  "with",
-  "yield",
-  "let",
-  "static",
-  "implements",
-  "interface",
-  "package",
-  "private",
-  "protected",
-  "public",
-  "await",
-  "arguments",
-  "eval",
-  "undefined",
-  "prototype",
-  "$api",
-  "resources",
-  "prompts",
-];
+/// Words a generated identifier may not be besides `names::RESERVED_WORDS` (a `.d.ts` cannot
+/// declare `function delete`) and `names::PROTOTYPE_NAMES`: the helpers on every server.
+const SERVER_HELPERS: &[&str] = &["prototype", "$api", "resources", "prompts"];
 
 /// `chrome-devtools` → `chromeDevtools`, `take_snapshot` → `takeSnapshot`, `fetchURL` kept.
 pub fn camel_case(name: &str) -> String {
@@ -98,7 +44,8 @@ fn unique_ident(name: &str, taken: &mut HashSet<String>) -> String {
   let base = camel_case(name);
   let mut ident = base.clone();
   let mut n = 2;
-  while RESERVED.contains(&ident.as_str())
+  while names::RESERVED_WORDS.contains(&ident.as_str())
+    || SERVER_HELPERS.contains(&ident.as_str())
     || names::PROTOTYPE_NAMES.contains(&ident.as_str())
     || taken.contains(&ident)
   {

@@ -82,6 +82,7 @@ export const cells = [
   { name: 'rejected require', code: 'const fs = require("fs"); return 1' },
   { name: 'rejected dynamic import', code: 'const m = await import("fs"); return 1' },
   { name: 'process is absent', code: 'return typeof process + typeof require + typeof globalThis.fetch' },
+  { name: 'global names', code: 'return Object.getOwnPropertyNames(globalThis).sort()' },
   { name: 'unhandled rejection', code: 'Promise.reject(new Error("nobody catches")); return "value"' },
   { name: 'rejection handled late', code: 'const p = Promise.reject(new Error("late")); await new Promise((r) => setTimeout(r, 5)); return await p.catch(() => "handled")' },
   { name: 'replaced result promise', code: 'await 0; globalThis.__openclawResult = { a: 1 }; return 1' },

@@ -281,6 +281,10 @@ impl Session {
       };
       bytecode::load(&ctx, &ENCODING, || include_str!("encoding.js").to_string())
         .map_err(|_| unavailable("install TextEncoder and TextDecoder"))?;
+      // Upstream's QuickJS-WASI has no `Atomics`: its cells see the same globals here.
+      globals
+        .remove("Atomics")
+        .map_err(|_| unavailable("set its globals"))?;
       let data: Object = ctx.json_parse(data).and_then(|v| v.get()).map_err(|_| {
         (
           "invalid_input",

@@ -153,6 +153,28 @@ api.codeModeExecutor.execute = function (input, options) { keys = Object.keys(in
   }, 120_000)
 })
 
+describe('a run whose cleanup a test forgot', () => {
+  it.runIf(linuxX64)('leaves no directory of its own behind when the process exits (its MCP workspace included)', () => {
+    const tmp = mkdtempSync(join(work, 'forgot-'))
+    const script = file(
+      'forgot-cleanup.cjs',
+      `const { createOpenClawTestRun } = require(${JSON.stringify(join(root, 'lib/testing.js'))})
+;(async () => {
+  const server = require.resolve('@modelcontextprotocol/server-memory/dist/index.js', { paths: [${JSON.stringify(root)}] })
+  const run = await createOpenClawTestRun({ mcpServers: { memory: { command: process.execPath, args: [server], env: { MEMORY_FILE_PATH: ${JSON.stringify(join(work, 'forgot-memory.jsonl'))} } } } })
+  const r = await run.execUntilDone('return Object.keys(MCP.memory).length > 0')
+  console.log(JSON.stringify({ status: r.status, value: r.value }))
+  process.exit(0)
+})()`,
+    )
+    const r = spawnSync(node24, [script], { cwd: work, encoding: 'utf8', timeout: 120_000, env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp, OPENCLAW_STATE_DIR: '', OPENCLAW_HOME: '' } })
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.stdout)).toEqual({ status: 'completed', value: true })
+    // Node's compile cache, which openclaw turns on in its processes, lives there by design.
+    expect(readdirSync(tmp).filter((name) => name !== 'node-compile-cache')).toEqual([])
+  }, 120_000)
+})
+
 // --- refusals ------------------------------------------------------------------------------------
 
 /** A copy of the package without node_modules (so without openclaw), with `openclaw` as given. */
@@ -242,6 +264,18 @@ describe('refusals: one line naming what is missing and the command that fixes i
   it('openclaw has no plugin namespaces: the helper says so instead of testing what production never runs', async () => {
     const { createOpenClawTestRun } = require('../lib/testing.js')
     await expect(createOpenClawTestRun({ namespaces: [] })).rejects.toMatchObject({ code: 'ERR_CODE_MODE_OPENCLAW_UNSUPPORTED', message: expect.stringContaining('namespaces.MCP') })
+  })
+
+  it('options of the wrong type are a TypeError naming them, before the gateway starts', async () => {
+    const { createOpenClawTestRun } = require('../lib/testing.js')
+    for (const [options, message] of [
+      [[], 'createOpenClawTestRun(options): options must be an object such as { tools: [...] }, not an array'],
+      [{ pluginId: 42 }, 'createOpenClawTestRun: pluginId must be a non-empty string, not a number'],
+      [{ runId: '' }, 'createOpenClawTestRun: runId must be a non-empty string, not an empty one'],
+      [{ sessionId: {} }, 'createOpenClawTestRun: sessionId must be a non-empty string, not an object'],
+    ] as const) {
+      await expect(createOpenClawTestRun(options)).rejects.toThrow(new TypeError(message))
+    }
   })
 
   it('a config that would not run as written is refused, naming the key, before the gateway starts', async () => {

@@ -233,17 +233,26 @@ function requireOpenClaw(options = {}) {
  * (removed when it exits). Set both yourself to choose the directories.
  */
 function isolateState() {
-  /** @type {string[]} */
-  const made = []
   for (const name of ['OPENCLAW_STATE_DIR', 'OPENCLAW_HOME']) {
     if (process.env[name]) continue
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `code-mode-${name === 'OPENCLAW_HOME' ? 'home' : 'state'}-`))
-    process.env[name] = dir
-    made.push(dir)
+    process.env[name] = temporaryDir(`code-mode-${name === 'OPENCLAW_HOME' ? 'home' : 'state'}-`)
   }
-  if (made.length > 0) {
+}
+
+/** Directories made here and not removed yet: what is left of them goes when the process exits. */
+const madeDirs = new Set()
+
+/**
+ * A new directory under the temporary directory, removed when the process exits if no one has
+ * (a test that forgets its cleanup leaves nothing behind).
+ * @param {string} prefix
+ */
+function temporaryDir(prefix) {
+  if (madeDirs.size === 0 && !temporaryDir.hooked) {
+    temporaryDir.hooked = true
     const remove = () => {
-      for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+      for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true })
+      madeDirs.clear()
     }
     process.once('exit', remove)
     // vitest ends its fork workers with SIGTERM, whose default action skips 'exit' listeners:
@@ -253,6 +262,19 @@ function isolateState() {
       if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
     })
   }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  madeDirs.add(dir)
+  return dir
+}
+temporaryDir.hooked = false
+
+/**
+ * Removes a directory made by {@link temporaryDir}.
+ * @param {string} dir
+ */
+function removeDir(dir) {
+  fs.rmSync(dir, { recursive: true, force: true })
+  madeDirs.delete(dir)
 }
 
 /** @type {Map<string, Promise<Gateway>>} */
@@ -486,19 +508,19 @@ function checkMcpServers(servers) {
  * @returns {Promise<{ tools: AgentTool[], dispose(): Promise<void> }>}
  */
 async function startMcpServers(gateway, servers) {
-  const workspaceDir = fs.mkdtempSync(path.join(os.tmpdir(), 'code-mode-kit-workspace-'))
+  const workspaceDir = temporaryDir('code-mode-kit-workspace-')
   let runtime
   try {
     runtime = await gateway.createBundleMcpToolRuntime({ workspaceDir, cfg: { mcp: { servers } } })
   } catch (error) {
-    fs.rmSync(workspaceDir, { recursive: true, force: true })
+    removeDir(workspaceDir)
     throw error
   }
   const dispose = async () => {
     try {
       await runtime.dispose()
     } finally {
-      fs.rmSync(workspaceDir, { recursive: true, force: true })
+      removeDir(workspaceDir)
     }
   }
   const { getPluginToolMeta } = await import(pathToFileURL(path.join(gateway.dist, 'plugins/tool-metadata.js')).href)

@@ -241,7 +241,15 @@ function kitError(code, message) {
  * @returns {Promise<OpenClawTestRun>}
  */
 async function createOpenClawTestRun(options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError('createOpenClawTestRun(options): options must be an object')
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`createOpenClawTestRun(options): options must be an object such as { tools: [...] }, not ${typeName(options)}`)
+  }
+  for (const key of /** @type {const} */ (['pluginId', 'agentId', 'sessionId', 'sessionKey', 'runId'])) {
+    const value = options[key]
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
+      throw new TypeError(`createOpenClawTestRun: ${key} must be a non-empty string, not ${typeof value === 'string' ? 'an empty one' : typeName(value)}`)
+    }
+  }
   if (options.namespaces !== undefined) {
     throw kitError(
       'ERR_CODE_MODE_OPENCLAW_UNSUPPORTED',

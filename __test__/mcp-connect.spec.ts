@@ -1,5 +1,5 @@
 // @openclaw/code-mode/mcp against a stub server (fixtures/mcp-stub-server.cjs): every page of
-// tools/list within a bound, the host's environment kept from a server unless given, and the CLI
+// its tool list (listTools) within a bound, the host's environment kept from a server unless given, and the CLI
 // refusing two --mcp servers of one name (every call to that name would reach the first).
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,7 +21,7 @@ afterEach(() => {
 })
 
 describe('connectMcpServer', () => {
-  it('lists every page of tools/list, and stops reading a server whose pages never end', async () => {
+  it("lists every page of a server's tools, and stops reading a server whose pages never end", async () => {
     const paged = await start('paged', 'paged')
     const endless = await start('endless', 'endless')
     try {

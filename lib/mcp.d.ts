@@ -36,7 +36,7 @@ export declare function connectMcpServer(options: {
   cwd?: string
 }): Promise<McpServerConnection>
 
-/** The CatalogTools of an already connected MCP client (tools, resources and prompts, every page of `tools/list`). */
+/** The CatalogTools of an already connected MCP client (tools, resources and prompts, every page of its tool list). */
 export declare function mcpCatalogTools(serverName: string, client: unknown): Promise<CatalogTool[]>
 
 /** Runs an MCP nested call on the matching server (`call.mcp.serverName`). */

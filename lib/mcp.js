@@ -27,7 +27,7 @@ function sdk() {
 }
 
 /**
- * Pages of `tools/list` read at most, and tools kept at most: a server that keeps answering with a
+ * Pages of a server's tool list (`listTools`) read at most, and tools kept at most: a server that keeps answering with a
  * next cursor (or the same one) is read that far, not for ever.
  */
 const MAX_TOOL_PAGES = 1000

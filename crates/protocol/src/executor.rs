@@ -11,25 +11,11 @@
 //! spliced in as a [`RawValue`]: checked to be exactly one JSON value of the right kind, so no
 //! text from a VM can add a field to the outcome around it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
-/// A leg's answer: the outcome as JSON and, for a completed cell, the JSON text of its value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LegAnswer {
-  pub outcome: String,
-  pub value: Option<String>,
-}
-
-/// An answer with no value (a boundary, a failure).
-impl From<String> for LegAnswer {
-  fn from(outcome: String) -> Self {
-    LegAnswer {
-      outcome,
-      value: None,
-    }
-  }
-}
+/// A leg's answer as it crosses (declared with the wire's other shapes).
+pub use crate::wire::LegAnswer;
 
 impl LegAnswer {
   /// A completed cell's answer: its value's JSON text and its output. A value and outcome longer

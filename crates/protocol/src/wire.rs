@@ -236,7 +236,25 @@ pub enum Answer {
   Number(f64),
   Error(String),
   /// An executor leg's outcome, and a completed cell's value beside it.
-  Leg(crate::executor::LegAnswer),
+  Leg(LegAnswer),
+}
+
+/// An executor leg's answer: its outcome as JSON (`crate::executor::ExecutorOutcome`) and, for a
+/// completed cell, the JSON text of its value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LegAnswer {
+  pub outcome: String,
+  pub value: Option<String>,
+}
+
+/// An answer with no value (a boundary, a failure).
+impl From<String> for LegAnswer {
+  fn from(outcome: String) -> Self {
+    LegAnswer {
+      outcome,
+      value: None,
+    }
+  }
 }
 
 /// What a run's cells did meanwhile, counted in the sandbox and added up by the addon.

@@ -100,26 +100,26 @@ impl Sandbox {
     Box::new(move || sink.report(Report::Started { request }))
   }
 
-  /// A reply that answers `request` with text, for work that finishes on a worker.
-  fn text_reply(&self, request: u64) -> executor::TextReply {
+  /// A reply that answers `request` (as `answer` makes it of the value), for work that finishes
+  /// on a worker.
+  fn reply<T: 'static>(&self, request: u64, answer: fn(T) -> Answer) -> Box<dyn FnOnce(T) + Send> {
     let sink = self.sink.clone();
-    Box::new(move |text| {
+    Box::new(move |value| {
       sink.report(Report::Answer {
         request,
-        answer: Answer::Text(text),
+        answer: answer(value),
       })
     })
   }
 
+  /// A reply that answers `request` with text (a parked cell's bytes).
+  fn text_reply(&self, request: u64) -> executor::TextReply {
+    self.reply(request, Answer::Text)
+  }
+
   /// A reply that answers executor leg `request`, on whichever thread the leg ends.
   fn leg_reply(&self, request: u64) -> executor::Reply {
-    let sink = self.sink.clone();
-    Box::new(move |answer| {
-      sink.report(Report::Answer {
-        request,
-        answer: Answer::Leg(answer),
-      })
-    })
+    self.reply(request, Answer::Leg)
   }
 
   /// Handles one command from the addon.

@@ -193,7 +193,7 @@ describe('code-mode CLI', () => {
       // The tools file is bounded too (64 MiB).
       const capped = cli('run', atCap, '--tools', '/dev/zero')
       expect(capped).toMatchObject({ status: 2, stdout: '' })
-      expect(capped.stderr).toMatch(/^code-mode: --tools \/dev\/zero: \/dev\/zero: the file is over 67108864 bytes; the CLI reads at most 67108864 bytes of tools\n/)
+      expect(capped.stderr).toMatch(/^code-mode: --tools \/dev\/zero: the file is over 67108864 bytes; the CLI reads at most 67108864 bytes of tools\n/)
     }
   })
 

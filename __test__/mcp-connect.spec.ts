@@ -16,16 +16,27 @@ const bin = resolve(__dirname, '../bin/code-mode.js')
 const start = (name: string, variant = 'plain', env?: Record<string, string | undefined>) =>
   connectMcpServer({ name, command: process.execPath, args: [stub, name, variant], ...(env ? { env } : {}) })
 
+/** Every server of `starting`, or none: those that started are closed when one fails. */
+async function started<T extends { close(): Promise<void> }>(starting: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(starting)
+  const failed = settled.find((r) => r.status === 'rejected')
+  if (failed) {
+    await Promise.all(settled.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)))
+    throw (failed as PromiseRejectedResult).reason
+  }
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value)
+}
+
 afterEach(() => {
   delete process.env.SECRET_API_KEY
 })
 
 describe('connectMcpServer', () => {
   it("lists every page of a server's tools, and stops reading a server whose pages never end", async () => {
-    const paged = await start('paged', 'paged')
-    const endless = await start('endless', 'endless')
+    const [paged, endless] = await started([start('paged', 'paged'), start('endless', 'endless')])
     try {
       expect(paged.tools.map((tool) => tool.name)).toEqual(['tool_of_paged', 'second_page_tool'])
+      // 1,000 pages (each with a new cursor), then it stops.
       expect(endless.tools.map((tool) => tool.name)).toEqual(['tool_of_endless'])
     } finally {
       await Promise.all([paged.close(), endless.close()])
@@ -34,9 +45,7 @@ describe('connectMcpServer', () => {
 
   it("keeps the host's environment (its keys) from the server unless the caller gives it", async () => {
     process.env.SECRET_API_KEY = 'sk-host'
-    const kept = await start('kept')
-    const given = await start('given', 'plain', { SECRET_API_KEY: 'sk-given' })
-    const all = await start('all', 'plain', process.env)
+    const [kept, given, all] = await started([start('kept'), start('given', 'plain', { SECRET_API_KEY: 'sk-given' }), start('all', 'plain', process.env)])
     try {
       expect(kept.tools[0].description).toBe('SECRET_API_KEY=undefined')
       expect(given.tools[0].description).toBe('SECRET_API_KEY=sk-given')

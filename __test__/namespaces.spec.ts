@@ -201,6 +201,12 @@ describe('scopes', () => {
         for (let i = 0; i < 40; i++) o = { l: o, r: o }
         return { o }
       }, /^scope too large: its data has more than 100000 objects and arrays /],
+      // The same inside a class instance, whose JSON form is taken instead of walking it.
+      ['boxed', () => {
+        let o: Record<string, unknown> = { leaf: 1 }
+        for (let i = 0; i < 40; i++) o = { l: o, r: o }
+        return { box: Object.assign(new (class Box {})(), { o }) }
+      }, /^scope too large: its data has more than 100000 objects and arrays /],
     ]
     large.forEach(([id, data], i) =>
       registerCodeModeNamespaceForPlugin('github', issues({ id, globalName: `Large${i}`, createScope: () => ({ ...data(), list: createCodeModeNamespaceTool('github_list_issues') }) })),
@@ -211,10 +217,10 @@ describe('scopes', () => {
     }))
     const { run: r, events } = run()
     const hidden = events.filter((e) => e.type === 'namespace_hidden')
-    expect(hidden.map((e) => e.namespaceId)).toEqual(['text', 'many', 'shared'])
+    expect(hidden.map((e) => e.namespaceId)).toEqual(['text', 'many', 'shared', 'boxed'])
     large.forEach(([id, , reason]) => expect(hidden.find((e) => e.namespaceId === id)?.reason).toMatch(reason))
-    const result = await r.exec({ code: '[1 + 1, typeof Large0, typeof Large1, typeof Large2, Issues.s.length, Issues.rows.length]' })
-    expect(expectStatus(result, 'completed').value).toEqual([2, 'undefined', 'undefined', 'undefined', 7e5, 90_000])
+    const result = await r.exec({ code: '[1 + 1, typeof Large0, typeof Large1, typeof Large2, typeof Large3, Issues.s.length, Issues.rows.length]' })
+    expect(expectStatus(result, 'completed').value).toEqual([2, 'undefined', 'undefined', 'undefined', 'undefined', 7e5, 90_000])
   })
 
   it('rejects callables that target undeclared tools', async () => {

@@ -117,6 +117,8 @@ describe('exec', () => {
       [() => run.exec(revoked()), /^exec input could not be read: reading its code threw: .*revoked/],
       [() => run.exec(getter('language', () => { throw 42 })), 'exec input could not be read: reading its language threw: a value of type number without a message'],
       [() => run.exec(getter('code', () => { throw new Error('x'.repeat(5000)) })), `exec input could not be read: reading its code threw: ${'x'.repeat(1000)}…`],
+      // A message the thrown value inherits (a DOMException's is a getter on its prototype).
+      [() => run.exec(getter('code', () => { throw new DOMException('stopped', 'AbortError') })), 'exec input could not be read: reading its code threw: stopped'],
       // The thrown Error's own `message` getter throws in turn: that is not read further.
       [() => run.exec(getter('code', () => { throw Object.defineProperty(new Error(), 'message', { get: boom }) })), 'exec input could not be read: reading its code threw: a value of type object without a message'],
     ] as const) {

@@ -52,6 +52,8 @@ describe('createTestRun', () => {
       expect(() => createTestRun({ tools: slowTool, config })).toThrow(TypeError)
       expect(() => createTestRun({ tools: slowTool, config })).toThrow(`createTestRun: config would not run as written: ${message}`)
     }
+    // As the runtime reads them: a key set to undefined is left out, a list in any order is the same list.
+    expect(createTestRun({ tools: slowTool, config: { timeoutMs: undefined, languages: ['typescript', 'javascript'] } }).run.active).toBe(true)
   })
 
   it('takes at most maxLegs results', async () => {

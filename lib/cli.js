@@ -238,7 +238,7 @@ async function startMcpServers(specs, servers) {
 function loadTools(file) {
   let data
   try {
-    data = JSON.parse(readAtMost(file, MAX_TOOLS_FILE_BYTES, 'the file', `the CLI reads at most ${MAX_TOOLS_FILE_BYTES} bytes of tools`))
+    data = JSON.parse(readAtMost(file, MAX_TOOLS_FILE_BYTES, 'the file', `the CLI reads at most ${MAX_TOOLS_FILE_BYTES} bytes of tools`, false))
   } catch (error) {
     throw new UsageError(`--tools ${file}: ${messageOf(error)}`)
   }
@@ -315,8 +315,9 @@ const MAX_TOOLS_FILE_BYTES = 64 * 1024 * 1024
  * @param {number} max
  * @param {string} what
  * @param {string} why
+ * @param {boolean} [named] whether the refusal starts with the file's name (false: the caller names it)
  */
-function readAtMost(file, max, what, why) {
+function readAtMost(file, max, what, why, named = true) {
   const buffer = Buffer.allocUnsafe(max + 1)
   const fd = openSync(resolve(file), 'r')
   let length = 0
@@ -329,7 +330,7 @@ function readAtMost(file, max, what, why) {
   } finally {
     closeSync(fd)
   }
-  if (length > max) throw new Error(`${file}: ${what} is over ${max} bytes; ${why}`)
+  if (length > max) throw new Error(`${named ? `${file}: ` : ''}${what} is over ${max} bytes; ${why}`)
   return buffer.toString('utf8', 0, length)
 }
 

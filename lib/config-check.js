@@ -61,7 +61,11 @@ function configProblems(config, { openclaw = false, executorChosenBy, enabledHon
   const known = openclaw ? require('./openclaw-gateway.js').OPENCLAW_CONFIG_KEYS : resolved ? Object.keys(resolved) : []
   /** @param {unknown} v */
   const show = (v) => JSON.stringify(v)
+  /** Equal as the runtime reads them: a list (`languages`) in any order. @param {unknown} a @param {unknown} b */
+  const same = (a, b) => (Array.isArray(a) && Array.isArray(b) ? show([...a].sort()) === show([...b].sort()) : show(a) === show(b))
   for (const [key, value] of Object.entries(config)) {
+    // Left out, as the runtime reads it: the default.
+    if (value === undefined) continue
     if (!known.includes(key)) {
       if (known.length === 0) continue
       const near = closest(key, known)
@@ -77,7 +81,7 @@ function configProblems(config, { openclaw = false, executorChosenBy, enabledHon
         const why = typeof value === 'number' && Number.isInteger(value) && value > 0 ? 'is out of range' : 'is not a positive integer'
         problems.push(`"${key}": ${show(value)} ${why}; used ${resolved[key]}`)
       }
-    } else if (resolved && Object.hasOwn(resolved, key) && show(value) !== show(resolved[key])) {
+    } else if (resolved && Object.hasOwn(resolved, key) && !same(value, resolved[key])) {
       problems.push(`"${key}": ${show(value)} not accepted; used ${show(resolved[key])}`)
     }
   }

@@ -48,9 +48,13 @@ async function listAllTools(client) {
       if (tools.length >= MAX_TOOLS) break
       tools.push(tool)
     }
-    if (typeof listed.nextCursor !== 'string' || listed.nextCursor === '') break
+    if (typeof listed.nextCursor !== 'string' || listed.nextCursor === '' || listed.nextCursor === cursor) break
     cursor = listed.nextCursor
   }
+  // The SDK caches what it checks calls against (output schemas, task support) from the page it
+  // listed last, clearing the rest: give it every page. A plain method of the SDK's Client, not
+  // in its types (an SDK without it checks less, as before).
+  /** @type {{ cacheToolMetadata?: (tools: unknown[]) => void }} */ (/** @type {unknown} */ (client)).cacheToolMetadata?.(tools)
   return tools
 }
 

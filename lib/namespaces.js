@@ -4,7 +4,7 @@
 // JavaScript parts of a registration (createScope, input mappers) stay here.
 
 const native = require('./native.js')
-const { errorMessage, resultJson } = require('./nested-call.js')
+const { errorMessage } = require('./nested-call.js')
 const { handleRejection, ignore } = require('./host-callback.js')
 
 /** @typedef {import('../index').CodeModeNamespaceRegistration} CodeModeNamespaceRegistration */
@@ -156,7 +156,7 @@ function serializeScope(scope) {
     const proto = Object.getPrototypeOf(value)
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
       // Dates, class instances: their JSON form, like any value crossing the bridge.
-      return JSON.parse(resultJson(value))
+      return JSON.parse(countedJson(value))
     }
     ancestors.push(value)
     if (++containers > MAX_SCOPE_CONTAINERS) throw new ScopeTooLarge()
@@ -178,6 +178,26 @@ function serializeScope(scope) {
     }
     ancestors.pop()
     return out
+  }
+  /**
+   * A value's JSON as the bridge writes it (`resultJson`: a BigInt as text, a cycle as
+   * "[Circular]"), each object and array in it counted against the same bound as the walk's own:
+   * JSON.stringify also copies a shared object once per place.
+   * @param {object} value
+   */
+  const countedJson = (value) => {
+    /** @type {unknown[]} */
+    const ancestors = []
+    const text = JSON.stringify(value, function (_key, item) {
+      if (typeof item === 'bigint') return String(item)
+      if (item === null || typeof item !== 'object') return item
+      if (++containers > MAX_SCOPE_CONTAINERS) throw new ScopeTooLarge()
+      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
+      if (ancestors.includes(item)) return '[Circular]'
+      ancestors.push(item)
+      return item
+    })
+    return text === undefined ? 'null' : text
   }
   const data = walk(scope, [])
   return { data, callables }

@@ -248,10 +248,16 @@ const madeDirs = new Set()
  * @param {string} prefix
  */
 function temporaryDir(prefix) {
-  if (madeDirs.size === 0 && !temporaryDir.hooked) {
+  if (!temporaryDir.hooked) {
     temporaryDir.hooked = true
     const remove = () => {
-      for (const dir of madeDirs) fs.rmSync(dir, { recursive: true, force: true })
+      for (const dir of madeDirs) {
+        // One that cannot go (a child still in it, on Windows) must not keep the others, or
+        // throw from an exit listener.
+        try {
+          fs.rmSync(dir, { recursive: true, force: true })
+        } catch {}
+      }
       madeDirs.clear()
     }
     process.once('exit', remove)

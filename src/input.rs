@@ -170,7 +170,8 @@ fn settled(env: sys::napi_env, status: sys::napi_status) -> bool {
 fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
   let mut pending = false;
   let mut exception = ptr::null_mut();
-  // SAFETY: `env` is the live env of the current napi call; both calls only inspect it.
+  // SAFETY: `env` is the live env of the current napi call; the first call reads whether an
+  // exception is pending, the second takes it (clearing it) into a handle of this call's scope.
   unsafe {
     sys::napi_is_exception_pending(env, &mut pending);
     if pending
@@ -185,16 +186,22 @@ fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
 /// Bytes of a thrown value's text that a refusal quotes at most.
 const MAX_THROWN_TEXT: usize = 1000;
 
-/// What a thrown value says: an Error's own `message` (its getter may run; what that throws is
-/// cleared, not read in turn), a string as itself, anything else by its `typeof`.
+/// What a thrown value says: its `message` (inherited too, as a `DOMException`'s is; a getter
+/// may run, and what that throws is cleared, not read in turn), a string as itself, anything else
+/// by its `typeof`.
 fn thrown_text(env: sys::napi_env, thrown: sys::napi_value) -> String {
   let kind = value_type(env, thrown);
   let message = match kind {
     Some(ValueType::String) => Some(thrown),
-    Some(ValueType::Object | ValueType::Function) => property(env, thrown, "message")
-      .ok()
-      .flatten()
-      .filter(|message| value_type(env, *message) == Some(ValueType::String)),
+    Some(ValueType::Object | ValueType::Function) => {
+      let mut message = ptr::null_mut();
+      // SAFETY: `thrown` is an object of this call's handle scope and the name a NUL-terminated
+      // literal; a getter may run, and what it throws is cleared by `settled`.
+      let status =
+        unsafe { sys::napi_get_named_property(env, thrown, c"message".as_ptr(), &mut message) };
+      (settled(env, status) && value_type(env, message) == Some(ValueType::String))
+        .then_some(message)
+    }
     _ => None,
   };
   match message.and_then(|message| get_string_prefix(env, message, MAX_THROWN_TEXT)) {

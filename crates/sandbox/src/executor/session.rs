@@ -81,7 +81,7 @@ pub enum Step {
 }
 
 /// How a leg ended.
-#[derive(Clone)]
+#[cfg_attr(test, derive(Clone))]
 pub enum Outcome {
   /// Host work is pending: `awaiting` when the cell's promise is still pending, else draining.
   Boundary {
@@ -214,7 +214,7 @@ impl Session {
         read_settled(&ctx, &bridge, Some(rejected), &rejection)?;
       }
       if value.len() > MAX_RESULT_BYTES {
-        return Err(too_large("value", value.len()));
+        return Err(too_large("value", Some(value.len())));
       }
       Ok(Ended::Completed { value })
     });
@@ -361,12 +361,16 @@ enum Ended {
   Completed { value: String },
 }
 
-fn too_large(what: &str, bytes: usize) -> Stop {
+/// The failure of a `what` of `bytes` bytes of JSON past [`MAX_RESULT_BYTES`]; `None` when it was
+/// read no further than that.
+fn too_large(what: &str, bytes: Option<usize>) -> Stop {
+  let size = match bytes {
+    Some(bytes) => format!("{bytes} bytes of JSON; at most {MAX_RESULT_BYTES}"),
+    None => format!("more than {MAX_RESULT_BYTES} bytes of JSON"),
+  };
   Stop::Fail(
     "output_limit_exceeded",
-    format!(
-      "code mode {what} is too large to return ({bytes} bytes of JSON; at most {MAX_RESULT_BYTES})"
-    ),
+    format!("code mode {what} is too large to return ({size})"),
   )
 }
 

@@ -102,7 +102,7 @@ pub(super) fn take_output(ctx: &Ctx<'_>, location: Option<&Location>) -> Result<
     .and_then(|s| s.to_string().ok())
     .unwrap_or_default();
   if text.len() > MAX_RESULT_BYTES {
-    return Err(too_large("output", text.len()));
+    return Err(too_large("output", Some(text.len())));
   }
   // Upstream keeps an array and drops anything else (here: anything but exactly one array).
   Ok(if executor::json_array(&text).is_some() {
@@ -166,9 +166,10 @@ pub(super) fn read_settled<'js>(
   }
   let text =
     text::text(ctx, &settled, MAX_RESULT_BYTES + 1).unwrap_or_else(|| "unprintable value".into());
-  // Sent as it is, beside the outcome (`code_mode_protocol::executor::LegAnswer`).
+  // Sent as it is, beside the outcome (`code_mode_protocol::executor::LegAnswer`); read no
+  // further than one past the cap.
   if text.len() > MAX_RESULT_BYTES {
-    return Err(too_large("value", text.len()));
+    return Err(too_large("value", None));
   }
   Ok(text)
 }

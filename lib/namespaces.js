@@ -4,7 +4,7 @@
 // JavaScript parts of a registration (createScope, input mappers) stay here.
 
 const native = require('./native.js')
-const { errorMessage } = require('./nested-call.js')
+const { errorMessage, tolerantJson } = require('./nested-call.js')
 const { handleRejection, ignore } = require('./host-callback.js')
 
 /** @typedef {import('../index').CodeModeNamespaceRegistration} CodeModeNamespaceRegistration */
@@ -125,6 +125,10 @@ function serializeScope(scope) {
   /** @type {object[]} */
   const ancestors = []
   let containers = 0
+  /** One more object or array copied; the walk stops past the bound. */
+  const count = () => {
+    if (++containers > MAX_SCOPE_CONTAINERS) throw new ScopeTooLarge()
+  }
   /** @param {string[]} path */
   const where = (path) => (path.length ? path.join('.') : 'the scope root')
   /**
@@ -156,10 +160,11 @@ function serializeScope(scope) {
     const proto = Object.getPrototypeOf(value)
     if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
       // Dates, class instances: their JSON form, like any value crossing the bridge.
-      return JSON.parse(countedJson(value))
+      // JSON.stringify copies a shared object once per place too: each counts against the bound.
+      return JSON.parse(tolerantJson(value, count))
     }
     ancestors.push(value)
-    if (++containers > MAX_SCOPE_CONTAINERS) throw new ScopeTooLarge()
+    count()
     /** @type {unknown[] | Record<string, unknown>} */
     let out
     if (Array.isArray(value)) {
@@ -179,28 +184,7 @@ function serializeScope(scope) {
     ancestors.pop()
     return out
   }
-  /**
-   * A value's JSON as the bridge writes it (`resultJson`: a BigInt as text, a cycle as
-   * "[Circular]"), each object and array in it counted against the same bound as the walk's own:
-   * JSON.stringify also copies a shared object once per place.
-   * @param {object} value
-   */
-  const countedJson = (value) => {
-    /** @type {unknown[]} */
-    const ancestors = []
-    const text = JSON.stringify(value, function (_key, item) {
-      if (typeof item === 'bigint') return String(item)
-      if (item === null || typeof item !== 'object') return item
-      if (++containers > MAX_SCOPE_CONTAINERS) throw new ScopeTooLarge()
-      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
-      if (ancestors.includes(item)) return '[Circular]'
-      ancestors.push(item)
-      return item
-    })
-    return text === undefined ? 'null' : text
-  }
-  const data = walk(scope, [])
-  return { data, callables }
+  return { data: walk(scope, []), callables }
 }
 
 /**

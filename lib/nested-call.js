@@ -17,18 +17,30 @@ function resultJson(value) {
     const text = JSON.stringify(value)
     return text === undefined ? 'null' : text
   } catch {
-    /** @type {unknown[]} */
-    const ancestors = []
-    const text = JSON.stringify(value, function (_key, item) {
-      if (typeof item === 'bigint') return String(item)
-      if (item === null || typeof item !== 'object') return item
-      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
-      if (ancestors.includes(item)) return '[Circular]'
-      ancestors.push(item)
-      return item
-    })
-    return text === undefined ? 'null' : text
+    return tolerantJson(value)
   }
+}
+
+/**
+ * JSON text of `value` with a BigInt as its digits and a cycle as "[Circular]"; `onObject`, if
+ * given, sees each object and array first (it may throw to stop).
+ * @param {unknown} value
+ * @param {() => void} [onObject]
+ * @returns {string}
+ */
+function tolerantJson(value, onObject) {
+  /** @type {unknown[]} */
+  const ancestors = []
+  const text = JSON.stringify(value, function (_key, item) {
+    if (typeof item === 'bigint') return String(item)
+    if (item === null || typeof item !== 'object') return item
+    onObject?.()
+    while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop()
+    if (ancestors.includes(item)) return '[Circular]'
+    ancestors.push(item)
+    return item
+  })
+  return text === undefined ? 'null' : text
 }
 
 /**
@@ -137,4 +149,4 @@ function reportOutcome(pending, finish) {
   )
 }
 
-module.exports = { NestedCall, resultJson, errorMessage, reportOutcome }
+module.exports = { NestedCall, resultJson, tolerantJson, errorMessage, reportOutcome }

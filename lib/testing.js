@@ -122,21 +122,14 @@ function createTestRun(options = {}) {
     },
     /** exec, then wait until the cell completes or fails (at most `maxLegs` legs); collects the output of every leg. */
     async execUntilDone(code, execOptions = {}) {
-      const first = calls.length
-      const maxLegs = legLimit(execOptions.maxLegs)
-      const mine = new Set()
-      const results = await followWaits(
-        () => execLeg(legIds.next(mine), code, execOptions),
-        (runId) => run.wait({ runId }, { toolCallId: legIds.next(mine) }),
-        maxLegs,
+      const done = await untilDone(
+        calls,
+        legIds,
+        execOptions.maxLegs,
+        (id) => execLeg(id, code, execOptions),
+        (id, runId) => run.wait({ runId }, { toolCallId: id }),
       )
-      const last = /** @type {TestRunResult} */ (results[results.length - 1])
-      return {
-        ...last,
-        output: results.flatMap((r) => r.output ?? []),
-        legs: results,
-        calls: cellCalls(calls, first, mine),
-      }
+      return /** @type {TestRunResult} */ (done)
     },
     /** Aborts the run and removes the namespaces it registered. */
     cleanup() {
@@ -182,6 +175,35 @@ function legIdSource() {
       mine?.add(id)
       return id
     },
+  }
+}
+
+/**
+ * exec, then wait until the cell completes or fails (at most `maxLegs` legs, each with the next
+ * leg id): the last result, with the output of every leg, each result, and the cell's own calls.
+ * @template {{ status: string, runId?: string, output?: unknown[] }} R
+ * @template {{ parentToolCallId?: string }} C
+ * @param {C[]} calls every call of the run, recorded as they start
+ * @param {ReturnType<typeof legIdSource>} legIds
+ * @param {number | undefined} maxLegs
+ * @param {(id: string) => Promise<R>} exec
+ * @param {(id: string, runId: string) => Promise<R>} wait
+ */
+async function untilDone(calls, legIds, maxLegs, exec, wait) {
+  const first = calls.length
+  const limit = legLimit(maxLegs)
+  /** @type {Set<string>} */
+  const mine = new Set()
+  const results = await followWaits(
+    () => exec(legIds.next(mine)),
+    (runId) => wait(legIds.next(mine), runId),
+    limit,
+  )
+  return {
+    ...results[results.length - 1],
+    output: results.flatMap((r) => r.output ?? []),
+    legs: results,
+    calls: cellCalls(calls, first, mine),
   }
 }
 
@@ -283,6 +305,14 @@ async function createOpenClawTestRun(options = {}) {
    * @returns {OpenClawCodeModeResult}
    */
   const details = (result) => /** @type {OpenClawCodeModeResult} */ (result?.details ?? result)
+  /**
+   * One exec or wait leg through the gateway's tool, as the model calls it: its result's details.
+   * @param {{ execute(id: string, input: object, signal?: unknown): Promise<any> }} tool
+   * @param {string} id
+   * @param {object} input
+   * @param {unknown} signal
+   */
+  const leg = async (tool, id, input, signal) => details(await tool.execute(id, input, signal))
   /** @type {OpenClawTestRun} */
   const testRun = {
     calls,
@@ -292,29 +322,22 @@ async function createOpenClawTestRun(options = {}) {
     /** The model-visible tools (exec, wait) as the gateway built them. */
     tools: gateway.tools,
     /** One exec, as the model would call it; resolves to the result's details. */
-    async exec(code, execOptions = {}) {
-      return details(await gateway.exec.execute(legIds.next(), { code }, execOptions.signal))
+    exec(code, execOptions = {}) {
+      return leg(gateway.exec, legIds.next(), { code }, execOptions.signal)
     },
     /** One wait for a `waiting` result's runId. */
-    async wait(runId, waitOptions = {}) {
-      return details(await gateway.wait.execute(legIds.next(), { runId }, waitOptions.signal))
+    wait(runId, waitOptions = {}) {
+      return leg(gateway.wait, legIds.next(), { runId }, waitOptions.signal)
     },
     /** exec, then wait until the cell completes or fails (at most `maxLegs` legs); collects the output of every leg. */
     async execUntilDone(code, execOptions = {}) {
-      const first = calls.length
-      const maxLegs = legLimit(execOptions.maxLegs)
-      const mine = new Set()
-      const results = await followWaits(
-        async () => details(await gateway.exec.execute(legIds.next(mine), { code }, execOptions.signal)),
-        async (runId) => details(await gateway.wait.execute(legIds.next(mine), { runId }, execOptions.signal)),
-        maxLegs,
+      return untilDone(
+        calls,
+        legIds,
+        execOptions.maxLegs,
+        (id) => leg(gateway.exec, id, { code }, execOptions.signal),
+        (id, runId) => leg(gateway.wait, id, { runId }, execOptions.signal),
       )
-      return {
-        ...results[results.length - 1],
-        output: results.flatMap((r) => r.output ?? []),
-        legs: results,
-        calls: cellCalls(calls, first, mine),
-      }
     },
     /** Ends the gateway's run (parked cells are released) and stops its MCP servers. */
     async cleanup() {

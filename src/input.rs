@@ -120,9 +120,7 @@ fn read(
     ValueType::Boolean => get_bool(env, value).map_or(Field::Missing, Field::Bool),
     ValueType::Number => get_number(env, value).map_or(Field::Missing, Field::Number),
     ValueType::String => get_string(env, value).map_or(Field::Missing, Field::String),
-    ValueType::Function => Field::Other("function"),
-    ValueType::Symbol => Field::Other("symbol"),
-    ValueType::BigInt => Field::Other("bigint"),
+    ValueType::Function | ValueType::Symbol | ValueType::BigInt => Field::Other(typeof_name(kind)),
     ValueType::Object if is_array(env, value) => {
       if depth > 1 {
         return Field::Other("array");
@@ -210,14 +208,14 @@ fn thrown_text(env: sys::napi_env, thrown: sys::napi_value) -> String {
       false => format!("{text}…"),
     },
     _ => {
-      let name = kind.map_or("undefined", |kind| read_kind_name(kind));
+      let name = kind.map_or("undefined", typeof_name);
       format!("a value of type {name} without a message")
     }
   }
 }
 
 /// `typeof`'s name for a value of `kind` (an array or null reads as `object`).
-fn read_kind_name(kind: ValueType) -> &'static str {
+fn typeof_name(kind: ValueType) -> &'static str {
   match kind {
     ValueType::Undefined => "undefined",
     ValueType::Boolean => "boolean",

@@ -220,7 +220,7 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
   it('a cell never gets a VM prepared for another catalog or other limits', () => {
     // Alternating runs: each cell sees only its own catalog's globals and its own memory cap.
     for (let i = 0; i < f.spares.length; i += 2) {
-      expect(f.spares[i]).toEqual({ code: 'completed', value: String(24 << 20), output: ['function undefined'] })
+      expect(f.spares[i]).toEqual({ code: 'completed', value: String(40 << 20), output: ['function undefined'] })
       expect(f.spares[i + 1]).toEqual({ code: 'internal_error', value: undefined, output: ['undefined function'] })
     }
   })

@@ -8,7 +8,7 @@
 // `--target` for cross builds. First, lib/generated/protocol.js (the JS ends of the packed
 // formats) is regenerated from crates/protocol/src/packed.rs, for the host.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, renameSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -57,6 +57,10 @@ const windows = target.includes('windows')
 const name = windows ? 'code-mode-sandbox.exe' : 'code-mode-sandbox'
 const from = join(metadata.target_directory, target, release ? 'release' : 'debug', name)
 mkdirSync(out, { recursive: true })
-copyFileSync(from, join(out, name))
-chmodSync(join(out, name), 0o755)
+// Copied beside, then renamed over: a sandbox process still running the old executable (a test
+// run, a gateway) keeps it, where writing into it would fail with ETXTBSY.
+const next = join(out, `.${name}.${process.pid}`)
+copyFileSync(from, next)
+chmodSync(next, 0o755)
+renameSync(next, join(out, name))
 console.log(`built ${name} next to the addon in ${out}`)

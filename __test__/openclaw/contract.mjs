@@ -184,10 +184,11 @@ findings.snapshotLimit = summary(await run(executor, execInput('const keep = "k"
 findings.memoryBomb = summary(await run(executor, execInput('const a = []; for (;;) a.push(new Array(1e5).fill(1))', { config: { ...config, memoryLimitBytes: 16 << 20 } }), host()))
 findings.timeout = summary(await run(executor, execInput('for (;;) {}', { config: { ...config, timeoutMs: 200 } }), host(), { timeoutMs: 2200 }))
 
-// VMs prepared ahead serve only cells of the same catalog and limits.
+// VMs prepared ahead serve only cells of the same catalog and limits. A 40 MiB string fits a VM
+// of twice 64 MiB, not one of twice 16 MiB (docs/executor-contract.md, "Memory").
 {
   const tool = (name) => ({ source: 'openclaw', name, label: name, description: name, input: '{}', callableName: name })
-  const probe = 'console.log(typeof alpha, typeof beta); const keep = "m".repeat(24 << 20); return keep.length'
+  const probe = 'console.log(typeof alpha, typeof beta); const keep = "m".repeat(40 << 20); return keep.length'
   const values = []
   for (let round = 0; round < 3; round++) {
     for (const [catalog, memoryLimitBytes] of [[[tool('alpha')], 64 << 20], [[tool('beta')], 16 << 20]]) {

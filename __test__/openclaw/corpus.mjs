@@ -93,6 +93,9 @@ export const cells = [
   { name: 'infinite loop', runtime: 'short', code: 'while (true) {}' },
   { name: 'infinite loop after output', runtime: 'short', code: 'console.log("spinning"); for (;;) {}' },
   { name: 'memory bomb', code: 'const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length)' },
+  // Fits upstream's 32-bit VM in the default 64 MiB, and this package's 64-bit one in twice that
+  // (docs/executor-contract.md, "Memory").
+  { name: 'forty megabytes of objects', code: 'const a = []; for (let i = 0; i < 450000; i++) a.push({ a: i, b: "x" + i }); return a.length' },
   { name: 'string bomb', code: 'let s = "x"; for (;;) s += s' },
   { name: 'deep recursion', code: 'const f = (n) => f(n + 1) + 1; return f(0)' },
   { name: 'snapshot limit', code: 'const keep = []; for (let i = 0; i < 200; i++) keep.push("k".repeat(65536) + i); await yield_control("big"); return keep.length', waits: 2 },

@@ -38,6 +38,16 @@ pub const CONTROLLER_FILE: &str = "openclaw-code-mode:controller.js";
 /// A leg's output, and a cell's value, as JSON bytes at most: far below V8's string limit and
 /// above what upstream's capture keeps of either (`maxSnapshotBytes`, 10 MiB by default).
 const MAX_RESULT_BYTES: usize = 64 << 20;
+/// How many times `memoryLimitBytes` a cell's VM may hold. Upstream's QuickJS-WASI is a 32-bit
+/// build: its values, pointers and object headers take about half the bytes of this 64-bit one.
+/// Measured as the longest array each fits in 64 MiB: of `{ a, b }` objects 1.74 times as long
+/// upstream, of numbers 2.27, of strings 1.51, of closures 1.70; OpenClaw's controller over a
+/// 30,000-tool catalog fits upstream's 64 MiB and needed 89 MB here. With twice the bytes, a cell
+/// that fits upstream's VM fits this one (docs/executor-contract.md, "Memory").
+pub const WASM32_HEAP_FACTOR: usize = 2;
+/// The largest heap a cell's VM gets, whatever `memoryLimitBytes` says (upstream's 32-bit VM
+/// cannot pass 4 GiB either).
+const MAX_HEAP_BYTES: usize = 4_000_000_000;
 
 static ENCODING: OnceLock<Option<Vec<u8>>> = OnceLock::new();
 
@@ -103,7 +113,8 @@ pub enum Outcome {
 pub struct Session {
   pub vm: BareVm,
   pub bridge: Arc<Mutex<Bridge>>,
-  /// The VM's memory cap (`memoryLimitBytes`), named when the host data does not fit in it.
+  /// `memoryLimitBytes`, named when the host data does not fit in the VM (which holds
+  /// [`WASM32_HEAP_FACTOR`] times it).
   memory_limit: usize,
 }
 
@@ -117,7 +128,10 @@ fn failed(code: &'static str, error: impl Into<String>) -> Outcome {
 
 impl Session {
   pub fn new(memory_limit: usize, max_pending: usize, max_error: usize) -> Result<Session, String> {
-    let vm = BareVm::new(memory_limit).map_err(|f| f.message)?;
+    let heap = memory_limit
+      .saturating_mul(WASM32_HEAP_FACTOR)
+      .min(MAX_HEAP_BYTES.max(memory_limit));
+    let vm = BareVm::new(heap).map_err(|f| f.message)?;
     let bridge = Arc::new(Mutex::new(Bridge {
       max_pending,
       max_error,

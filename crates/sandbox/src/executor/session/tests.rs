@@ -243,6 +243,27 @@ fn deadline_and_memory_cap_end_the_leg() {
 }
 
 #[test]
+fn a_cell_holds_what_upstreams_32_bit_vm_holds_in_the_same_limit() {
+  // 450,000 `{ a, b }` objects: upstream's QuickJS-WASI fits 538,000 in 64 MiB; this 64-bit
+  // build needs about 95 MB for them, past 64 MiB but within twice it.
+  let (session, outcome) = cell(
+    "const a = globalThis.kept = []; for (let i = 0; i < 450000; i++) a.push({ a: i, b: 'x' + i }); return a.length",
+    16,
+  );
+  assert_eq!(json(&session, &outcome)["value"], "450000");
+  assert!(session.vm.memory_used() > 64 << 20);
+  // Twice the limit, not more: four times as many still run out of memory.
+  let (session, outcome) = cell(
+    "const a = []; for (let i = 0; i < 1800000; i++) a.push({ a: i, b: 'x' + i }); return a.length",
+    16,
+  );
+  assert_eq!(
+    json(&session, &outcome)["error"],
+    "InternalError: out of memory"
+  );
+}
+
+#[test]
 fn a_nul_character_in_the_source_is_source_text() {
   // Upstream's QuickJS-WASI evaluates the source by its length: a NUL in a string or a comment
   // is part of the program, not the end of it.

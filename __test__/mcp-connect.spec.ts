@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
 const require = createRequire(import.meta.url)
-const { connectMcpServer } = require('../lib/mcp.js') as typeof import('../lib/mcp')
+const { connectMcpServer, forwardMcpCall } = require('../lib/mcp.js') as typeof import('../lib/mcp')
 const stub = resolve(__dirname, 'fixtures/mcp-stub-server.cjs')
 const bin = resolve(__dirname, '../bin/code-mode.js')
 
@@ -52,6 +52,18 @@ describe('connectMcpServer', () => {
       expect(all.tools[0].description).toBe('SECRET_API_KEY=sk-host')
     } finally {
       await Promise.all([kept.close(), given.close(), all.close()])
+    }
+  })
+  it('names why a server closed its connection in the calls that fail after it', async () => {
+    const [huge] = await started([start('huge', 'huge')])
+    try {
+      const call = { id: 'c1', name: 'tool_of_huge', input: {}, mcp: { serverName: 'huge', toolName: 'tool_of_huge', operation: 'tool' } } as unknown as Parameters<typeof forwardMcpCall>[1]
+      const why = /^MCP server "huge" closed its connection: ReadBuffer exceeded maximum size of 10485760 bytes\. Its calls fail until it is started again \(MCP error -32000: Connection closed\)/
+      await expect(forwardMcpCall([huge], call)).rejects.toThrow(why)
+      // The next call is refused by the SDK at once ("Not connected"), with the same reason.
+      await expect(forwardMcpCall([huge], call)).rejects.toThrow(/^MCP server "huge" closed its connection: ReadBuffer exceeded maximum size of 10485760 bytes\. .*\(Not connected\)/)
+    } finally {
+      await huge.close()
     }
   })
 })

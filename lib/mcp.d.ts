@@ -39,5 +39,10 @@ export declare function connectMcpServer(options: {
 /** The CatalogTools of an already connected MCP client (tools, resources and prompts, every page of its tool list). */
 export declare function mcpCatalogTools(serverName: string, client: unknown): Promise<CatalogTool[]>
 
-/** Runs an MCP nested call on the matching server (`call.mcp.serverName`). */
+/**
+ * Runs an MCP nested call on the matching server (`call.mcp.serverName`). On a server that
+ * `connectMcpServer` started, a call that fails because its connection closed (the server exited,
+ * or sent one message past the MCP SDK's 10 MiB read buffer) names why; the server is not
+ * restarted.
+ */
 export declare function forwardMcpCall(servers: Pick<McpServerConnection, 'name' | 'client'>[], call: NestedToolCall): Promise<unknown>

@@ -154,6 +154,17 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
   const pipe = /** @type {import('node:stream').Readable | null} */ (transport.stderr)
   pipe?.setEncoding('utf8')
   pipe?.on('data', keep)
+  // Why the connection ended, for the calls that fail after it: the SDK reports a fatal error (a
+  // message past its 10 MiB read buffer, a broken pipe) only through `onerror`, and its calls then
+  // fail as a bare "Connection closed" or "Not connected".
+  const state = { name, lastError: /** @type {string | undefined} */ (undefined), closed: false }
+  client.onerror = (error) => {
+    state.lastError = errorText(error)
+  }
+  client.onclose = () => {
+    state.closed = true
+  }
+  connections.set(client, state)
   try {
     await client.connect(transport)
     const tools = await mcpCatalogTools(name, client)
@@ -171,6 +182,28 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
 }
 
 /**
+ * What `connectMcpServer` knows of each of its clients' connections: the last error the SDK
+ * reported on it and whether it has closed.
+ * @type {WeakMap<object, { name: string, lastError: string | undefined, closed: boolean }>}
+ */
+const connections = new WeakMap()
+
+/**
+ * The error of a call that failed on a server whose connection has closed, naming why it closed
+ * (when `connectMcpServer` made the client and the SDK said), else `error` as it is.
+ * @param {object} client
+ * @param {unknown} error
+ */
+function callError(client, error) {
+  const state = connections.get(client)
+  if (!state?.closed) return error
+  const why = state.lastError ? `: ${state.lastError}` : ''
+  return new Error(
+    `MCP server "${state.name}" closed its connection${why}. Its calls fail until it is started again (${errorText(error)}). The MCP SDK reads a message of at most 10 MiB from a server.`,
+  )
+}
+
+/**
  * Runs an MCP nested call (`call.mcp` set) on the matching server.
  * @param {Pick<McpServerConnection, 'name' | 'client'>[]} servers
  * @param {NestedToolCall} call
@@ -184,17 +217,21 @@ async function forwardMcpCall(servers, call) {
   // The guest's input, as the server takes it (the server checks it).
   const input = /** @type {Record<string, any>} */ (call.input ?? {})
   const options = { signal: /** @type {AbortSignal} */ (call.signal) }
-  switch (mcp.operation) {
-    case 'resources_list':
-      return server.client.listResources(input, options)
-    case 'resources_read':
-      return server.client.readResource({ uri: String(input.uri) }, options)
-    case 'prompts_list':
-      return server.client.listPrompts(input, options)
-    case 'prompts_get':
-      return server.client.getPrompt({ name: String(input.name), arguments: input.arguments }, options)
-    default:
-      return server.client.callTool({ name: mcp.toolName, arguments: input }, undefined, options)
+  try {
+    switch (mcp.operation) {
+      case 'resources_list':
+        return await server.client.listResources(input, options)
+      case 'resources_read':
+        return await server.client.readResource({ uri: String(input.uri) }, options)
+      case 'prompts_list':
+        return await server.client.listPrompts(input, options)
+      case 'prompts_get':
+        return await server.client.getPrompt({ name: String(input.name), arguments: input.arguments }, options)
+      default:
+        return await server.client.callTool({ name: mcp.toolName, arguments: input }, undefined, options)
+    }
+  } catch (error) {
+    throw callError(server.client, error)
   }
 }
 

@@ -355,7 +355,7 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
     report = JSON.parse(readFileSync(join(project, 'report.json'), 'utf8'))
   }, 600_000)
 
-  it('passes: a tool global, catalog.search + describe + handle, results, namespace and MCP calls, a slow tool through wait, a thrown tool error, two cells at once, module syntax rejected, each equal to the bundled executor', () => {
+  it('passes: a tool global, catalog.search + describe + handle, results, namespace and MCP calls, a slow tool through wait, a thrown tool error, a refused input, two cells at once, module syntax rejected, each equal to the bundled executor', () => {
     const results = report.testResults.flatMap((f) => f.assertionResults)
     const failed = results.filter((r) => r.status !== 'passed')
     expect(failed.map((r) => `${r.title}: ${r.failureMessages.join('\n')}`)).toEqual([])
@@ -367,10 +367,11 @@ describe.runIf(linuxX64)('a plugin author\'s vitest suite with @openclaw/code-mo
       'calls an MCP server through its namespace and through MCP',
       'follows a slow tool through wait',
       'lets the cell catch a tool that throws',
+      'records a call the gateway refused for its input, with the refusal and no result (execute never ran)',
       'keeps apart the calls of two cells run at once on one run',
       'rejects a cell that production rejects (module syntax), before any tool runs',
     ])
-    expect(report.numPassedTests).toBe(9)
+    expect(report.numPassedTests).toBe(10)
   })
 
   it("leaves the author's temporary directory as it found it (the state the helper isolated included)", () => {

@@ -134,7 +134,10 @@ export interface OpenClawRecordedCall {
   sourceName?: string
   /** What the tool's `execute` returned. */
   result?: OpenClawToolResult
-  /** The message of what it threw. */
+  /**
+   * The message of what it threw, or of the gateway's refusal when the input failed the tool's
+   * `parameters` schema (then `execute` never ran).
+   */
   error?: string
 }
 

@@ -204,6 +204,12 @@ export interface CodeModeLegOptions {
   signal?: CodeModeAbortSignal
 }
 
+/**
+ * One agent run's code mode. Nothing needs closing: a run nobody holds any more is collected with
+ * what its `executor` and `onEvent` capture, and its cells and catalog leave the sandbox process;
+ * a run with an exec or wait in flight is held until that leg settles. `abort()` ends its cells
+ * at once.
+ */
 export declare class CodeModeRun {
   /** Throws only on misuse (no executor, tools not an array, no runId). */
   static create(options: CodeModeRunOptions): CodeModeRun

@@ -5,8 +5,9 @@
 // with --expose-gc), never in time.
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { CodeModeRun, type CodeModeEvent } from '../index.js'
+import { CodeModeRun, ToolSearchRun, type CodeModeEvent } from '../index.js'
 import { TOOLS, expectStatus } from './helpers.js'
+import { __testLiveRuns, testingBuild } from './support/native-testing.js'
 
 const { boundedText, ownedText, EVENT_PAYLOAD_CHARS } = createRequire(import.meta.url)('../lib/bounded.js') as {
   boundedText: (text: string) => string
@@ -78,4 +79,59 @@ describe('bounded fields own their bytes', () => {
     // 128 events of at most 8 KiB of text each: about 2 MiB (two-byte at worst), plus the run.
     expect(held).toBeLessThan(16 * MiB)
   }, 120_000)
+})
+
+describe('a run nobody holds is collected', () => {
+  const gc = (globalThis as { gc?: () => void }).gc!
+  /** Collects until the live runs drop to `at most` (finalizers run after a collection, on the next turns). */
+  async function liveRunsAfterCollection(atMost: number) {
+    let live = __testLiveRuns()
+    for (let i = 0; i < 50 && live > atMost; i++) {
+      gc()
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      live = __testLiveRuns()
+    }
+    return live
+  }
+
+  it.runIf(testingBuild)('with what its executor and onEvent capture, in Node and in its sandbox process', async () => {
+    // One agent turn: a run whose callbacks close over the turn's state (1 MiB). A function of
+    // its own, so that no register of the test's frame still holds the last run.
+    async function turn(i: number) {
+      const state = { transcript: new Array(1 << 17).fill(i) }
+      const run = CodeModeRun.create({
+        config: { enabled: true },
+        runId: `collected-${i}`,
+        tools: TOOLS,
+        executor: () => state.transcript.length,
+        onEvent: () => state.transcript.length,
+      })
+      expectStatus(await run.exec({ code: 'await tools.read_file({ path: "a" })' }), 'completed')
+      if (i % 2 === 0) run.abort()
+      // Tool Search's run too (a code-mode run inside).
+      const search = ToolSearchRun.create({ config: { mode: 'tools' }, runId: `searched-${i}`, tools: TOOLS, executor: () => state.transcript.length })
+      expect(await search.call('tool_call', { id: 'openclaw:core:read_file', args: {} })).toMatchObject({ status: 'completed' })
+    }
+    const before = await liveRunsAfterCollection(0)
+    const heap = inUse()
+    for (let i = 0; i < 40; i++) await turn(i)
+    expect(await liveRunsAfterCollection(before)).toBe(before)
+    // 40 × 1 MiB if the runs were kept.
+    expect(inUse() - heap).toBeLessThan(16 * MiB)
+  })
+
+  it('but never while a leg of it is in flight: its result still arrives', async () => {
+    let run: CodeModeRun | undefined = CodeModeRun.create({ config: { enabled: true }, runId: 'unheld', tools: TOOLS, executor: () => 1 })
+    const held = new WeakRef(run)
+    const leg = run.exec({ code: 'const end = Date.now() + 2000\nwhile (Date.now() < end) {}\nreturn true' })
+    run = undefined
+    // Collections while the cell computes (no nested call in flight holds the run): its leg does.
+    for (let i = 0; i < 10; i++) {
+      gc()
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(held.deref()).toBeDefined()
+    const settled = await Promise.race([leg, new Promise((resolve) => setTimeout(() => resolve('unsettled'), 10_000))])
+    expect(expectStatus(settled as never, 'completed').value).toBe(true)
+  })
 })

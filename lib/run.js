@@ -137,6 +137,7 @@ class CodeModeRun {
       sessionKey: optionalString(options.sessionKey),
       agentId: optionalString(options.agentId),
     }
+    const self = new WeakRef(this)
     this.#native = new native.NativeRun(
       options.config,
       {
@@ -149,7 +150,14 @@ class CodeModeRun {
         guest: options[TOOL_SEARCH_GUEST] === true ? 'tool_search' : undefined,
       },
       catalogFor(options.tools),
-      (kind, id, payload) => this.#port(kind, id, payload),
+      // Through a WeakRef: the native run holds this function for as long as it lives, and a
+      // strong `this` here would make a cycle through it that no collection ends (the run, its
+      // executor's and onEvent's closures, its catalog in both processes, kept for ever). A
+      // run with a leg in flight is held by lib/keep-alive.js.
+      (kind, id, payload) => {
+        const run = self.deref()
+        if (run) run.#port(kind, id, payload)
+      },
     )
     if (options[TOOL_SEARCH_GUEST] !== true) this.#installNamespaces(options)
   }
@@ -266,7 +274,13 @@ class CodeModeRun {
     // The input is the host's too (a model's raw arguments, in whatever object holds them): the
     // native side reads its own keys once, and names a getter or Proxy trap that throws
     // (src/input.rs).
-    const onAbort = () => this.#native.abortLeg(leg)
+    // A signal may call its listener at once, inside addEventListener (no AbortSignal does, but
+    // the host's is trusted for nothing): before the leg starts, that counts as aborted at start.
+    let started = false
+    const onAbort = () => {
+      if (started) this.#native.abortLeg(leg)
+      else aborted = true
+    }
     /** @type {() => void} */
     let unlisten = () => {}
     if (signal && !aborted) {
@@ -293,14 +307,15 @@ class CodeModeRun {
         kind === 'execCall'
           ? this.#native.execCall(call[0], call[1], leg, toolCallId, aborted)
           : this.#native[kind](input, leg, toolCallId, aborted)
+      started = true
       if (immediate !== null && immediate !== undefined) {
         unlisten()
         resolve(JSON.parse(immediate))
         return
       }
-      legStarted()
+      legStarted(this)
       this.#legs.set(leg, (result) => {
-        legEnded()
+        legEnded(this)
         resolve(result)
         unlisten()
       })

@@ -444,6 +444,12 @@ impl Run {
   }
 }
 
+/// Runs alive now (a run is dropped when its JavaScript object is collected).
+#[cfg(feature = "testing")]
+pub fn live_runs() -> usize {
+  RUNS.len()
+}
+
 impl Drop for Run {
   fn drop(&mut self) {
     RUNS.remove(&self.id);

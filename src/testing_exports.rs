@@ -54,6 +54,13 @@ pub fn test_admission() -> Vec<u32> {
   vec![active as u32, queued as u32]
 }
 
+/// TEST ONLY. Runs alive in this process (code mode's and Tool Search's): a run lives until its
+/// JavaScript object is collected.
+#[napi(js_name = "__testLiveRuns", catch_unwind)]
+pub fn test_live_runs() -> u32 {
+  crate::run::live_runs() as u32
+}
+
 /// TEST ONLY. The ids of the sandbox processes alive now (accepting or retiring).
 #[napi(js_name = "__testSandboxPids", catch_unwind)]
 pub fn test_sandbox_pids() -> Vec<u32> {

@@ -18,6 +18,7 @@ export interface NativeTesting {
   __testSilence(ms: number, affinity: number): void
   __testReadReportsOnThreads(on: boolean): void
   __testSandboxReaders(): string[]
+  __testLiveRuns(): number
 }
 
 // Through lib/native.js, which also tells the addon where its sandbox executable is.
@@ -38,6 +39,7 @@ export const {
   __testSilence,
   __testReadReportsOnThreads,
   __testSandboxReaders,
+  __testLiveRuns,
 } = native
 
 /**

@@ -74,6 +74,38 @@ describe('a parked code-mode cell', () => {
     run.abort()
   })
 
+  // The same calls from a cell that completes at once (fire and forget) run on, their results
+  // dropped: per run, at most maxPendingToolCalls of them and maxSnapshotBytes of their inputs;
+  // past either, the oldest completed cell's are aborted.
+  it("bounds a run's calls still running after their cells completed, oldest aborted first", async () => {
+    const calls: NestedToolCall[] = []
+    const { run } = makeRun({
+      config: { enabled: true, maxPendingToolCalls: 4 },
+      executor: (call) => {
+        calls.push(call)
+        // `quick` settles (freeing its place), `message` never does.
+        return call.name === 'read_file' ? sleep(50).then(() => 'read') : new Promise(() => {})
+      },
+    })
+    const fire = (tool: string, input = '{}') => `for (let i = 0; i < 4; i++) tools.${tool}(${input})\n'fired'`
+    const aborted = () => calls.map((call) => call.signal.aborted)
+    expect(expectStatus(await run.exec({ code: fire('read_file') }), 'completed').value).toBe('fired')
+    await sleep(200)
+    // Settled, so they take no place: the next cell's four are kept.
+    expect(expectStatus(await run.exec({ code: fire('message') }), 'completed').value).toBe('fired')
+    await sleep(20)
+    expect(aborted()).toEqual(Array(8).fill(false))
+    // Four more: over maxPendingToolCalls, the oldest cell's four are aborted.
+    expectStatus(await run.exec({ code: fire('message') }), 'completed')
+    await sleep(20)
+    expect(aborted()).toEqual([...Array(4).fill(false), ...Array(4).fill(true), ...Array(4).fill(false)])
+    // Inputs over maxSnapshotBytes (10 MiB): 4 × 3 MiB are aborted at once, and the four before them.
+    expectStatus(await run.exec({ code: fire('message', "{ a: 'x'.repeat(3 << 20) }") }), 'completed')
+    await sleep(20)
+    expect(aborted().slice(8)).toEqual(Array(8).fill(true))
+    run.abort()
+  })
+
   it('keeps a queue waiting while parked and starts it on wait', async () => {
     const calls: NestedToolCall[] = []
     const { run, events } = makeRun({

@@ -10,6 +10,7 @@
 //! `validate` reads exec and wait inputs.
 
 mod cells;
+mod floating;
 mod legs;
 mod reports;
 mod validate;
@@ -167,6 +168,8 @@ pub struct Run {
   /// Processes that were told about this run (told to forget it when it is dropped).
   told: Mutex<Vec<Weak<Process>>>,
   aborted: AtomicBool,
+  /// Its completed cells' calls still running (`floating.rs`).
+  floating: Mutex<floating::Floating>,
 }
 
 /// An exec or wait call as the JS layer starts it.
@@ -228,6 +231,7 @@ impl Run {
       process: Mutex::new(None),
       told: Mutex::new(Vec::new()),
       aborted: AtomicBool::new(false),
+      floating: Mutex::new(floating::Floating::default()),
     });
     RUNS.insert(run.id, Arc::downgrade(&run));
     run

@@ -98,6 +98,7 @@ impl Run {
       dropped,
       token,
       output,
+      floating,
     } = ended;
     let caller = leg.as_ref().and_then(|leg| leg.caller_id.as_deref());
     let previous = LIVE.get(&cell).and_then(|live| live.token.clone());
@@ -190,6 +191,9 @@ impl Run {
             });
           }
           None => {}
+        }
+        if matches!(end, Some(LegEnd::Completed { .. })) && !floating.is_empty() {
+          self.float(cell, floating);
         }
         let telemetry = self.result_telemetry();
         match end {

@@ -84,6 +84,7 @@ fn reports_count_only_for_cells_the_addon_placed_in_that_process() {
     dropped: None,
     token: None,
     output: Vec::new(),
+    floating: Vec::new(),
   };
   let stranger = Process::new(
     9_999,

@@ -156,6 +156,19 @@ impl VmState {
     self.pending.len() - usize::from(self.yield_entry.is_some()) - self.queued.len()
   }
 
+  /// The requests in flight (the yield entry and queued requests aside): each id and the bytes
+  /// the host holds for it.
+  pub fn in_flight_inputs(&self) -> Vec<(u32, u64)> {
+    self
+      .pending
+      .iter()
+      .filter(|(id, _)| {
+        Some(**id) != self.yield_entry && !self.queued.iter().any(|(q, _)| q == *id)
+      })
+      .map(|(id, pending)| (*id, pending.input_bytes as u64))
+      .collect()
+  }
+
   /// Requests waiting for a slot behind the host's in-flight cap.
   pub fn requests_queued(&self) -> usize {
     self.queued.len()

@@ -76,4 +76,8 @@ pub struct Ended {
   pub token: Option<String>,
   /// Output the leg produced.
   pub output: Vec<OutputItem>,
+  /// A completed cell's requests still running in the host, as `(request id, input bytes the
+  /// host holds for it)`: they run on, their outcomes dropped, and count against their run's
+  /// budget for such calls (src/run/floating.rs). Empty for every other end.
+  pub floating: Vec<(u32, u64)>,
 }

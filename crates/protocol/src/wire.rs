@@ -328,6 +328,7 @@ impl Report {
           ended: Box::new(Ended {
             end: Some(crate::leg::LegEnd::Failed(failure)),
             output: Vec::new(),
+            floating: Vec::new(),
             ..*ended
           }),
           counts,
@@ -417,6 +418,7 @@ pub fn failure_report(run: u64, cell: u64, leg: LegTag, failure: Failure) -> Rep
       dropped: None,
       token: None,
       output: Vec::new(),
+      floating: Vec::new(),
     }),
     counts: Counts::default(),
   }
@@ -452,6 +454,7 @@ mod tests {
         dropped: None,
         token: None,
         output: vec![OutputItem::Text(huge)],
+        floating: Vec::new(),
       }),
       counts: Counts::default(),
     };
@@ -501,6 +504,7 @@ mod tests {
           dropped: None,
           token: Some("cm_x".into()),
           output: vec![OutputItem::Text("hi".into()), OutputItem::Json("1".into())],
+          floating: vec![(3, 120)],
         }),
         counts: Counts {
           searches: 1,

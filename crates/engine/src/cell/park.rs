@@ -153,6 +153,7 @@ impl Cell {
       dropped: None,
       token: Some(token),
       output,
+      floating: Vec::new(),
     });
   }
 }

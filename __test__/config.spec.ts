@@ -150,5 +150,12 @@ describe('configureCodeModeRuntime', () => {
       expect(error, shown).toBeInstanceOf(TypeError)
       expect(error.message).toBe(`configureCodeModeRuntime: options must be an object such as { workerThreads: 4 }, not ${shown}`)
     }
+    // A getter or Proxy trap that throws is refused by name, and nothing else of the call applies.
+    const getter = thrown({ maxSuspendedCells: 3, get workerThreads() { throw new Error('getter') } })
+    expect(getter).toBeInstanceOf(TypeError)
+    expect(getter.message).toBe('configureCodeModeRuntime: reading workerThreads threw: getter')
+    const revocable = Proxy.revocable({}, {})
+    revocable.revoke()
+    expect(thrown(revocable.proxy).message).toMatch(/^configureCodeModeRuntime: reading \w+ threw: .*revoked/)
   })
 })

@@ -113,6 +113,9 @@ fn count(
   let wanted = format!("configureCodeModeRuntime: {name} must be a whole number from 1 to {max}");
   match value {
     input::Field::Missing => Ok(None),
+    input::Field::Threw(thrown) => Err(Refusal::Type(format!(
+      "configureCodeModeRuntime: reading {name} threw: {thrown}"
+    ))),
     input::Field::Number(n) if n.fract() == 0.0 && (1.0..=max).contains(n) => Ok(Some(*n as usize)),
     input::Field::Number(n) => {
       // As JavaScript writes the number.
@@ -153,14 +156,15 @@ fn runtime_counts(options: &input::Field) -> std::result::Result<[Option<usize>;
 
 /// Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
 /// current value. Call it before or between runs. Throws, changing nothing: a TypeError when
-/// `options` is not an object or a field is not a number, a RangeError when a field is not a
-/// whole number in its range.
+/// `options` is not an object, a field is not a number or reading it throws (a getter, a Proxy
+/// trap), a RangeError when a field is not a whole number in its range. Other keys are not read.
 #[napi(catch_unwind, ts_args_type = "options: RuntimeOptions")]
 pub fn configure_code_mode_runtime(env: Env, options: Unknown) -> Result<()> {
   // Read as untrusted input (own fields only, never throwing), not as a `RuntimeOptions`: napi's
   // conversion accepts a number or a function as options and throws a plain Error on a field.
-  // Not an `Option`, which would read null as left out.
-  let options = input::read_value(&env, &options, RUNTIME_OPTION_KEYS);
+  // Not an `Option`, which would read null as left out. A getter or Proxy trap that throws is
+  // refused by name, not read as left out.
+  let options = input::read_input(&env, &options, RUNTIME_OPTION_KEYS);
   let [max_parked, max_active, processes, threads] = match runtime_counts(&options) {
     Ok(counts) => counts,
     Err(refusal) => {

@@ -354,8 +354,8 @@ export declare function compileExecutorController(source: string): Promise<strin
 /**
  * Applies process-wide runtime settings (see `RuntimeOptions`); fields left out keep their
  * current value. Call it before or between runs. Throws, changing nothing: a TypeError when
- * `options` is not an object or a field is not a number, a RangeError when a field is not a
- * whole number in its range.
+ * `options` is not an object, a field is not a number or reading it throws (a getter, a Proxy
+ * trap), a RangeError when a field is not a whole number in its range. Other keys are not read.
  */
 export declare function configureCodeModeRuntime(options: RuntimeOptions): void
 

@@ -221,6 +221,28 @@ describe('structured tools', () => {
   })
 })
 
+describe('tool_call args', () => {
+  it('must serialise to a JSON object: a toJSON giving anything else is invalid_input', async () => {
+    const { run, calls } = makeSearch({ config: { mode: 'tools' } })
+    for (const [toJSON, message] of [
+      [() => undefined, /args must serialise to a JSON object, not nothing \(undefined\)/],
+      [() => 'path=a.txt', /not a string/],
+      [() => [1], /not an array/],
+      [() => null, /not null/],
+      [() => 3, /not a number/],
+      [() => true, /not a boolean/],
+    ] as const) {
+      const result = failed(await run.call('tool_call', { id: 'openclaw:core:read_file', args: { toJSON } }))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(message)
+    }
+    expect(calls).toHaveLength(0)
+    const called = completed(await run.call('tool_call', { id: 'openclaw:core:read_file', args: { toJSON: () => ({ path: 'a.txt' }) } }))
+    expect(called).toMatchObject({ result: { input: { path: 'a.txt' } } })
+    expect(calls).toHaveLength(1)
+  })
+})
+
 describe('shared catalog', () => {
   const policy: CatalogTool[] = [
     ...TOOLS,

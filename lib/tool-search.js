@@ -72,6 +72,27 @@ function isObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
+/**
+ * The JSON type a `JSON.stringify` result holds, from its first character (it is never indented).
+ * @param {string | undefined} json
+ */
+function jsonTypeName(json) {
+  if (json === undefined) return 'nothing (undefined)'
+  switch (json[0]) {
+    case '"':
+      return 'a string'
+    case '[':
+      return 'an array'
+    case 'n':
+      return 'null'
+    case 't':
+    case 'f':
+      return 'a boolean'
+    default:
+      return 'a number'
+  }
+}
+
 class ToolSearchRun {
   /** @type {CodeModeRunInstance} */
   #inner
@@ -363,6 +384,11 @@ class ToolSearchRun {
       argsJson = JSON.stringify(args)
     } catch (error) {
       return this.#failed('invalid_input', `tool_call args must be JSON-serialisable: ${messageOf(error)}`)
+    }
+    // What the tool receives is this text: a `toJSON` can make an object serialise to anything
+    // (or to nothing), so the check is on the text, not on the value.
+    if (argsJson === undefined || argsJson[0] !== '{') {
+      return this.#failed('invalid_input', `tool_call args must serialise to a JSON object, not ${jsonTypeName(argsJson)}.`)
     }
     // One nested call in a cell: code mode's executor path, events and cancellation. The call
     // is data, exactly as the model made it (never spliced into source), and the outcome comes

@@ -127,7 +127,12 @@ export declare class NativeToolSearch {
    * resolves with the hits; rejects on a bad limit (the JS layer makes it a failed result).
    */
   search(query: string, limit?: number | undefined | null): Promise<ToolSearchHits>
-  /** `tool_describe`: the entry with its input schema, or null when it is not in the catalog. */
+  /**
+   * `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
+   * Bounded: a description past `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending
+   * with `…`), and a schema whose JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by
+   * `{ type: 'object' }` with `parametersOmitted` saying why.
+   */
   describe(id: string): ToolSearchEntry | null
   /**
    * The tool `tool_call` reports it called (not counted as a describe), or null when `id` is
@@ -577,7 +582,10 @@ export interface ToolSearchEntry {
   name: string
   /** Its human-readable title, when it has one. */
   label?: string
-  /** What the tool does (the gateway's text). */
+  /**
+   * What the tool does (the gateway's text): at most 200 characters in `tool_search` hits and
+   * 4,000 from `tool_describe`, a longer one cut and ending with `…`.
+   */
   description: string
   /** Where the tool comes from. */
   source: 'openclaw' | 'mcp' | 'client'
@@ -588,6 +596,11 @@ export interface ToolSearchEntry {
    * the tool gave none).
    */
   parameters?: Record<string, unknown>
+  /**
+   * `tool_describe` only, when the input schema's JSON was larger than it shows (32 KiB): why
+   * `parameters` is only `{ type: 'object' }`.
+   */
+  parametersOmitted?: string
 }
 
 /** What `tool_search` found. */

@@ -221,6 +221,49 @@ describe('structured tools', () => {
   })
 })
 
+describe('bounded structured output', () => {
+  // 10 MB (of dots: what the search index reads of them is cheap, even in a debug build).
+  const huge = 'Fetch the weather for a city. ' + '.'.repeat(10 * 1024 * 1024)
+  const bigSchema = { type: 'object', properties: { city: { type: 'string', description: 'y'.repeat(40_000) } } }
+  const tools: CatalogTool[] = [
+    { name: 'weather', description: huge, parameters: bigSchema },
+    { name: 'emoji_weather', description: '\u{1f600}'.repeat(300) + ' weather' },
+    { name: 'small_weather', description: 'Weather, briefly', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    { name: 'hostile', source: 'mcp', sourceName: 'evil', description: 'weather ' + '.'.repeat(1_000_000) },
+  ]
+
+  it('tool_search cuts each description to 200 characters, between characters, with a marker', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools })
+    const hits = completed(await run.call('tool_search', { query: 'weather' })) as { id: string; description: string }[]
+    const byId = Object.fromEntries(hits.map((hit) => [hit.id, hit.description]))
+    const weather = byId['openclaw:core:weather']
+    expect(weather).toBe('Fetch the weather for a city. ' + '.'.repeat(169) + '…')
+    expect(weather.endsWith('…')).toBe(true)
+    expect(Array.from(weather)).toHaveLength(200)
+    expect(Array.from(byId['mcp:evil:hostile'])).toHaveLength(200)
+    // Characters, not bytes or UTF-16 units: 199 whole emoji and the marker.
+    expect(byId['openclaw:core:emoji_weather']).toBe('\u{1f600}'.repeat(199) + '…')
+    expect(byId['openclaw:core:small_weather']).toBe('Weather, briefly')
+    expect(JSON.stringify(hits).length).toBeLessThan(4_000)
+  })
+
+  it('tool_describe cuts the description to 4,000 characters and replaces a schema over 32 KiB by a note', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools })
+    const weather = completed(await run.call('tool_describe', { id: 'openclaw:core:weather' })) as Record<string, any>
+    expect(Array.from(weather.description)).toHaveLength(4_000)
+    expect(weather.description).toBe('Fetch the weather for a city. ' + '.'.repeat(3_969) + '…')
+    expect(weather.parameters).toEqual({ type: 'object' })
+    expect(weather.parametersOmitted).toMatch(/input schema is \d+ bytes of JSON, more than the 32768 bytes tool_describe shows/)
+    expect(Object.keys(weather)).toEqual(['id', 'name', 'description', 'source', 'sourceName', 'parameters', 'parametersOmitted'])
+    expect(JSON.stringify(weather).length).toBeLessThan(5_000)
+    const small = completed(await run.call('tool_describe', { id: 'openclaw:core:small_weather' })) as Record<string, any>
+    expect(small.parameters).toEqual(tools[2].parameters)
+    expect('parametersOmitted' in small).toBe(false)
+    const hostile = completed(await run.call('tool_describe', { id: 'mcp:evil:hostile' })) as Record<string, any>
+    expect(Array.from(hostile.description)).toHaveLength(4_000)
+  })
+})
+
 describe('tool_call args', () => {
   it('must serialise to a JSON object: a toJSON giving anything else is invalid_input', async () => {
     const { run, calls } = makeSearch({ config: { mode: 'tools' } })

@@ -93,7 +93,8 @@ pub struct ToolSearchEntry {
   /// Its human-readable title, when it has one.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub label: Option<String>,
-  /// What the tool does (the gateway's text).
+  /// What the tool does (the gateway's text): at most 200 characters in `tool_search` hits and
+  /// 4,000 from `tool_describe`, a longer one cut and ending with `…`.
   pub description: String,
   /// Where the tool comes from.
   #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
@@ -105,6 +106,10 @@ pub struct ToolSearchEntry {
   #[napi(ts_type = "Record<string, unknown>")]
   #[serde(skip_serializing_if = "Option::is_none")]
   pub parameters: Option<serde_json::Value>,
+  /// `tool_describe` only, when the input schema's JSON was larger than it shows (32 KiB): why
+  /// `parameters` is only `{ type: 'object' }`.
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  pub parameters_omitted: Option<String>,
 }
 
 /// What `tool_search` found.
@@ -133,7 +138,7 @@ pub struct ToolSearchQueryTruncation {
   pub message: String,
 }
 
-/// The sandbox's answer to a search (`SearchResult::guest_json`): the hits, or `{ hits,
+/// The sandbox's answer to a search (`SearchResult::structured_json`): the hits, or `{ hits,
 /// queryTruncated }` when the query was cut.
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -162,6 +167,33 @@ impl Found {
       },
     }
   }
+}
+
+/// What `tool_describe` shows of `entry`, bounded, and the note that replaces a schema too large
+/// to show.
+fn described(entry: &catalog::CatalogEntry) -> (catalog::CompactEntry<'_>, Option<String>) {
+  let mut compact = catalog::compact(entry, true);
+  compact.description =
+    catalog::bounded_description(&entry.description, catalog::DESCRIBE_DESCRIPTION_MAX_CHARS);
+  let size = compact.parameters.map_or(0, |p| p.get().len());
+  if size <= catalog::DESCRIBE_SCHEMA_MAX_BYTES {
+    return (compact, None);
+  }
+  compact.parameters = Some(open_schema());
+  let note = format!(
+    "This tool's input schema is {size} bytes of JSON, more than the {} bytes tool_describe shows, so `parameters` is left open. Call it with the arguments its description asks for; the tool checks them.",
+    catalog::DESCRIBE_SCHEMA_MAX_BYTES
+  );
+  (compact, Some(note))
+}
+
+/// The schema shown in place of one too large to show.
+fn open_schema() -> &'static serde_json::value::RawValue {
+  static OPEN: std::sync::OnceLock<Box<serde_json::value::RawValue>> = std::sync::OnceLock::new();
+  OPEN.get_or_init(|| {
+    serde_json::value::RawValue::from_string(r#"{"type":"object"}"#.to_owned())
+      .unwrap_or_else(|_| unreachable!("a literal JSON object"))
+  })
 }
 
 /// The tool a `tool_call` called, as its completed result names it.
@@ -251,18 +283,23 @@ impl NativeToolSearch {
   }
 
   /// `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
+  /// Bounded: a description past `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending
+  /// with `…`), and a schema whose JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by
+  /// `{ type: 'object' }` with `parametersOmitted` saying why.
   #[napi(catch_unwind, ts_return_type = "ToolSearchEntry | null")]
   pub fn describe(&self, id: String) -> Result<Option<serde_json::Value>> {
     Counters::bump(&self.run.telemetry.describes);
     let Some(entry) = self.run.catalog.get(&id) else {
       return Ok(None);
     };
+    let (compact, omitted) = described(entry);
     // Read as the declared shape, so that the declaration cannot drift from what is written
     // (a drift throws: `ToolSearchRun.call` makes it an `internal_error` result).
-    let written = serde_json::to_value(catalog::compact(entry, true))
+    let written = serde_json::to_value(compact)
       .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
-    let entry: ToolSearchEntry = serde_json::from_value(written)
+    let mut entry: ToolSearchEntry = serde_json::from_value(written)
       .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
+    entry.parameters_omitted = omitted;
     serde_json::to_value(entry)
       .map(Some)
       .map_err(|error| Error::from_reason(error.to_string()))
@@ -297,5 +334,36 @@ impl NativeToolSearch {
   #[napi(catch_unwind)]
   pub fn drop_parked(&self, token: String) -> bool {
     self.run.drop_parked(&token)
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  #[test]
+  fn describe_bounds_the_description_and_replaces_a_schema_too_large() {
+    let big = json!({ "type": "object", "properties": { "city": { "type": "string", "description": "y".repeat(40_000) } } });
+    let small = json!({ "type": "object", "properties": { "city": { "type": "string" } } });
+    let catalog = catalog::Catalog::build(&json!([
+      { "name": "big", "description": "d".repeat(10_000), "parameters": big },
+      { "name": "small", "description": "Small", "parameters": small },
+    ]));
+    let (entry, note) = described(catalog.get("openclaw:core:big").unwrap());
+    assert_eq!(
+      entry.description.chars().count(),
+      catalog::DESCRIBE_DESCRIPTION_MAX_CHARS
+    );
+    assert!(entry.description.ends_with(catalog::CUT_MARKER));
+    assert_eq!(entry.parameters.unwrap().get(), r#"{"type":"object"}"#);
+    assert!(note.unwrap().contains("more than the 32768 bytes"));
+    let (entry, note) = described(catalog.get("openclaw:core:small").unwrap());
+    assert_eq!(entry.description, "Small");
+    assert_eq!(
+      serde_json::from_str::<serde_json::Value>(entry.parameters.unwrap().get()).unwrap(),
+      small
+    );
+    assert!(note.is_none());
   }
 }

@@ -1,7 +1,10 @@
 //! What the model sees of Tool Search: the model tools of each mode and the bounded capability
 //! directory of `directory` mode.
 
-use crate::catalog::{Catalog, Source};
+use crate::catalog::{
+  Catalog, DESCRIBE_DESCRIPTION_MAX_CHARS, DESCRIBE_SCHEMA_MAX_BYTES, SEARCH_DESCRIPTION_MAX_CHARS,
+  Source,
+};
 use napi_derive::napi;
 use serde_json::{Value, json};
 
@@ -61,7 +64,7 @@ Nothing else: no modules, timers, network or files. The whole call, tool calls i
       "Tool Search",
       format!(
         "Search this run's tool catalog ({size} tools) for tools that can do something. Returns compact entries `[{{ id, name, label?, description, source, sourceName }}]` without schemas; \
-use tool_describe for a tool's parameters and tool_call to call it. {QUERY_NOTE}"
+Descriptions are shortened to {SEARCH_DESCRIPTION_MAX_CHARS} characters. Use tool_describe for a tool's parameters and tool_call to call it. {QUERY_NOTE}"
       ),
       json!({
         "type": "object",
@@ -76,7 +79,10 @@ use tool_describe for a tool's parameters and tool_call to call it. {QUERY_NOTE}
     tool(
       "tool_describe",
       "Describe tool",
-      "Load one catalog tool by its id from tool_search: its full entry with the JSON Schema `parameters`.".into(),
+      format!(
+        "Load one catalog tool by its id from tool_search: its full entry with the JSON Schema `parameters`. \
+A description is cut to {DESCRIBE_DESCRIPTION_MAX_CHARS} characters; a schema larger than {DESCRIBE_SCHEMA_MAX_BYTES} bytes of JSON is replaced by `{{ type: 'object' }}` and `parametersOmitted` says so."
+      ),
       json!({
         "type": "object",
         "properties": { "id": { "type": "string", "description": "A tool id from tool_search." } },

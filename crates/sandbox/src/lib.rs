@@ -328,9 +328,10 @@ impl Sandbox {
     let work = Box::new(move || {
       let answer = match guest_run.search_limit(limit) {
         Ok(limit) => {
-          // The hits, or `{ hits, queryTruncated }` when only the query's first part was searched.
+          // The hits (descriptions bounded), or `{ hits, queryTruncated }` when only the query's first
+          // part was searched.
           let hits =
-            engine::stuck::guest(|| toolsearch::hits(&guest_run, &query, limit).guest_json());
+            engine::stuck::guest(|| toolsearch::hits(&guest_run, &query, limit).structured_json());
           Answer::Text(hits)
         }
         Err(message) => Answer::Error(message.to_string()),

@@ -16,6 +16,7 @@ use crate::input::Field;
 use crate::protocol::types::CodeModeSources;
 use crate::run::Run;
 use crate::telemetry::Counters;
+use code_mode_protocol::wire::SearchQuery;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde::{Deserialize, Serialize};
@@ -68,6 +69,8 @@ pub struct ToolSearchTelemetry {
   pub model_tool_count: u32,
   pub catalog_size: u32,
   pub sources: CodeModeSources,
+  /// Searches run: one per query of a `tool_search` call (a batch of N counts N), and one per
+  /// `openclaw.tools.search`.
   pub search_count: u32,
   pub describe_count: u32,
   /// Tool calls started (through `openclaw.tools.call` or `tool_call`).
@@ -122,6 +125,40 @@ pub struct ToolSearchHits {
   /// Set when the query was past its caps and only its first part was searched.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub query_truncated: Option<ToolSearchQueryTruncation>,
+}
+
+/// What a batch `tool_search` (`{ queries: [...] }`) completes with: one group per query, in
+/// request order (a non-empty `query` beside the batch first). Its budget is 4,000 characters:
+/// UTF-16 code units of its `JSON.stringify` text, without indentation. Past it, the
+/// lowest-ranked candidates across the batch go first (on a tie, the later group's).
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// A declaration: `lib/tool-search.js` builds it.
+#[allow(dead_code)]
+pub struct ToolSearchBatch {
+  pub results: Vec<ToolSearchBatchGroup>,
+  /// Set when candidates were removed to keep the answer within its budget.
+  #[napi(ts_type = "true")]
+  pub truncated: Option<bool>,
+}
+
+/// One query's group of a batch `tool_search`.
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// A declaration: `lib/tool-search.js` builds it.
+#[allow(dead_code)]
+pub struct ToolSearchBatchGroup {
+  /// The query as it was given.
+  pub query: String,
+  /// Its best matches first, at most its limit (empty: no match, unless `truncated`).
+  pub candidates: Vec<ToolSearchEntry>,
+  /// Set when the query was past 32 distinct words and only its first part was searched.
+  pub query_truncated: Option<ToolSearchQueryTruncation>,
+  /// Set when this group lost candidates to the batch's budget.
+  #[napi(ts_type = "true")]
+  pub truncated: Option<bool>,
 }
 
 /// A search query cut to its first part.
@@ -196,6 +233,29 @@ fn open_schema() -> &'static serde_json::value::RawValue {
   })
 }
 
+/// The caps of one `tool_search` batch (OpenClaw's Tool Search page).
+#[napi(object, object_from_js = false)]
+pub struct ToolSearchBatchLimits {
+  /// Most queries in one batch.
+  pub queries: u32,
+  /// Longest query, in UTF-16 code units.
+  pub query_chars: u32,
+  /// Most UTF-8 bytes of `JSON.stringify` of the batch's query texts (an array of strings).
+  pub query_bytes: u32,
+  /// Most candidates the batch's effective limits may ask for in total.
+  pub candidates: u32,
+  /// Budget of the response: UTF-16 code units of `JSON.stringify` of `{ results, truncated? }`.
+  pub response_chars: u32,
+}
+
+/// One query of a `tool_search` call, as the JS layer passes it (checked there).
+#[napi(object, object_to_js = false)]
+pub struct ToolSearchQuery {
+  pub query: String,
+  /// The hits asked for; absent: the run's `searchDefaultLimit`.
+  pub limit: Option<f64>,
+}
+
 /// The tool a `tool_call` called, as its completed result names it.
 #[napi(object, object_from_js = false)]
 pub struct ToolSearchCalledTool {
@@ -237,6 +297,19 @@ impl NativeToolSearch {
     )
   }
 
+  /// The caps of a `tool_search` batch, which the JS layer checks (one definition, in
+  /// `surface.rs`, for them and the model's tool description).
+  #[napi(getter, catch_unwind)]
+  pub fn batch_limits(&self) -> ToolSearchBatchLimits {
+    ToolSearchBatchLimits {
+      queries: surface::MAX_BATCH_QUERIES as u32,
+      query_chars: surface::MAX_BATCH_QUERY_CHARS as u32,
+      query_bytes: surface::MAX_BATCH_QUERY_BYTES as u32,
+      candidates: surface::MAX_BATCH_CANDIDATES as u32,
+      response_chars: surface::BATCH_RESPONSE_MAX_CHARS as u32,
+    }
+  }
+
   /// The capability directory for the system prompt (every mode), naming this mode's tools.
   #[napi(catch_unwind)]
   pub fn directory(&self) -> String {
@@ -258,21 +331,30 @@ impl NativeToolSearch {
     }
   }
 
-  /// `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
-  /// resolves with the hits; rejects on a bad limit (the JS layer makes it a failed result).
-  #[napi(catch_unwind, ts_return_type = "Promise<ToolSearchHits>")]
+  /// `tool_search`, in the run's sandbox process (a query's cost is the model's to choose): every
+  /// query of one call in one request to it. Resolves with each query's hits, in order (their
+  /// descriptions bounded, see `SEARCH_DESCRIPTION_MAX_CHARS`); rejects on a bad limit (the JS
+  /// layer makes it a failed result). The JS layer checks a batch's shape and caps first.
+  #[napi(catch_unwind, ts_return_type = "Promise<ToolSearchHits[]>")]
   pub fn search<'env>(
     &self,
     env: &'env Env,
-    query: String,
-    limit: Option<f64>,
+    queries: Vec<ToolSearchQuery>,
   ) -> Result<Object<'env>> {
     let (settle, promise) = crate::promise::create::<serde_json::Value>(env)?;
-    self.run.search(query, limit, move |answer| {
+    let queries = queries
+      .into_iter()
+      .map(|q| SearchQuery {
+        query: q.query,
+        limit: q.limit,
+      })
+      .collect();
+    self.run.search(queries, move |answer| {
       let hits = answer.and_then(|json| {
-        let found: Found = serde_json::from_str(&json)
+        let found: Vec<Found> = serde_json::from_str(&json)
           .map_err(|error| format!("the sandbox answered a search with {error}"))?;
-        serde_json::to_value(found.hits()).map_err(|error| error.to_string())
+        let hits: Vec<ToolSearchHits> = found.into_iter().map(Found::hits).collect();
+        serde_json::to_value(hits).map_err(|error| error.to_string())
       });
       match hits {
         Ok(hits) => settle.resolve(hits),

@@ -118,16 +118,28 @@ export declare class NativeToolSearch {
   constructor(run: NativeRun, mode: string)
   /** The model tools of this run's mode. */
   modelTools(): Array<ToolSearchModelTool>
+  /**
+   * The caps of a `tool_search` batch, which the JS layer checks (one definition, in
+   * `surface.rs`, for them and the model's tool description).
+   */
+  get batchLimits(): ToolSearchBatchLimits
   /** The capability directory for the system prompt (every mode), naming this mode's tools. */
   directory(): string
   get catalogSize(): number
   get sources(): CodeModeSources
   /**
-   * `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
-   * resolves with the hits; rejects on a bad limit (the JS layer makes it a failed result).
+   * `tool_search`, in the run's sandbox process (a query's cost is the model's to choose): every
+   * query of one call in one request to it. Resolves with each query's hits, in order (their
+   * descriptions bounded, see `SEARCH_DESCRIPTION_MAX_CHARS`); rejects on a bad limit (the JS
+   * layer makes it a failed result). The JS layer checks a batch's shape and caps first.
    */
-  search(query: string, limit?: number | undefined | null): Promise<ToolSearchHits>
-  /** `tool_describe`: the entry with its input schema, or null when it is not in the catalog. */
+  search(queries: Array<ToolSearchQuery>): Promise<ToolSearchHits[]>
+  /**
+   * `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
+   * Bounded: a description past `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending
+   * with `…`), and a schema whose JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by
+   * `{ type: 'object' }` with `parametersOmitted` saying why.
+   */
   describe(id: string): ToolSearchEntry | null
   /**
    * The tool `tool_call` reports it called (not counted as a describe), or null when `id` is
@@ -532,6 +544,44 @@ export interface ToolCatalogEntry {
   sourceName?: string
 }
 
+/**
+ * What a batch `tool_search` (`{ queries: [...] }`) completes with: one group per query, in
+ * request order (a non-empty `query` beside the batch first). Its budget is 4,000 characters:
+ * UTF-16 code units of its `JSON.stringify` text, without indentation. Past it, the
+ * lowest-ranked candidates across the batch go first (on a tie, the later group's).
+ */
+export interface ToolSearchBatch {
+  results: Array<ToolSearchBatchGroup>
+  /** Set when candidates were removed to keep the answer within its budget. */
+  truncated?: true
+}
+
+/** One query's group of a batch `tool_search`. */
+export interface ToolSearchBatchGroup {
+  /** The query as it was given. */
+  query: string
+  /** Its best matches first, at most its limit (empty: no match, unless `truncated`). */
+  candidates: Array<ToolSearchEntry>
+  /** Set when the query was past 32 distinct words and only its first part was searched. */
+  queryTruncated?: ToolSearchQueryTruncation
+  /** Set when this group lost candidates to the batch's budget. */
+  truncated?: true
+}
+
+/** The caps of one `tool_search` batch (OpenClaw's Tool Search page). */
+export interface ToolSearchBatchLimits {
+  /** Most queries in one batch. */
+  queries: number
+  /** Longest query, in UTF-16 code units. */
+  queryChars: number
+  /** Most UTF-8 bytes of `JSON.stringify` of the batch's query texts (an array of strings). */
+  queryBytes: number
+  /** Most candidates the batch's effective limits may ask for in total. */
+  candidates: number
+  /** Budget of the response: UTF-16 code units of `JSON.stringify` of `{ results, truncated? }`. */
+  responseChars: number
+}
+
 /** The tool a `tool_call` called, as its completed result names it. */
 export interface ToolSearchCalledTool {
   /** Exact catalog id, `<source>:<owner>:<name>`. */
@@ -577,7 +627,10 @@ export interface ToolSearchEntry {
   name: string
   /** Its human-readable title, when it has one. */
   label?: string
-  /** What the tool does (the gateway's text). */
+  /**
+   * What the tool does (the gateway's text): at most 200 characters in `tool_search` hits and
+   * 4,000 from `tool_describe`, a longer one cut and ending with `…`.
+   */
   description: string
   /** Where the tool comes from. */
   source: 'openclaw' | 'mcp' | 'client'
@@ -588,6 +641,11 @@ export interface ToolSearchEntry {
    * the tool gave none).
    */
   parameters?: Record<string, unknown>
+  /**
+   * `tool_describe` only, when the input schema's JSON was larger than it shows (32 KiB): why
+   * `parameters` is only `{ type: 'object' }`.
+   */
+  parametersOmitted?: string
 }
 
 /** What `tool_search` found. */
@@ -605,6 +663,13 @@ export interface ToolSearchModelTool {
   description: string
   /** JSON Schema (flat: no oneOf/anyOf). */
   parameters: Record<string, unknown>
+}
+
+/** One query of a `tool_search` call, as the JS layer passes it (checked there). */
+export interface ToolSearchQuery {
+  query: string
+  /** The hits asked for; absent: the run's `searchDefaultLimit`. */
+  limit?: number
 }
 
 /** A search query cut to its first part. */
@@ -626,6 +691,10 @@ export interface ToolSearchTelemetry {
   modelToolCount: number
   catalogSize: number
   sources: CodeModeSources
+  /**
+   * Searches run: one per query of a `tool_search` call (a batch of N counts N), and one per
+   * `openclaw.tools.search`.
+   */
   searchCount: number
   describeCount: number
   /** Tool calls started (through `openclaw.tools.call` or `tool_call`). */

@@ -15,7 +15,10 @@ import type {
   ModelToolDefinition,
   NamespaceRegistration,
   ToolCatalogEntry,
+  ToolSearchBatch,
+  ToolSearchBatchGroup,
   ToolSearchConfig,
+  ToolSearchEntry,
   ToolSearchModelTool,
   ToolSearchQueryTruncation,
   ToolSearchTelemetry,
@@ -42,7 +45,10 @@ export type {
   CodeModeTelemetry,
   ModelToolDefinition,
   ToolCatalogEntry,
+  ToolSearchBatch,
+  ToolSearchBatchGroup,
   ToolSearchConfig,
+  ToolSearchEntry,
   ToolSearchModelTool,
   ToolSearchQueryTruncation,
   ToolSearchTelemetry,
@@ -340,10 +346,15 @@ export interface ToolSearchRunOptions {
 export type ToolSearchResult =
   | {
       status: 'completed'
+      /**
+       * `tool_search`: `ToolSearchEntry[]` for one query, a `ToolSearchBatch` for a call with
+       * `queries`; `tool_describe`: a `ToolSearchEntry` with `parameters`; `tool_call`:
+       * `{ tool, result }`; `tool_search_code`: the cell's value.
+       */
       value: unknown
       output?: CodeModeOutput[]
       /**
-       * `tool_search` only, when the query was past its caps (512 characters, 32 distinct words):
+       * `tool_search` with one query only, when the query was past its caps (512 characters, 32 distinct words):
        * only `searched`, its first part, was searched; `message` says so to the model.
        */
       queryTruncated?: ToolSearchQueryTruncation

@@ -13,6 +13,7 @@ import {
   type CatalogTool,
   type CodeModeEvent,
   type NestedToolCall,
+  type ToolSearchBatch,
   type ToolSearchResult,
 } from '../index.js'
 import { TOOLS, deferred, sleep } from './helpers.js'
@@ -218,6 +219,258 @@ describe('structured tools', () => {
     const { run } = makeSearch({ config: { mode: 'tools', searchDefaultLimit: 3, maxSearchLimit: 5 }, tools })
     expect((completed(await run.call('tool_search', { query: 'note' })) as unknown[]).length).toBe(3)
     expect((completed(await run.call('tool_search', { query: 'note', limit: 50 })) as unknown[]).length).toBe(5)
+  })
+})
+
+describe('tool_search batches (OpenClaw 2026.9.6)', () => {
+  type Group = { query: string; candidates: { id: string; description: string }[]; truncated?: true; queryTruncated?: unknown }
+  type Batch = { results: Group[]; truncated?: true }
+  const ids = (hits: unknown) => (hits as { id: string }[]).map((hit) => hit.id)
+  const batch = (result: ToolSearchResult) => completed(result) as Batch
+
+  it('answers { results: [{ query, candidates }] } in request order, one search per query, an empty group for no match', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' } })
+    const value = batch(
+      await run.call('tool_search', { queries: [{ query: 'read a file', limit: 1 }, { query: 'github issue' }, { query: 'zzzz qqqq' }] }),
+    )
+    expect(Object.keys(value)).toEqual(['results'])
+    expect(value.results.map((group) => group.query)).toEqual(['read a file', 'github issue', 'zzzz qqqq'])
+    expect(ids(value.results[0].candidates)).toEqual(['openclaw:core:read_file'])
+    expect(ids(value.results[1].candidates)[0]).toBe('mcp:github:create_issue')
+    // A valid query with no matches: an empty group, not a truncated one.
+    expect(value.results[2]).toEqual({ query: 'zzzz qqqq', candidates: [] })
+    // Each query ranks, filters and limits as an ordinary search does.
+    expect(value.results[1].candidates).toEqual(completed(await run.call('tool_search', { query: 'github issue' })))
+    expect(run.telemetry.searchCount).toBe(4)
+  })
+
+  it('runs a non-empty query first with the top-level limit, then the batch in order with repeats', async () => {
+    const tools: CatalogTool[] = Array.from({ length: 30 }, (_, i) => ({ name: `note_${i}`, description: 'write a note' }))
+    const { run } = makeSearch({ config: { mode: 'tools', searchDefaultLimit: 4 }, tools })
+    const value = batch(
+      await run.call('tool_search', { query: 'note', limit: 2, queries: [{ query: 'write' }, { query: 'note', limit: 1 }, { query: 'write', limit: null }] }),
+    )
+    expect(value.results.map((group) => [group.query, group.candidates.length])).toEqual([
+      ['note', 2],
+      ['write', 4],
+      ['note', 1],
+      ['write', 4],
+    ])
+  })
+
+  it('ignores a blank, null or omitted query beside a batch; refuses a non-null top-level limit there', async () => {
+    const { run, calls } = makeSearch({ config: { mode: 'tools' } })
+    const queries = [{ query: 'read a file', limit: 1 }]
+    for (const scalar of [{}, { query: null }, { query: '' }, { query: ' \n\t' }, { query: '  ', limit: null }]) {
+      const value = batch(await run.call('tool_search', { ...scalar, queries }))
+      expect(value.results.map((group) => group.query)).toEqual(['read a file'])
+    }
+    for (const scalar of [{ limit: 3 }, { query: '', limit: 3 }, { query: null, limit: 1 }]) {
+      const result = failed(await run.call('tool_search', { ...scalar, queries }))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(/limit applies to query only/)
+    }
+    expect(calls).toHaveLength(0)
+  })
+
+  it('keeps the scalar shape for queries omitted, null, or [] beside a non-empty query', async () => {
+    const tools: CatalogTool[] = Array.from({ length: 30 }, (_, i) => ({ name: `note_${i}`, description: 'write a note' }))
+    const { run } = makeSearch({ config: { mode: 'tools', searchDefaultLimit: 4 }, tools })
+    for (const input of [{ query: 'note', limit: 2 }, { query: 'note', limit: 2, queries: null }, { query: 'note', limit: 2, queries: [] }]) {
+      const value = completed(await run.call('tool_search', input))
+      expect(Array.isArray(value)).toBe(true)
+      expect((value as unknown[]).length).toBe(2)
+    }
+    // `limit: null` is the default limit, like an omitted one.
+    expect((completed(await run.call('tool_search', { query: 'note', limit: null })) as unknown[]).length).toBe(4)
+    // A blank query without a batch still searches, and finds nothing.
+    expect(completed(await run.call('tool_search', { query: '   ' }))).toEqual([])
+    expect(completed(await run.call('tool_search', { query: '', queries: null }))).toEqual([])
+  })
+
+  it('refuses every invalid shape as one invalid_input failure, searching nothing', async () => {
+    const { run, calls } = makeSearch({ config: { mode: 'tools' } })
+    const one = [{ query: 'file' }]
+    for (const [input, message] of [
+      [{}, /requires a query string, not undefined/],
+      [{ query: null }, /requires a query string, not null/],
+      [{ query: null, queries: null }, /requires a query string, not null/],
+      [{ queries: [] }, /queries is empty and query is blank/],
+      [{ query: '  ', queries: [] }, /queries is empty and query is blank/],
+      [{ query: null, queries: [] }, /queries is empty and query is blank/],
+      [{ query: 3, queries: one }, /query string, not number/],
+      [{ queries: 'file' }, /queries must be an array of \{ query, limit\? \} objects, not string/],
+      [{ queries: { query: 'file' } }, /queries must be an array .* not object/],
+      [{ queries: [{ query: 'file' }, 'file'] }, /queries\[1\] must be a \{ query, limit\? \} object, not string/],
+      [{ queries: [null] }, /queries\[0\] must be .* not null/],
+      [{ queries: [{}] }, /queries\[0\]\.query must be a non-empty string, not undefined/],
+      [{ queries: [{ query: 7 }] }, /queries\[0\]\.query must be a non-empty string, not number/],
+      [{ queries: [{ query: 'a' }, { query: ' ' }] }, /queries\[1\]\.query must be a non-empty string, not a blank one/],
+      [{ queries: [{ query: 'a', limit: 0 }] }, /queries\[0\]\.limit must be a positive integer/],
+      [{ queries: [{ query: 'a', limit: 1.5 }] }, /queries\[0\]\.limit must be a positive integer/],
+      [{ queries: [{ query: 'a', limit: '3' }] }, /queries\[0\]\.limit must be a positive integer/],
+      [{ query: 'a', limit: -1, queries: one }, /limit must be a positive integer/],
+    ] as const) {
+      const result = failed(await run.call('tool_search', input))
+      expect(result.code, JSON.stringify(input)).toBe('invalid_input')
+      expect(result.error).toMatch(message)
+    }
+    expect(calls).toHaveLength(0)
+    expect(run.telemetry.searchCount).toBe(0)
+  })
+
+  it('caps a batch at 16 queries, 512 characters a query, 512 bytes of query list and 50 results', async () => {
+    const tools: CatalogTool[] = Array.from({ length: 60 }, (_, i) => ({ name: `note_${i}`, description: 'write a note' }))
+    const { run } = makeSearch({ config: { mode: 'tools', searchDefaultLimit: 3 }, tools })
+    const queries = (n: number, limit?: number) => Array.from({ length: n }, (_, i) => ({ query: `note ${i}`, ...(limit ? { limit } : {}) }))
+    const refused = async (input: unknown, message: RegExp) => {
+      const result = failed(await run.call('tool_search', input))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(message)
+    }
+    // 16 queries.
+    expect(batch(await run.call('tool_search', { queries: queries(16) })).results).toHaveLength(16)
+    await refused({ queries: queries(17) }, /at most 16 queries in one call, not 17/)
+    // The non-empty query beside the batch counts.
+    await refused({ query: 'note', queries: queries(16) }, /at most 16 queries in one call, not 17/)
+    // 512 characters a query (UTF-16 code units), then 512 UTF-8 bytes of `["...",...]`.
+    await refused({ queries: [{ query: 'n'.repeat(513) }] }, /queries\[0\]\.query has 513 characters; a query in a batch may have at most 512/)
+    await refused({ query: 'n'.repeat(513), queries: one() }, /tool_search query has 513 characters/)
+    expect(batch(await run.call('tool_search', { queries: [{ query: 'n'.repeat(508) }] })).results).toHaveLength(1)
+    await refused({ queries: [{ query: 'n'.repeat(509) }] }, /513 bytes of JSON together; a batch may have at most 512/)
+    await refused({ queries: [{ query: 'é'.repeat(200) }, { query: 'note '.repeat(22) }] }, /bytes of JSON together/)
+    // 50 results in all, each limit as it applies (default 3; clamped to maxSearchLimit 20).
+    expect(batch(await run.call('tool_search', { queries: queries(16, 3) })).results).toHaveLength(16)
+    await refused({ queries: queries(16, 4) }, /ask for 64 results in all .*; a batch may ask for at most 50/)
+    // 20 + 20 + the default 3: within 50.
+    expect(batch(await run.call('tool_search', { queries: [{ query: 'note', limit: 25 }, { query: 'note', limit: 25 }, { query: 'note' }] })).results).toHaveLength(3)
+    expect(batch(await run.call('tool_search', { queries: [{ query: 'note', limit: 25 }, { query: 'note', limit: 25 }, { query: 'note', limit: 10 }] })).results).toHaveLength(3)
+    await refused({ queries: [{ query: 'note', limit: 25 }, { query: 'note', limit: 25 }, { query: 'note', limit: 11 }] }, /ask for 51 results/)
+    await refused({ query: 'note', limit: 20, queries: [{ query: 'note', limit: 20 }, { query: 'note', limit: 11 }] }, /ask for 51 results/)
+    function one() {
+      return [{ query: 'note' }]
+    }
+  })
+
+  it('keeps a batch within 4,000 characters, dropping the lowest-ranked candidates first and flagging the groups', async () => {
+    const tools: CatalogTool[] = Array.from({ length: 40 }, (_, i) => ({
+      name: `widget_${String(i).padStart(2, '0')}`,
+      // Every description is cut to the same 200 characters' length: every candidate is as long.
+      description: `Widget tool ${String(i).padStart(2, '0')} manages widgets. ` + 'd'.repeat(300),
+    }))
+    tools.push({ name: 'lone_gadget', description: 'The only gadget' })
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools })
+    const queries = [{ query: 'widget', limit: 10 }, { query: 'zzzz qqqq' }, { query: 'gadget', limit: 1 }, { query: 'manages widgets', limit: 10 }, { query: 'widget tool', limit: 10 }]
+    const value = batch(await run.call('tool_search', { queries }))
+    expect(JSON.stringify(value).length).toBeLessThanOrEqual(4_000)
+    expect(value.truncated).toBe(true)
+    expect(Object.keys(value)).toEqual(['results', 'truncated'])
+    // Each group keeps a prefix of its own ranking.
+    for (const [i, group] of value.results.entries()) {
+      const whole = completed(await run.call('tool_search', queries[i])) as { id: string }[]
+      expect(ids(group.candidates)).toEqual(ids(whole).slice(0, group.candidates.length))
+      // Flagged exactly when it lost candidates.
+      expect(group.truncated === true).toBe(group.candidates.length < whole.length)
+      // Descriptions are compacted before output.
+      for (const hit of group.candidates) expect(hit.description.length).toBeLessThanOrEqual(200)
+    }
+    // A group with no matches is not truncated; the one-candidate group keeps its best hit.
+    expect(value.results[1]).toEqual({ query: 'zzzz qqqq', candidates: [] })
+    expect(ids(value.results[2].candidates)).toEqual(['openclaw:core:lone_gadget'])
+    // Lowest rank across the batch first: the ten-candidate groups differ by at most one, the
+    // earlier group keeping more on a tie.
+    const kept = [0, 3, 4].map((i) => value.results[i].candidates.length)
+    expect(Math.max(...kept) - Math.min(...kept)).toBeLessThanOrEqual(1)
+    expect(kept).toEqual([...kept].sort((a, b) => b - a))
+    // And only as many as needed: one more candidate would not have fit.
+    const next = { results: value.results.map((group) => ({ ...group, candidates: [...group.candidates] })), truncated: true }
+    const fuller = completed(await run.call('tool_search', queries[3])) as Group['candidates']
+    next.results[3].candidates.push(fuller[next.results[3].candidates.length])
+    expect(JSON.stringify(next).length).toBeGreaterThan(4_000)
+    // Within the budget: nothing is cut, and there are no flags.
+    const small = batch(await run.call('tool_search', { queries: [{ query: 'widget', limit: 2 }, { query: 'gadget' }] }))
+    expect('truncated' in small).toBe(false)
+    for (const group of small.results) expect('truncated' in group).toBe(false)
+  })
+
+  it('the model tool takes query or queries', () => {
+    const [search, describeTool] = makeSearch({ config: { mode: 'tools' } }).run.modelTools
+    const parameters = search.parameters as { properties: Record<string, any>; required?: string[] }
+    expect(Object.keys(parameters.properties)).toEqual(['query', 'limit', 'queries'])
+    expect(parameters.required ?? []).not.toContain('query')
+    expect(parameters.properties.queries.maxItems).toBe(16)
+    expect(parameters.properties.queries.items.required).toEqual(['query'])
+    expect(search.description).toContain('queries: [{ query, limit? }]')
+    expect(search.description).toContain('{ results: [{ query, candidates }] }')
+    expect(search.description).toMatch(/shortened to 200 characters/)
+    expect(describeTool.description).toMatch(/4000 characters.*32768 bytes/)
+  })
+})
+
+describe('bounded structured output', () => {
+  // 10 MB (of dots: what the search index reads of them is cheap, even in a debug build).
+  const huge = 'Fetch the weather for a city. ' + '.'.repeat(10 * 1024 * 1024)
+  const bigSchema = { type: 'object', properties: { city: { type: 'string', description: 'y'.repeat(40_000) } } }
+  const tools: CatalogTool[] = [
+    { name: 'weather', description: huge, parameters: bigSchema },
+    { name: 'emoji_weather', description: '\u{1f600}'.repeat(300) + ' weather' },
+    { name: 'small_weather', description: 'Weather, briefly', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+    { name: 'hostile', source: 'mcp', sourceName: 'evil', description: 'weather ' + '.'.repeat(1_000_000) },
+  ]
+
+  it('tool_search cuts each description to 200 characters, between characters, with a marker', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools })
+    const hits = completed(await run.call('tool_search', { query: 'weather' })) as { id: string; description: string }[]
+    const byId = Object.fromEntries(hits.map((hit) => [hit.id, hit.description]))
+    const weather = byId['openclaw:core:weather']
+    expect(weather).toBe('Fetch the weather for a city. ' + '.'.repeat(169) + '…')
+    expect(weather.endsWith('…')).toBe(true)
+    expect(Array.from(weather)).toHaveLength(200)
+    expect(Array.from(byId['mcp:evil:hostile'])).toHaveLength(200)
+    // Characters, not bytes or UTF-16 units: 199 whole emoji and the marker.
+    expect(byId['openclaw:core:emoji_weather']).toBe('\u{1f600}'.repeat(199) + '…')
+    expect(byId['openclaw:core:small_weather']).toBe('Weather, briefly')
+    expect(JSON.stringify(hits).length).toBeLessThan(4_000)
+    const value = completed(await run.call('tool_search', { queries: [{ query: 'weather' }, { query: 'city' }] })) as ToolSearchBatch
+    for (const group of value.results) for (const hit of group.candidates) expect(Array.from(hit.description).length).toBeLessThanOrEqual(200)
+  })
+
+  it('tool_describe cuts the description to 4,000 characters and replaces a schema over 32 KiB by a note', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools })
+    const weather = completed(await run.call('tool_describe', { id: 'openclaw:core:weather' })) as Record<string, any>
+    expect(Array.from(weather.description)).toHaveLength(4_000)
+    expect(weather.description).toBe('Fetch the weather for a city. ' + '.'.repeat(3_969) + '…')
+    expect(weather.parameters).toEqual({ type: 'object' })
+    expect(weather.parametersOmitted).toMatch(/input schema is \d+ bytes of JSON, more than the 32768 bytes tool_describe shows/)
+    expect(Object.keys(weather)).toEqual(['id', 'name', 'description', 'source', 'sourceName', 'parameters', 'parametersOmitted'])
+    expect(JSON.stringify(weather).length).toBeLessThan(5_000)
+    const small = completed(await run.call('tool_describe', { id: 'openclaw:core:small_weather' })) as Record<string, any>
+    expect(small.parameters).toEqual(tools[2].parameters)
+    expect('parametersOmitted' in small).toBe(false)
+    const hostile = completed(await run.call('tool_describe', { id: 'mcp:evil:hostile' })) as Record<string, any>
+    expect(Array.from(hostile.description)).toHaveLength(4_000)
+  })
+})
+
+describe('tool_call args', () => {
+  it('must serialise to a JSON object: a toJSON giving anything else is invalid_input', async () => {
+    const { run, calls } = makeSearch({ config: { mode: 'tools' } })
+    for (const [toJSON, message] of [
+      [() => undefined, /args must serialise to a JSON object, not nothing \(undefined\)/],
+      [() => 'path=a.txt', /not a string/],
+      [() => [1], /not an array/],
+      [() => null, /not null/],
+      [() => 3, /not a number/],
+      [() => true, /not a boolean/],
+    ] as const) {
+      const result = failed(await run.call('tool_call', { id: 'openclaw:core:read_file', args: { toJSON } }))
+      expect(result.code).toBe('invalid_input')
+      expect(result.error).toMatch(message)
+    }
+    expect(calls).toHaveLength(0)
+    const called = completed(await run.call('tool_call', { id: 'openclaw:core:read_file', args: { toJSON: () => ({ path: 'a.txt' }) } }))
+    expect(called).toMatchObject({ result: { input: { path: 'a.txt' } } })
+    expect(calls).toHaveLength(1)
   })
 })
 

@@ -72,6 +72,64 @@ function isObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
+/** @param {unknown} value */
+function isPositiveInteger(value) {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1
+}
+
+/**
+ * The JSON type a `JSON.stringify` result holds, from its first character (it is never indented).
+ * @param {string | undefined} json
+ */
+function jsonTypeName(json) {
+  if (json === undefined) return 'nothing (undefined)'
+  switch (json[0]) {
+    case '"':
+      return 'a string'
+    case '[':
+      return 'an array'
+    case 'n':
+      return 'null'
+    case 't':
+    case 'f':
+      return 'a boolean'
+    default:
+      return 'a number'
+  }
+}
+
+/**
+ * One query's group of a batch `tool_search` answer.
+ * @typedef {{ query: string, candidates: unknown[], queryTruncated?: unknown, truncated?: true }} BatchGroup
+ */
+
+/**
+ * A batch answer within its budget: `budget` UTF-16 code units of `JSON.stringify` of the
+ * answer (`{ results, truncated? }`, no indentation; what `.length` of that text is). Past it,
+ * candidates go lowest-ranked first across the batch (the last rank of every group before the
+ * one above it; on a tie, the later group's first), until it fits: the answer then has
+ * `truncated: true`, and so has each group that lost candidates.
+ * @param {BatchGroup[]} results
+ * @param {number} budget
+ * @returns {{ results: BatchGroup[], truncated?: true }}
+ */
+function fitBatch(results, budget) {
+  /** @type {{ results: BatchGroup[], truncated?: true }} */
+  const answer = { results }
+  if (JSON.stringify(answer).length <= budget) return answer
+  answer.truncated = true
+  /** @type {Array<[number, number]>} rank, group */
+  const order = []
+  results.forEach((group, g) => group.candidates.forEach((_, rank) => order.push([rank, g])))
+  order.sort((a, b) => b[0] - a[0] || b[1] - a[1])
+  for (const [, g] of order) {
+    if (JSON.stringify(answer).length <= budget) break
+    results[g].candidates.pop()
+    results[g].truncated = true
+  }
+  return answer
+}
+
 class ToolSearchRun {
   /** @type {CodeModeRunInstance} */
   #inner
@@ -301,22 +359,20 @@ class ToolSearchRun {
   }
 
   /**
+   * `tool_search`: one query (`{ query, limit }`), a batch (`{ queries: [{ query, limit? }] }`),
+   * or both, as OpenClaw's Tool Search page gives the rules (see `#plan`). Every query of the
+   * call goes to the sandbox process in one request.
    * @param {ToolInput} input
    * @returns {Promise<ToolSearchResult>}
    */
   async #searchTool(input) {
-    const query = input.query
-    if (typeof query !== 'string') {
-      return this.#failed('invalid_input', `tool_search requires a query string, not ${typeName(query)}.`)
-    }
-    const limit = input.limit
-    if (limit !== undefined && limit !== null && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1)) {
-      return this.#failed('invalid_input', 'tool_search limit must be a positive integer.')
-    }
+    const plan = this.#plan(input)
+    if (typeof plan === 'string') return this.#failed('invalid_input', plan)
+    if (plan.searches.length === 0) return this.#completed([])
     let found
     try {
       // In the run's sandbox process: a query's cost is the model's to choose.
-      found = await this.#search.search(query, /** @type {number | null | undefined} */ (limit) ?? undefined)
+      found = await this.#search.search(plan.searches)
     } catch (error) {
       // The input was checked above: what fails now is the runtime (the run's sandbox process
       // ended, or the search could not run there).
@@ -324,9 +380,88 @@ class ToolSearchRun {
     }
     // Aborted while the query ran: its hits are no longer wanted.
     if (this.#aborted) return this.#abortedResult()
-    // A query past the caps: its first part was searched, and the model is told so beside the hits.
-    if (!found.queryTruncated) return this.#completed(found.hits)
-    return { ...this.#completed(found.hits), queryTruncated: found.queryTruncated }
+    if (!plan.batch) {
+      const [one] = found
+      // A query past the caps: its first part was searched, and the model is told so beside the hits.
+      if (!one.queryTruncated) return this.#completed(one.hits)
+      return { ...this.#completed(one.hits), queryTruncated: one.queryTruncated }
+    }
+    /** @type {BatchGroup[]} */
+    const results = plan.searches.map(({ query }, i) => ({
+      query,
+      candidates: found[i].hits,
+      ...(found[i].queryTruncated ? { queryTruncated: found[i].queryTruncated } : {}),
+    }))
+    return this.#completed(fitBatch(results, this.#search.batchLimits.responseChars))
+  }
+
+  /**
+   * The searches of a `tool_search` call, or why it is refused (one message for the whole call).
+   * A non-empty `query` runs first with the top-level `limit`, then each entry of `queries` in
+   * order (repeats included). Beside a non-empty batch a missing, null or blank `query` is
+   * ignored, and a non-null top-level `limit` is refused. `queries` missing, null, or `[]` with
+   * a non-empty `query`, is the scalar shape: a blank `query` then finds nothing (no search
+   * runs), a missing or null one is refused. A batch counts every search of the call (the scalar's
+   * included) against its caps.
+   * @param {ToolInput} input
+   * @returns {string | { batch: boolean, searches: Array<{ query: string, limit?: number }> }}
+   */
+  #plan(input) {
+    const { query, limit, queries } = input
+    if (query !== undefined && query !== null && typeof query !== 'string') {
+      return `tool_search requires a query string, not ${typeName(query)}.`
+    }
+    if (limit !== undefined && limit !== null && !isPositiveInteger(limit)) {
+      return 'tool_search limit must be a positive integer.'
+    }
+    const scalar = typeof query === 'string' && query.trim().length > 0
+    const topLimit = limit === null || limit === undefined ? {} : { limit: /** @type {number} */ (limit) }
+    if (queries === undefined || queries === null || (Array.isArray(queries) && queries.length === 0 && scalar)) {
+      if (typeof query !== 'string') return `tool_search requires a query string, not ${typeName(query)}.`
+      // A blank query finds nothing (the page's rule; a cell's `search('')` lists the catalog).
+      return { batch: false, searches: scalar ? [{ query, ...topLimit }] : [] }
+    }
+    if (!Array.isArray(queries)) {
+      return `tool_search queries must be an array of { query, limit? } objects, not ${typeName(queries)}.`
+    }
+    if (queries.length === 0) {
+      return 'tool_search queries is empty and query is blank: give a query, or at least one entry in queries.'
+    }
+    const caps = this.#search.batchLimits
+    if (!scalar && limit !== undefined && limit !== null) {
+      return 'tool_search limit applies to query only: beside queries (and no query) omit it or set it to null, and give each entry of queries its own limit.'
+    }
+    const count = queries.length + (scalar ? 1 : 0)
+    if (count > caps.queries) {
+      return `tool_search takes at most ${caps.queries} queries in one call, not ${count}.`
+    }
+    /** @type {Array<{ query: string, limit?: number }>} */
+    const searches = scalar ? [{ query: /** @type {string} */ (query), ...topLimit }] : []
+    for (const [i, entry] of queries.entries()) {
+      if (!isObject(entry)) return `tool_search queries[${i}] must be a { query, limit? } object, not ${typeName(entry)}.`
+      if (typeof entry.query !== 'string' || entry.query.trim().length === 0) {
+        return `tool_search queries[${i}].query must be a non-empty string, not ${typeof entry.query === 'string' ? 'a blank one' : typeName(entry.query)}.`
+      }
+      if (entry.limit !== undefined && entry.limit !== null && !isPositiveInteger(entry.limit)) {
+        return `tool_search queries[${i}].limit must be a positive integer.`
+      }
+      searches.push({ query: entry.query, ...(entry.limit === undefined || entry.limit === null ? {} : { limit: /** @type {number} */ (entry.limit) }) })
+    }
+    const long = searches.findIndex((search) => search.query.length > caps.queryChars)
+    if (long >= 0) {
+      const which = scalar && long === 0 ? 'query' : `queries[${long - (scalar ? 1 : 0)}].query`
+      return `tool_search ${which} has ${searches[long].query.length} characters; a query in a batch may have at most ${caps.queryChars}.`
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(searches.map((search) => search.query)))
+    if (bytes > caps.queryBytes) {
+      return `tool_search queries are ${bytes} bytes of JSON together; a batch may have at most ${caps.queryBytes}.`
+    }
+    const { searchDefaultLimit, maxSearchLimit } = this.#config
+    const total = searches.reduce((sum, search) => sum + Math.min(search.limit ?? searchDefaultLimit, maxSearchLimit), 0)
+    if (total > caps.candidates) {
+      return `tool_search queries ask for ${total} results in all (an omitted limit is searchDefaultLimit, ${searchDefaultLimit}); a batch may ask for at most ${caps.candidates}.`
+    }
+    return { batch: true, searches }
   }
 
   /**
@@ -363,6 +498,11 @@ class ToolSearchRun {
       argsJson = JSON.stringify(args)
     } catch (error) {
       return this.#failed('invalid_input', `tool_call args must be JSON-serialisable: ${messageOf(error)}`)
+    }
+    // What the tool receives is this text: a `toJSON` can make an object serialise to anything
+    // (or to nothing), so the check is on the text, not on the value.
+    if (argsJson === undefined || argsJson[0] !== '{') {
+      return this.#failed('invalid_input', `tool_call args must serialise to a JSON object, not ${jsonTypeName(argsJson)}.`)
     }
     // One nested call in a cell: code mode's executor path, events and cancellation. The call
     // is data, exactly as the model made it (never spliced into source), and the outcome comes

@@ -40,7 +40,9 @@ use crate::surface::{self, SurfaceOptions};
 use crate::telemetry::{Counters, RunState};
 use code_mode_catalog::building::Building;
 use code_mode_catalog::{Catalog, Source};
-use code_mode_protocol::wire::{Answer, Command, GuestKind, Namespace, RunLimits, RunSpec};
+use code_mode_protocol::wire::{
+  Answer, Command, GuestKind, Namespace, RunLimits, RunSpec, SearchQuery,
+};
 use dashmap::DashMap;
 use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet};
@@ -355,15 +357,19 @@ impl Run {
     }
   }
 
-  /// Tool Search's structured `tool_search`, in the run's sandbox process: `respond` gets the
-  /// hits as JSON text, or the message of a refusal.
+  /// Tool Search's structured `tool_search`, in the run's sandbox process: every query of the
+  /// call in one request. `respond` gets a JSON array of each query's hits, in order, or the
+  /// message of a refusal (a bad limit refuses the whole call, before the sandbox is asked).
   pub fn search(
     self: &Arc<Self>,
-    query: String,
-    limit: Option<f64>,
+    queries: Vec<SearchQuery>,
     respond: impl FnOnce(Result<String, String>) + Send + 'static,
   ) {
-    if let Err(message) = self.search_limit(limit) {
+    if let Some(Err(message)) = queries
+      .iter()
+      .map(|q| self.search_limit(q.limit))
+      .find(Result::is_err)
+    {
       return respond(Err(message.to_string()));
     }
     let process = match self.process() {
@@ -373,18 +379,21 @@ impl Run {
     self.define_in(&process);
     let request = sandbox::next_request();
     let run = self.clone();
+    let count = queries.len();
     process.request(
       request,
       &Command::Search {
         request,
         run: self.id,
-        query,
-        limit,
+        queries,
       },
       Box::new(move |answer| {
         respond(match answer {
           Answer::Text(hits) => {
-            Counters::bump(&run.telemetry.searches);
+            // One search per query, as the model asked for them.
+            for _ in 0..count {
+              Counters::bump(&run.telemetry.searches);
+            }
             Ok(hits)
           }
           Answer::Error(message) => Err(message),

@@ -16,6 +16,7 @@ use crate::input::Field;
 use crate::protocol::types::CodeModeSources;
 use crate::run::Run;
 use crate::telemetry::Counters;
+use code_mode_protocol::wire::SearchQuery;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde::{Deserialize, Serialize};
@@ -68,6 +69,8 @@ pub struct ToolSearchTelemetry {
   pub model_tool_count: u32,
   pub catalog_size: u32,
   pub sources: CodeModeSources,
+  /// Searches run: one per query of a `tool_search` call (a batch of N counts N), and one per
+  /// `openclaw.tools.search`.
   pub search_count: u32,
   pub describe_count: u32,
   /// Tool calls started (through `openclaw.tools.call` or `tool_call`).
@@ -93,7 +96,8 @@ pub struct ToolSearchEntry {
   /// Its human-readable title, when it has one.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub label: Option<String>,
-  /// What the tool does (the gateway's text).
+  /// What the tool does (the gateway's text): at most 200 characters in `tool_search` hits and
+  /// 4,000 from `tool_describe`, a longer one cut and ending with `…`.
   pub description: String,
   /// Where the tool comes from.
   #[napi(ts_type = "'openclaw' | 'mcp' | 'client'")]
@@ -105,6 +109,10 @@ pub struct ToolSearchEntry {
   #[napi(ts_type = "Record<string, unknown>")]
   #[serde(skip_serializing_if = "Option::is_none")]
   pub parameters: Option<serde_json::Value>,
+  /// `tool_describe` only, when the input schema's JSON was larger than it shows (32 KiB): why
+  /// `parameters` is only `{ type: 'object' }`.
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  pub parameters_omitted: Option<String>,
 }
 
 /// What `tool_search` found.
@@ -117,6 +125,40 @@ pub struct ToolSearchHits {
   /// Set when the query was past its caps and only its first part was searched.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub query_truncated: Option<ToolSearchQueryTruncation>,
+}
+
+/// What a batch `tool_search` (`{ queries: [...] }`) completes with: one group per query, in
+/// request order (a non-empty `query` beside the batch first). Its budget is 4,000 characters:
+/// UTF-16 code units of its `JSON.stringify` text, without indentation. Past it, the
+/// lowest-ranked candidates across the batch go first (on a tie, the later group's).
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// A declaration: `lib/tool-search.js` builds it.
+#[allow(dead_code)]
+pub struct ToolSearchBatch {
+  pub results: Vec<ToolSearchBatchGroup>,
+  /// Set when candidates were removed to keep the answer within its budget.
+  #[napi(ts_type = "true")]
+  pub truncated: Option<bool>,
+}
+
+/// One query's group of a batch `tool_search`.
+#[napi(object, object_to_js = false, object_from_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// A declaration: `lib/tool-search.js` builds it.
+#[allow(dead_code)]
+pub struct ToolSearchBatchGroup {
+  /// The query as it was given.
+  pub query: String,
+  /// Its best matches first, at most its limit (empty: no match, unless `truncated`).
+  pub candidates: Vec<ToolSearchEntry>,
+  /// Set when the query was past 32 distinct words and only its first part was searched.
+  pub query_truncated: Option<ToolSearchQueryTruncation>,
+  /// Set when this group lost candidates to the batch's budget.
+  #[napi(ts_type = "true")]
+  pub truncated: Option<bool>,
 }
 
 /// A search query cut to its first part.
@@ -133,7 +175,7 @@ pub struct ToolSearchQueryTruncation {
   pub message: String,
 }
 
-/// The sandbox's answer to a search (`SearchResult::guest_json`): the hits, or `{ hits,
+/// The sandbox's answer to a search (`SearchResult::structured_json`): the hits, or `{ hits,
 /// queryTruncated }` when the query was cut.
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -162,6 +204,56 @@ impl Found {
       },
     }
   }
+}
+
+/// What `tool_describe` shows of `entry`, bounded, and the note that replaces a schema too large
+/// to show.
+fn described(entry: &catalog::CatalogEntry) -> (catalog::CompactEntry<'_>, Option<String>) {
+  let mut compact = catalog::compact(entry, true);
+  compact.description =
+    catalog::bounded_description(&entry.description, catalog::DESCRIBE_DESCRIPTION_MAX_CHARS);
+  let size = compact.parameters.map_or(0, |p| p.get().len());
+  if size <= catalog::DESCRIBE_SCHEMA_MAX_BYTES {
+    return (compact, None);
+  }
+  compact.parameters = Some(open_schema());
+  let note = format!(
+    "This tool's input schema is {size} bytes of JSON, more than the {} bytes tool_describe shows, so `parameters` is left open. Call it with the arguments its description asks for; the tool checks them.",
+    catalog::DESCRIBE_SCHEMA_MAX_BYTES
+  );
+  (compact, Some(note))
+}
+
+/// The schema shown in place of one too large to show.
+fn open_schema() -> &'static serde_json::value::RawValue {
+  static OPEN: std::sync::OnceLock<Box<serde_json::value::RawValue>> = std::sync::OnceLock::new();
+  OPEN.get_or_init(|| {
+    serde_json::value::RawValue::from_string(r#"{"type":"object"}"#.to_owned())
+      .unwrap_or_else(|_| unreachable!("a literal JSON object"))
+  })
+}
+
+/// The caps of one `tool_search` batch (OpenClaw's Tool Search page).
+#[napi(object, object_from_js = false)]
+pub struct ToolSearchBatchLimits {
+  /// Most queries in one batch.
+  pub queries: u32,
+  /// Longest query, in UTF-16 code units.
+  pub query_chars: u32,
+  /// Most UTF-8 bytes of `JSON.stringify` of the batch's query texts (an array of strings).
+  pub query_bytes: u32,
+  /// Most candidates the batch's effective limits may ask for in total.
+  pub candidates: u32,
+  /// Budget of the response: UTF-16 code units of `JSON.stringify` of `{ results, truncated? }`.
+  pub response_chars: u32,
+}
+
+/// One query of a `tool_search` call, as the JS layer passes it (checked there).
+#[napi(object, object_to_js = false)]
+pub struct ToolSearchQuery {
+  pub query: String,
+  /// The hits asked for; absent: the run's `searchDefaultLimit`.
+  pub limit: Option<f64>,
 }
 
 /// The tool a `tool_call` called, as its completed result names it.
@@ -205,6 +297,19 @@ impl NativeToolSearch {
     )
   }
 
+  /// The caps of a `tool_search` batch, which the JS layer checks (one definition, in
+  /// `surface.rs`, for them and the model's tool description).
+  #[napi(getter, catch_unwind)]
+  pub fn batch_limits(&self) -> ToolSearchBatchLimits {
+    ToolSearchBatchLimits {
+      queries: surface::MAX_BATCH_QUERIES as u32,
+      query_chars: surface::MAX_BATCH_QUERY_CHARS as u32,
+      query_bytes: surface::MAX_BATCH_QUERY_BYTES as u32,
+      candidates: surface::MAX_BATCH_CANDIDATES as u32,
+      response_chars: surface::BATCH_RESPONSE_MAX_CHARS as u32,
+    }
+  }
+
   /// The capability directory for the system prompt (every mode), naming this mode's tools.
   #[napi(catch_unwind)]
   pub fn directory(&self) -> String {
@@ -226,21 +331,30 @@ impl NativeToolSearch {
     }
   }
 
-  /// `tool_search`, in the run's sandbox process (a query's cost is the model's to choose):
-  /// resolves with the hits; rejects on a bad limit (the JS layer makes it a failed result).
-  #[napi(catch_unwind, ts_return_type = "Promise<ToolSearchHits>")]
+  /// `tool_search`, in the run's sandbox process (a query's cost is the model's to choose): every
+  /// query of one call in one request to it. Resolves with each query's hits, in order (their
+  /// descriptions bounded, see `SEARCH_DESCRIPTION_MAX_CHARS`); rejects on a bad limit (the JS
+  /// layer makes it a failed result). The JS layer checks a batch's shape and caps first.
+  #[napi(catch_unwind, ts_return_type = "Promise<ToolSearchHits[]>")]
   pub fn search<'env>(
     &self,
     env: &'env Env,
-    query: String,
-    limit: Option<f64>,
+    queries: Vec<ToolSearchQuery>,
   ) -> Result<Object<'env>> {
     let (settle, promise) = crate::promise::create::<serde_json::Value>(env)?;
-    self.run.search(query, limit, move |answer| {
+    let queries = queries
+      .into_iter()
+      .map(|q| SearchQuery {
+        query: q.query,
+        limit: q.limit,
+      })
+      .collect();
+    self.run.search(queries, move |answer| {
       let hits = answer.and_then(|json| {
-        let found: Found = serde_json::from_str(&json)
+        let found: Vec<Found> = serde_json::from_str(&json)
           .map_err(|error| format!("the sandbox answered a search with {error}"))?;
-        serde_json::to_value(found.hits()).map_err(|error| error.to_string())
+        let hits: Vec<ToolSearchHits> = found.into_iter().map(Found::hits).collect();
+        serde_json::to_value(hits).map_err(|error| error.to_string())
       });
       match hits {
         Ok(hits) => settle.resolve(hits),
@@ -251,18 +365,23 @@ impl NativeToolSearch {
   }
 
   /// `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
+  /// Bounded: a description past `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending
+  /// with `…`), and a schema whose JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by
+  /// `{ type: 'object' }` with `parametersOmitted` saying why.
   #[napi(catch_unwind, ts_return_type = "ToolSearchEntry | null")]
   pub fn describe(&self, id: String) -> Result<Option<serde_json::Value>> {
     Counters::bump(&self.run.telemetry.describes);
     let Some(entry) = self.run.catalog.get(&id) else {
       return Ok(None);
     };
+    let (compact, omitted) = described(entry);
     // Read as the declared shape, so that the declaration cannot drift from what is written
     // (a drift throws: `ToolSearchRun.call` makes it an `internal_error` result).
-    let written = serde_json::to_value(catalog::compact(entry, true))
+    let written = serde_json::to_value(compact)
       .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
-    let entry: ToolSearchEntry = serde_json::from_value(written)
+    let mut entry: ToolSearchEntry = serde_json::from_value(written)
       .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
+    entry.parameters_omitted = omitted;
     serde_json::to_value(entry)
       .map(Some)
       .map_err(|error| Error::from_reason(error.to_string()))
@@ -297,5 +416,36 @@ impl NativeToolSearch {
   #[napi(catch_unwind)]
   pub fn drop_parked(&self, token: String) -> bool {
     self.run.drop_parked(&token)
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use serde_json::json;
+
+  #[test]
+  fn describe_bounds_the_description_and_replaces_a_schema_too_large() {
+    let big = json!({ "type": "object", "properties": { "city": { "type": "string", "description": "y".repeat(40_000) } } });
+    let small = json!({ "type": "object", "properties": { "city": { "type": "string" } } });
+    let catalog = catalog::Catalog::build(&json!([
+      { "name": "big", "description": "d".repeat(10_000), "parameters": big },
+      { "name": "small", "description": "Small", "parameters": small },
+    ]));
+    let (entry, note) = described(catalog.get("openclaw:core:big").unwrap());
+    assert_eq!(
+      entry.description.chars().count(),
+      catalog::DESCRIBE_DESCRIPTION_MAX_CHARS
+    );
+    assert!(entry.description.ends_with(catalog::CUT_MARKER));
+    assert_eq!(entry.parameters.unwrap().get(), r#"{"type":"object"}"#);
+    assert!(note.unwrap().contains("more than the 32768 bytes"));
+    let (entry, note) = described(catalog.get("openclaw:core:small").unwrap());
+    assert_eq!(entry.description, "Small");
+    assert_eq!(
+      serde_json::from_str::<serde_json::Value>(entry.parameters.unwrap().get()).unwrap(),
+      small
+    );
+    assert!(note.is_none());
   }
 }

@@ -1,7 +1,10 @@
 //! What the model sees of Tool Search: the model tools of each mode and the bounded capability
 //! directory of `directory` mode.
 
-use crate::catalog::{Catalog, Source};
+use crate::catalog::{
+  Catalog, DESCRIBE_DESCRIPTION_MAX_CHARS, DESCRIBE_SCHEMA_MAX_BYTES, SEARCH_DESCRIPTION_MAX_CHARS,
+  Source,
+};
 use napi_derive::napi;
 use serde_json::{Value, json};
 
@@ -22,6 +25,18 @@ pub struct ToolSearchModelTool {
 pub const DIRECTORY_MAX_CHARS: usize = 18_000;
 /// Descriptions are cut to this many characters before any name is left out.
 const SHORT_DESCRIPTION: usize = 80;
+
+/// Most queries one `tool_search` batch holds (OpenClaw's Tool Search page).
+pub const MAX_BATCH_QUERIES: usize = 16;
+/// Longest query of a batch, in characters (UTF-16 code units, as JavaScript counts them).
+pub const MAX_BATCH_QUERY_CHARS: usize = 512;
+/// Most UTF-8 bytes of a batch's query list, serialised as a JSON array of its query texts.
+pub const MAX_BATCH_QUERY_BYTES: usize = 512;
+/// Most candidates the effective limits of one batch may ask for in total.
+pub const MAX_BATCH_CANDIDATES: usize = 50;
+/// A batch response's budget: characters (UTF-16 code units) of `JSON.stringify` of the
+/// response value `{ results, truncated? }`, without indentation.
+pub const BATCH_RESPONSE_MAX_CHARS: usize = 4_000;
 
 const QUERY_NOTE: &str = "Queries are matched against English tool names and descriptions; a query with no usable words returns no results.";
 
@@ -60,23 +75,41 @@ Nothing else: no modules, timers, network or files. The whole call, tool calls i
       "tool_search",
       "Tool Search",
       format!(
-        "Search this run's tool catalog ({size} tools) for tools that can do something. Returns compact entries `[{{ id, name, label?, description, source, sourceName }}]` without schemas; \
-use tool_describe for a tool's parameters and tool_call to call it. {QUERY_NOTE}"
+        "Search this run's tool catalog ({size} tools) for tools that can do something. Give `query` (and optionally `limit`) for one search: it returns compact entries `[{{ id, name, label?, description, source, sourceName }}]` without schemas. \
+For several independent searches at once give `queries: [{{ query, limit? }}]` instead (at most {MAX_BATCH_QUERIES} queries of at most {MAX_BATCH_QUERY_CHARS} characters, {MAX_BATCH_QUERY_BYTES} bytes of query text and {MAX_BATCH_CANDIDATES} results in all): \
+it returns `{{ results: [{{ query, candidates }}] }}` in request order, cut to {BATCH_RESPONSE_MAX_CHARS} characters (`truncated: true` on the response and on each group that lost results). \
+Descriptions are shortened to {SEARCH_DESCRIPTION_MAX_CHARS} characters. Use tool_describe for a tool's parameters and tool_call to call it. {QUERY_NOTE}"
       ),
       json!({
         "type": "object",
         "properties": {
-          "query": { "type": "string", "description": "What the tool should do, in English." },
-          "limit": { "type": "integer", "minimum": 1, "description": "Most results to return." }
+          "query": { "type": "string", "description": "What the tool should do, in English. Required unless `queries` is given." },
+          "limit": { "type": "integer", "minimum": 1, "description": "Most results for `query`." },
+          "queries": {
+            "type": "array",
+            "maxItems": MAX_BATCH_QUERIES,
+            "description": "Independent searches run in one call, each with its own limit; use instead of `query`.",
+            "items": {
+              "type": "object",
+              "properties": {
+                "query": { "type": "string", "maxLength": MAX_BATCH_QUERY_CHARS, "description": "What the tool should do, in English." },
+                "limit": { "type": "integer", "minimum": 1, "description": "Most results for this query." }
+              },
+              "required": ["query"],
+              "additionalProperties": false
+            }
+          }
         },
-        "required": ["query"],
         "additionalProperties": false
       }),
     ),
     tool(
       "tool_describe",
       "Describe tool",
-      "Load one catalog tool by its id from tool_search: its full entry with the JSON Schema `parameters`.".into(),
+      format!(
+        "Load one catalog tool by its id from tool_search: its full entry with the JSON Schema `parameters`. \
+A description is cut to {DESCRIBE_DESCRIPTION_MAX_CHARS} characters; a schema larger than {DESCRIBE_SCHEMA_MAX_BYTES} bytes of JSON is replaced by `{{ type: 'object' }}` and `parametersOmitted` says so."
+      ),
       json!({
         "type": "object",
         "properties": { "id": { "type": "string", "description": "A tool id from tool_search." } },
@@ -214,6 +247,26 @@ pub fn directory(catalog: &Catalog, max_chars: usize, mode: &str) -> String {
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn tool_search_takes_query_or_queries() {
+    let tools = model_tools("tools", 3, 1_000);
+    let search = &tools[0];
+    assert_eq!(search.name, "tool_search");
+    // Neither is required on its own: one of them is (the JS layer checks which).
+    assert!(search.parameters.get("required").is_none());
+    let queries = &search.parameters["properties"]["queries"];
+    assert_eq!(queries["maxItems"], MAX_BATCH_QUERIES);
+    assert_eq!(queries["items"]["required"], json!(["query"]));
+    assert_eq!(
+      queries["items"]["properties"]["query"]["maxLength"],
+      MAX_BATCH_QUERY_CHARS
+    );
+    assert!(search.description.contains(
+      "at most 16 queries of at most 512 characters, 512 bytes of query text and 50 results in all"
+    ));
+    assert!(tools[1].description.contains("4000 characters"));
+  }
 
   #[test]
   fn directory_is_bounded_sorted_and_trusted_only() {

@@ -12,6 +12,7 @@ pub mod search;
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -366,7 +367,7 @@ impl Catalog {
 /// and [`search::MAX_QUERY_WORDS`] distinct words; past either cap only its first part is
 /// searched, never an error, and `truncated` says what was searched and why. Surfaces report it
 /// next to the hits: [`SearchResult::guest_json`] for cells (`hits.queryTruncated`), and the
-/// structured `tool_search` may put [`QueryTruncation::to_json`] (`{ searched, reason,
+/// structured `tool_search` ([`SearchResult::structured_json`]) may put [`QueryTruncation::to_json`] (`{ searched, reason,
 /// message }`) beside its candidates.
 pub struct SearchResult<'c> {
   pub hits: Vec<&'c CatalogEntry>,
@@ -384,21 +385,74 @@ impl SearchResult<'_> {
   /// prelude turns into the array with a non-enumerable `queryTruncated` property (the array
   /// stays an array of hits for code that does not look).
   pub fn guest_json(&self) -> String {
+    match &self.truncated {
+      None => self.hits_json(),
+      Some(_) => self.cut_json(|e| compact(e, false)),
+    }
+  }
+
+  /// [`Self::guest_json`] for the structured `tool_search`: each description bounded to
+  /// [`SEARCH_DESCRIPTION_MAX_CHARS`] (a catalog entry's description is the gateway's text, of
+  /// any size; one search must not return megabytes of it).
+  pub fn structured_json(&self) -> String {
+    match &self.truncated {
+      None => {
+        let list: Vec<CompactEntry> = self.hits.iter().map(|e| searched(e)).collect();
+        serde_json::to_string(&list).unwrap_or_default()
+      }
+      Some(_) => self.cut_json(searched),
+    }
+  }
+
+  /// `{"hits": [...], "queryTruncated": {...}}` with each hit written by `write`.
+  fn cut_json<'e>(&'e self, write: impl Fn(&'e CatalogEntry) -> CompactEntry<'e>) -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Cut<'a> {
       hits: Vec<CompactEntry<'a>>,
-      query_truncated: &'a QueryTruncation,
+      query_truncated: Option<&'a QueryTruncation>,
     }
-    match &self.truncated {
-      None => self.hits_json(),
-      Some(truncated) => serde_json::to_string(&Cut {
-        hits: self.hits.iter().map(|e| compact(e, false)).collect(),
-        query_truncated: truncated,
-      })
-      .unwrap_or_default(),
-    }
+    serde_json::to_string(&Cut {
+      hits: self.hits.iter().map(|e| write(e)).collect(),
+      query_truncated: self.truncated.as_ref(),
+    })
+    .unwrap_or_default()
   }
+}
+
+/// A structured `tool_search` hit: compact, its description bounded.
+fn searched(entry: &CatalogEntry) -> CompactEntry<'_> {
+  let mut compact = compact(entry, false);
+  compact.description = bounded_description(&entry.description, SEARCH_DESCRIPTION_MAX_CHARS);
+  compact
+}
+
+/// Longest description, in characters (Unicode scalar values), a structured `tool_search` hit
+/// shows; a longer one is cut to its first characters and ends with [`CUT_MARKER`].
+pub const SEARCH_DESCRIPTION_MAX_CHARS: usize = 200;
+/// Longest description, in characters, `tool_describe` shows (cut the same way).
+pub const DESCRIBE_DESCRIPTION_MAX_CHARS: usize = 4_000;
+/// Largest input schema, in bytes of its JSON text, `tool_describe` shows; a larger one is
+/// replaced by an open object schema and a note (see `src/toolsearch/mod.rs`).
+pub const DESCRIBE_SCHEMA_MAX_BYTES: usize = 32 * 1024;
+/// What ends a description that was cut.
+pub const CUT_MARKER: &str = "…";
+
+/// `text` if it has at most `max_chars` characters; else its first characters (trailing
+/// whitespace dropped) and [`CUT_MARKER`], `max_chars` characters in all. Cuts between
+/// characters, never inside one.
+pub fn bounded_description(text: &str, max_chars: usize) -> Cow<'_, str> {
+  if text.char_indices().nth(max_chars).is_none() {
+    return Cow::Borrowed(text);
+  }
+  let keep = max_chars.saturating_sub(CUT_MARKER.chars().count());
+  let end = text
+    .char_indices()
+    .nth(keep)
+    .map_or(text.len(), |(at, _)| at);
+  let mut short = text[..end].trim_end().to_string();
+  short.push_str(CUT_MARKER);
+  Cow::Owned(short)
 }
 
 fn doc(e: &CatalogEntry) -> Doc<'_> {
@@ -433,7 +487,7 @@ pub struct CompactEntry<'a> {
   pub name: &'a str,
   #[serde(skip_serializing_if = "Option::is_none")]
   pub label: Option<&'a str>,
-  pub description: &'a str,
+  pub description: Cow<'a, str>,
   pub source: &'static str,
   pub source_name: &'a str,
   /// The input schema (an empty object schema when the gateway gave none).
@@ -450,7 +504,7 @@ impl CompactEntry<'_> {
 }
 
 /// The schema a tool without one is described with.
-fn empty_schema() -> &'static RawValue {
+pub fn empty_schema() -> &'static RawValue {
   static EMPTY: OnceLock<Box<RawValue>> = OnceLock::new();
   EMPTY.get_or_init(|| {
     RawValue::from_string(r#"{"type":"object","properties":{}}"#.to_owned())
@@ -464,7 +518,7 @@ pub fn compact(entry: &CatalogEntry, with_parameters: bool) -> CompactEntry<'_> 
     id: &entry.id,
     name: &entry.name,
     label: entry.label.as_deref(),
-    description: &entry.description,
+    description: Cow::Borrowed(&entry.description),
     source: entry.source.as_str(),
     source_name: &entry.source_name,
     // The schema text is the catalog's own serialisation of the gateway's value: valid JSON.
@@ -720,6 +774,60 @@ mod tests {
         "create issue {}",
         words[..search::MAX_QUERY_WORDS - 2].join(" ")
       )
+    );
+  }
+
+  #[test]
+  fn a_description_is_bounded_between_characters_with_a_marker() {
+    assert!(matches!(
+      bounded_description("short", 5),
+      Cow::Borrowed("short")
+    ));
+    assert_eq!(bounded_description("abcdef", 5), "abcd…");
+    // Characters, not bytes: four-byte emoji are kept whole.
+    let emoji = "\u{1f600}".repeat(10);
+    assert_eq!(
+      bounded_description(&emoji, 5),
+      format!("{}…", "\u{1f600}".repeat(4))
+    );
+    // Whitespace before the cut is dropped.
+    assert_eq!(bounded_description("ab   cdefgh", 6), "ab…");
+    assert_eq!(bounded_description("", 0), "");
+  }
+
+  #[test]
+  fn the_structured_search_bounds_descriptions_and_cells_see_them_whole() {
+    let long = format!("Fetch the weather. {}", "x".repeat(1_000_000));
+    let catalog = Catalog::build(&json!([
+      { "name": "weather", "description": long },
+      { "name": "small_weather", "description": "Weather, briefly" },
+    ]));
+    let found = catalog.search_all_result("weather", 5);
+    let hits: Value = serde_json::from_str(&found.structured_json()).unwrap();
+    let texts: Vec<&str> = hits
+      .as_array()
+      .unwrap()
+      .iter()
+      .map(|h| h["description"].as_str().unwrap())
+      .collect();
+    assert!(texts.contains(&"Weather, briefly"));
+    let cut = texts.iter().find(|t| t.starts_with("Fetch")).unwrap();
+    assert_eq!(cut.chars().count(), SEARCH_DESCRIPTION_MAX_CHARS);
+    assert!(cut.ends_with(CUT_MARKER));
+    // A cell's `tools.search` is bounded by its output cap instead: its hits are unchanged.
+    assert!(found.guest_json().len() > 1_000_000);
+    // A query cut to its first part keeps `{ hits, queryTruncated }`, hits bounded too.
+    let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+    let many = catalog.search_all_result(&format!("weather {}", words.join(" ")), 5);
+    let cut: Value = serde_json::from_str(&many.structured_json()).unwrap();
+    assert_eq!(cut["queryTruncated"]["reason"], "words");
+    assert!(
+      cut["hits"][0]["description"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .count()
+        <= 200
     );
   }
 

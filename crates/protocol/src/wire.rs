@@ -57,6 +57,14 @@ pub struct RunLimits {
   pub max_search_limit: u32,
 }
 
+/// One query of a structured `tool_search` (`Command::Search`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchQuery {
+  pub query: String,
+  /// The hits asked for (`None`: the run's default), as the model gave it.
+  pub limit: Option<f64>,
+}
+
 /// A plugin namespace as one run shows it (its scope already built and checked by the addon).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Namespace {
@@ -150,12 +158,13 @@ pub enum Command {
   Abort {
     cell: u64,
   },
-  /// Tool Search's structured `tool_search`; answered with JSON text of the hits.
+  /// Tool Search's structured `tool_search`: every query of one call (a batch is one request,
+  /// not one per query); answered with JSON text of an array holding each query's hits, in
+  /// order.
   Search {
     request: u64,
     run: u64,
-    query: String,
-    limit: Option<f64>,
+    queries: Vec<SearchQuery>,
   },
   /// Compiles an OpenClaw controller (once per process); answered with `Unit` or an error.
   Compile {

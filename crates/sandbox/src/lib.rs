@@ -31,7 +31,7 @@ use code_mode_catalog::building::Building;
 use code_mode_engine::{Cell, Delivery, Guest, Prepare, bare};
 use code_mode_protocol::error::{ErrorCode, Failure, FailurePhase};
 use code_mode_protocol::wire::{
-  Answer, Command, Data, GuestKind, Program, Report, RunSpec, Settings, failure_report,
+  Answer, Command, Data, GuestKind, Program, Report, RunSpec, SearchQuery, Settings, failure_report,
 };
 use parking_lot::Mutex;
 use run::{Counters, GuestRun};
@@ -191,9 +191,8 @@ impl Sandbox {
       Command::Search {
         request,
         run,
-        query,
-        limit,
-      } => self.search(request, run, query, limit),
+        queries,
+      } => self.search(request, run, queries),
       // Compiled here, in order: an `ExecutorStart` right behind it (a new process is told the
       // controller just before its first cell) finds it. The source is the gateway's own guest
       // controller, compiled once per process, not a cell's.
@@ -319,20 +318,29 @@ impl Sandbox {
 
   /// Tool Search's structured `tool_search`, on a worker (a query's cost is the model's to
   /// choose; it never runs on the channel's reader).
-  fn search(&self, request: u64, run: u64, query: String, limit: Option<f64>) {
+  fn search(&self, request: u64, run: u64, queries: Vec<SearchQuery>) {
     let Some(guest_run) = self.runs.lock().get(&run).cloned() else {
       return self.answer(request, Answer::Error(unknown("run").message));
     };
     let sink = self.sink.clone();
     let tenant = guest_run.tenant;
     let work = Box::new(move || {
-      let answer = match guest_run.search_limit(limit) {
-        Ok(limit) => {
-          // The hits, or `{ hits, queryTruncated }` when only the query's first part was searched.
-          let hits =
-            engine::stuck::guest(|| toolsearch::hits(&guest_run, &query, limit).guest_json());
-          Answer::Text(hits)
+      // Every query of the call in one piece of work: an array of each query's hits (or
+      // `{ hits, queryTruncated }` when only a query's first part was searched), in order.
+      let answer = engine::stuck::guest(|| {
+        let mut json = String::from("[");
+        for (i, SearchQuery { query, limit }) in queries.iter().enumerate() {
+          let limit = guest_run.search_limit(*limit)?;
+          if i > 0 {
+            json.push(',');
+          }
+          json.push_str(&toolsearch::hits(&guest_run, query, limit).structured_json());
         }
+        json.push(']');
+        Ok::<_, &str>(json)
+      });
+      let answer = match answer {
+        Ok(json) => Answer::Text(json),
         Err(message) => Answer::Error(message.to_string()),
       };
       sink.report(Report::Answer { request, answer });

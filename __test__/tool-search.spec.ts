@@ -408,8 +408,8 @@ describe('tool_search batches (OpenClaw 2026.9.6)', () => {
 })
 
 describe('bounded structured output', () => {
-  // 10 MB (of dots: what the search index reads of them is cheap, even in a debug build).
-  const huge = 'Fetch the weather for a city. ' + '.'.repeat(10 * 1024 * 1024)
+  // 10 MB of words: indexed to their first 16 KiB (MAX_INDEXED_BYTES in crates/catalog), so the index builds at once.
+  const huge = 'Fetch the weather for a city. ' + 'and more words '.repeat(700_000)
   const bigSchema = { type: 'object', properties: { city: { type: 'string', description: 'y'.repeat(40_000) } } }
   const tools: CatalogTool[] = [
     { name: 'weather', description: huge, parameters: bigSchema },
@@ -423,9 +423,9 @@ describe('bounded structured output', () => {
     const hits = completed(await run.call('tool_search', { query: 'weather' })) as { id: string; description: string }[]
     const byId = Object.fromEntries(hits.map((hit) => [hit.id, hit.description]))
     const weather = byId['openclaw:core:weather']
-    expect(weather).toBe('Fetch the weather for a city. ' + '.'.repeat(169) + '…')
-    expect(weather.endsWith('…')).toBe(true)
-    expect(Array.from(weather)).toHaveLength(200)
+    // Cut to 199 characters, a space it ends with dropped, and the marker.
+    expect(weather).toBe(`${huge.slice(0, 199).trimEnd()}…`)
+    expect(Array.from(weather).length).toBeLessThanOrEqual(200)
     expect(Array.from(byId['mcp:evil:hostile'])).toHaveLength(200)
     // Characters, not bytes or UTF-16 units: 199 whole emoji and the marker.
     expect(byId['openclaw:core:emoji_weather']).toBe('\u{1f600}'.repeat(199) + '…')
@@ -438,8 +438,8 @@ describe('bounded structured output', () => {
   it('tool_describe cuts the description to 4,000 characters and replaces a schema over 32 KiB by a note', async () => {
     const { run } = makeSearch({ config: { mode: 'tools' }, tools })
     const weather = completed(await run.call('tool_describe', { id: 'openclaw:core:weather' })) as Record<string, any>
-    expect(Array.from(weather.description)).toHaveLength(4_000)
-    expect(weather.description).toBe('Fetch the weather for a city. ' + '.'.repeat(3_969) + '…')
+    expect(weather.description).toBe(`${huge.slice(0, 3_999).trimEnd()}…`)
+    expect(Array.from(weather.description).length).toBeLessThanOrEqual(4_000)
     expect(weather.parameters).toEqual({ type: 'object' })
     expect(weather.parametersOmitted).toMatch(/input schema is \d+ bytes of JSON, more than the 32768 bytes tool_describe shows/)
     expect(Object.keys(weather)).toEqual(['id', 'name', 'description', 'source', 'sourceName', 'parameters', 'parametersOmitted'])

@@ -14,6 +14,24 @@ use super::text::{compact, index_words, words};
 use super::thesaurus::is_stopword;
 use super::weights::{B, DESCRIPTION, K1, LABEL, MIN_PREFIX, NAME, idf};
 
+/// Bytes of a label or description that are indexed: their start, cut between characters. The
+/// gateway's text can be of any size (an MCP server writes it); past this, more words would not
+/// change what a tool is found for, and the index of a catalog with a 10 MB description took
+/// seconds to build, past the sandbox's budget for a search.
+pub const MAX_INDEXED_BYTES: usize = 16 << 10;
+
+/// The start of `text` that is indexed: at most [`MAX_INDEXED_BYTES`], cut between characters.
+fn indexed(text: &str) -> &str {
+  if text.len() <= MAX_INDEXED_BYTES {
+    return text;
+  }
+  let mut end = MAX_INDEXED_BYTES;
+  while !text.is_char_boundary(end) {
+    end -= 1;
+  }
+  &text[..end]
+}
+
 /// What the index needs to know of one catalog entry.
 pub struct Doc<'a> {
   /// The entry's id, unique in the index (a catalog's are): equal scores rank by it.
@@ -175,8 +193,8 @@ impl SearchIndex {
       .map(|doc| {
         [
           words(doc.name),
-          index_words(doc.label.unwrap_or("")),
-          index_words(doc.description),
+          index_words(indexed(doc.label.unwrap_or(""))),
+          index_words(indexed(doc.description)),
         ]
       })
       .collect();

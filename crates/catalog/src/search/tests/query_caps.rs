@@ -102,3 +102,36 @@ fn a_long_query_is_cut_between_words() {
     MAX_QUERY_CHARS
   );
 }
+
+/// A label or description is indexed to its first `MAX_INDEXED_BYTES`: a word past them finds
+/// nothing, one before them finds its tool, and a 10 MB description costs what the cap does.
+#[test]
+fn a_description_is_indexed_to_its_cap() {
+  use crate::search::index::{Doc, MAX_INDEXED_BYTES, SearchIndex};
+  let filler = "plain words ".repeat(10 << 20 >> 4);
+  let long = format!("starts with osprey {filler} ends with pelican");
+  assert!(long.len() > 10 << 20 >> 1);
+  let short = "a tool that books a heron";
+  let docs = [
+    ("openclaw:core:long", long.as_str()),
+    ("openclaw:core:short", short),
+  ];
+  let index = SearchIndex::build(docs.iter().map(|(id, description)| Doc {
+    id,
+    name: id.rsplit(':').next().unwrap_or(id),
+    label: None,
+    description,
+  }));
+  assert_eq!(index.search("osprey", 5), vec![0]);
+  assert_eq!(index.search("heron", 5), vec![1]);
+  assert!(index.search("pelican", 5).is_empty());
+  // The cut falls between characters: a description of two-byte characters across it builds.
+  let accents = "é".repeat(MAX_INDEXED_BYTES);
+  let index = SearchIndex::build([Doc {
+    id: "openclaw:core:accents",
+    name: "accents",
+    label: Some(&accents),
+    description: &accents,
+  }]);
+  assert_eq!(index.search("accents", 5), vec![0]);
+}

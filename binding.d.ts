@@ -146,6 +146,11 @@ export declare class NativeToolSearch {
    * not in the catalog.
    */
   entry(id: string): ToolSearchCalledTool | null
+  /**
+   * Why `tool_call` args of JSON text `argsJson` are over `maxToolInputBytes` (as the sandbox
+   * would refuse them, counted as the gateway holds them once parsed), or null when they fit.
+   */
+  inputRefusal(argsJson: string): string | null
   /** Whether `id` is in the catalog (callable). */
   has(id: string): boolean
   /** The message for an id that is not (or no longer) in the catalog. */

@@ -364,8 +364,11 @@ export type ToolSearchResult =
       status: 'failed'
       code: CodeModeErrorCode
       error: string
-      /** Where it failed, when a cell failed (`tool_search_code`). */
-      failurePhase?: CodeModeFailurePhase
+      /**
+       * Where it failed: `input` (the model's arguments), `guest` (a `tool_search_code` cell),
+       * `bridge` (the called tool failed), `host` (aborted, or the runtime).
+       */
+      failurePhase: CodeModeFailurePhase
       output?: CodeModeOutput[]
       telemetry: ToolSearchTelemetry
     }

@@ -472,6 +472,19 @@ describe('tool_call args', () => {
     expect(called).toMatchObject({ result: { input: { path: 'a.txt' } } })
     expect(calls).toHaveLength(1)
   })
+
+  it('over maxToolInputBytes (as text, or once parsed) is invalid_input, and the tool is not called', async () => {
+    const { run, calls } = makeSearch({ config: { mode: 'tools' } })
+    for (const [args, message] of [
+      [{ s: 'x'.repeat(9e6) }, /^tool input is 9000008 bytes, over the tool input limit \(8388608 bytes\)\.$/],
+      [{ a: Array(1e6).fill(0) }, /^tool input is \d+ bytes of JSON but about \d+ bytes once parsed \(it has many small values\), over the tool input limit \(8388608 bytes\)\.$/],
+    ] as const) {
+      const result = failed(await run.call('tool_call', { id: 'openclaw:core:read_file', args }))
+      expect(result).toMatchObject({ code: 'invalid_input', failurePhase: 'input' })
+      expect(result.error).toMatch(message)
+    }
+    expect(calls).toHaveLength(0)
+  })
 })
 
 describe('shared catalog', () => {

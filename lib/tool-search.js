@@ -278,7 +278,7 @@ class ToolSearchRun {
       return await this.#call(toolName, input, options)
     } catch (error) {
       // Only a bug can get here; still a result, never a rejection.
-      return this.#failed('internal_error', `Tool Search failed: ${messageOf(error)}`)
+      return this.#failed('internal_error', `Tool Search failed: ${messageOf(error)}`, undefined, 'host')
     }
   }
 
@@ -309,7 +309,7 @@ class ToolSearchRun {
     }
     if (this.#aborted) return this.#abortedResult()
     const leg = { toolCallId: optionalString(options?.toolCallId), signal: options?.signal }
-    if (leg.signal?.aborted === true) return this.#failed('aborted', 'The call was aborted before it started.')
+    if (leg.signal?.aborted === true) return this.#failed('aborted', 'The call was aborted before it started.', undefined, 'host')
     if (!isObject(input)) {
       return this.#failed('invalid_input', `${toolName} input must be an object, not ${typeName(input)}.`)
     }
@@ -504,6 +504,10 @@ class ToolSearchRun {
     if (argsJson === undefined || argsJson[0] !== '{') {
       return this.#failed('invalid_input', `tool_call args must serialise to a JSON object, not ${jsonTypeName(argsJson)}.`)
     }
+    // The model's own input: over the cap it is refused here (invalid_input), in the words the
+    // sandbox would refuse it with, not as a failure of the cell that makes the call.
+    const refusal = this.#search.inputRefusal(argsJson)
+    if (refusal) return this.#failed('invalid_input', refusal)
     // One nested call in a cell: code mode's executor path, events and cancellation. The call
     // is data, exactly as the model made it (never spliced into source), and the outcome comes
     // back as data so an executor refusal is reported verbatim.
@@ -517,7 +521,8 @@ class ToolSearchRun {
     // What the cell's one call settled to (crates/sandbox: `{ ok, value }` or `{ ok: false, error }`).
     const outcome = /** @type {{ ok?: unknown, value?: unknown, error?: unknown } | null} */ (result.value)
     if (outcome === null || typeof outcome !== 'object' || outcome.ok !== true) {
-      return this.#failed('internal_error', String(outcome?.error ?? 'tool call failed'), result.output)
+      // The executor's failure (the tool threw, or refused the call).
+      return this.#failed('internal_error', String(outcome?.error ?? 'tool call failed'), result.output, 'bridge')
     }
     const tool = this.#search.entry(id) ?? { id }
     return this.#completed({ tool, result: outcome.value }, result.output)
@@ -546,11 +551,11 @@ class ToolSearchRun {
    * @param {CodeModeErrorCode} code
    * @param {string} error
    * @param {CodeModeOutput[]} [output]
-   * @param {import('../index').CodeModeFailurePhase} [failurePhase] where it failed, when not the model's input
+   * @param {import('../index').CodeModeFailurePhase} [failurePhase] where it failed: the model's input unless said
    * @returns {ToolSearchFailed}
    */
-  #failed(code, error, output, failurePhase) {
-    return { status: 'failed', code, error, ...(failurePhase ? { failurePhase } : {}), ...(output?.length ? { output } : {}), telemetry: this.telemetry }
+  #failed(code, error, output, failurePhase = 'input') {
+    return { status: 'failed', code, error, failurePhase, ...(output?.length ? { output } : {}), telemetry: this.telemetry }
   }
 }
 

@@ -349,6 +349,17 @@ impl Run {
     )
   }
 
+  /// Why a tool input of JSON text `json` is over this run's `maxToolInputBytes`, in the words
+  /// the sandbox refuses a guest's call with; `None` when it fits.
+  pub fn tool_input_refusal(&self, json: &str) -> Option<String> {
+    code_mode_protocol::parsed::over_input_cap(
+      json.len(),
+      code_mode_protocol::parsed::parsed_bytes(json),
+      self.config.max_tool_input_bytes as usize,
+      self.limit_names().max_tool_input,
+    )
+  }
+
   /// How this run's users know its limits: code mode's keys, or Tool Search's.
   fn limit_names(&self) -> &'static LimitNames {
     match self.guest {

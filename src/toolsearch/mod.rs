@@ -399,6 +399,13 @@ impl NativeToolSearch {
     })
   }
 
+  /// Why `tool_call` args of JSON text `argsJson` are over `maxToolInputBytes` (as the sandbox
+  /// would refuse them, counted as the gateway holds them once parsed), or null when they fit.
+  #[napi(catch_unwind)]
+  pub fn input_refusal(&self, args_json: String) -> Option<String> {
+    self.run.tool_input_refusal(&args_json)
+  }
+
   /// Whether `id` is in the catalog (callable).
   #[napi(catch_unwind)]
   pub fn has(&self, id: String) -> bool {

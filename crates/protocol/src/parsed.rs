@@ -39,6 +39,23 @@ pub fn parsed_bytes(json: &str) -> usize {
   json.len().max(values.saturating_mul(PER_VALUE))
 }
 
+/// Why a tool input of `json_len` bytes of JSON, `parsed` bytes once parsed ([`parsed_bytes`]),
+/// is refused under a cap of `cap` bytes (`name` is how the host's users know the cap), or `None`
+/// when it fits. One text for the guest's call (the sandbox) and Tool Search's `tool_call` (the
+/// addon).
+pub fn over_input_cap(json_len: usize, parsed: usize, cap: usize, name: &str) -> Option<String> {
+  if parsed <= cap {
+    return None;
+  }
+  Some(if json_len > cap {
+    format!("tool input is {json_len} bytes, over {name} ({cap} bytes).")
+  } else {
+    format!(
+      "tool input is {json_len} bytes of JSON but about {parsed} bytes once parsed (it has many small values), over {name} ({cap} bytes)."
+    )
+  })
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;

@@ -194,22 +194,13 @@ pub(crate) fn start_call(
   // (crates/protocol/src/parsed.rs), which a text of many small values far exceeds.
   let cap = run.settings.max_tool_input_bytes as usize;
   let parsed = code_mode_protocol::parsed::parsed_bytes(&input);
-  if parsed > cap {
-    let name = run.limits_named().max_tool_input;
-    return Err(throw(
-      ctx,
-      &if input.len() > cap {
-        format!(
-          "tool input is {} bytes, over {name} ({cap} bytes).",
-          input.len()
-        )
-      } else {
-        format!(
-          "tool input is {} bytes of JSON but about {parsed} bytes once parsed (it has many small values), over {name} ({cap} bytes).",
-          input.len()
-        )
-      },
-    ));
+  if let Some(refusal) = code_mode_protocol::parsed::over_input_cap(
+    input.len(),
+    parsed,
+    cap,
+    run.limits_named().max_tool_input,
+  ) {
+    return Err(throw(ctx, &refusal));
   }
   let (entry, via, input): (&CatalogEntry, Via, String) = match kind {
     CALL_TOOL => {

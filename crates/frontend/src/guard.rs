@@ -84,8 +84,10 @@ pub(crate) fn past_deadline() -> bool {
 /// Why a guarded parse was cut short.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Cut {
-  /// The stack reached the floor: the input nests too deeply.
-  Floor,
+  /// The stack reached the floor: the input nests too deeply, at the end of the last token
+  /// read before (the parser's own error may point elsewhere: the TypeScript parser backtracks
+  /// and reports the end of input it then sees).
+  Floor(BytePos),
   /// The deadline passed.
   Deadline,
 }
@@ -104,6 +106,7 @@ pub(crate) fn parse<'a, T>(
     deadline: DEADLINE.with(Cell::get),
     ticks: Cell::new(0),
     cut: Cell::new(None),
+    last: Cell::new(lexer.start_pos()),
   });
   let last = lexer.start_pos();
   let mut parser = Parser::new_from(Guard {
@@ -126,6 +129,8 @@ fn stack_pointer() -> usize {
 /// and rewinds its token source when it backtracks, and a cut must outlast that.
 struct Limits {
   floor: usize,
+  /// End of the furthest token read (shared: a rewound copy of the guard reads again).
+  last: Cell<BytePos>,
   deadline: Option<Instant>,
   ticks: Cell<u32>,
   cut: Cell<Option<Cut>>,
@@ -139,7 +144,7 @@ impl Limits {
       return true;
     }
     if stack_pointer() < self.floor {
-      self.cut.set(Some(Cut::Floor));
+      self.cut.set(Some(Cut::Floor(self.last.get())));
       return true;
     }
     if let Some(deadline) = self.deadline {
@@ -174,6 +179,9 @@ impl Guard<'_> {
     }
     let token = read(self);
     self.last = token.span.hi;
+    if token.span.hi > self.limits.last.get() {
+      self.limits.last.set(token.span.hi);
+    }
     token
   }
 }

@@ -77,13 +77,9 @@ pub fn parse_wrapped(
     (parsed, parser.take_errors())
   });
   if let Some(cut) = cut {
-    let pos = match &parsed {
-      Err(error) => error.span().lo,
-      Ok(_) => recovered.first().map_or(BytePos(START), |e| e.span().lo),
-    };
     // A TypeScript cell's syntax errors carry the transform's prefix; a timeout stays itself.
     return Err(match cut {
-      Cut::Floor => failure(too_deep(user, pos)),
+      Cut::Floor(pos) => failure(too_deep(user, pos)),
       Cut::Deadline => timeout(),
     });
   }
@@ -122,11 +118,7 @@ pub(crate) fn module_syntax(user: &str, language: Language) -> Option<Failure> {
   let (parsed, cut) = parse_module(user, syntax);
   if let Some(cut) = cut {
     return Some(match cut {
-      Cut::Floor => {
-        let start = BytePos(START + PREFIX.len() as u32);
-        let pos = parsed.as_ref().err().map_or(start, |e| e.span().lo);
-        Failure::invalid(too_deep(user, pos))
-      }
+      Cut::Floor(pos) => Failure::invalid(too_deep(user, pos)),
       Cut::Deadline => timeout(),
     });
   }

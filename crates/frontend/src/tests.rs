@@ -173,6 +173,14 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         ">".repeat(n / 4)
       ),
     ),
+    (
+      "parenthesised types",
+      format!(
+        "let v: {}string{} = ''",
+        "(".repeat(n / 4),
+        ")".repeat(n / 4)
+      ),
+    ),
     ("qualified names", format!("let x: a{} = 1", ".b".repeat(n))),
     ("namespaces", format!("namespace a{} {{}}", ".b".repeat(n))),
     (
@@ -184,9 +192,12 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
       ),
     ),
   ] {
-    let err = prepare_big(code, Language::TypeScript).unwrap_err();
+    // Lines after it: the error points at the nesting on line 1, not at the end of the input.
+    let err = prepare_big(format!("{code}\n1\n2"), Language::TypeScript).unwrap_err();
     assert!(
-      err.message.contains("code is nested too deeply"),
+      err
+        .message
+        .contains("code is nested too deeply (line 1, column "),
       "{shape}: {}",
       err.message
     );

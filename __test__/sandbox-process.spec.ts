@@ -302,6 +302,12 @@ describe.runIf(testingBuild)('a sandbox process is locked down', () => {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8')
       expect(status).toMatch(/^Seccomp:\s+2$/m)
       expect(status).toMatch(/^NoNewPrivs:\s+1$/m)
+      // No capabilities, though the gateway runs as root (as the test suites do here), in
+      // every thread: each one's own sets.
+      for (const thread of readdirSync(`/proc/${pid}/task`)) {
+        const own = readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8')
+        for (const set of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb']) expect(own, `${set} of thread ${thread}`).toMatch(new RegExp(`^${set}:\\s+0+$`, 'm'))
+      }
       expect(readFileSync(`/proc/${pid}/oom_score_adj`, 'utf8').trim()).toBe('1000')
       if (existsSync(`/proc/${pid}/environ`)) {
         try {

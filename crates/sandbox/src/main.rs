@@ -56,6 +56,12 @@ fn main() {
   let parent = args.next().and_then(|pid| pid.parse::<u32>().ok());
   let debug = args.any(|arg| arg == "--debug");
   platform::die_with_parent(parent);
+  // Before any thread starts (capabilities are per thread); a failure ends the process before
+  // it reads anything, and the addon reports the process lost.
+  #[cfg(target_os = "linux")]
+  if platform::drop_capabilities().is_err() {
+    platform::exit_now(3);
+  }
 
   let (mut input, output) = platform::channel();
   let settings = match read_command(&mut input) {

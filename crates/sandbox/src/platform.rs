@@ -64,6 +64,55 @@ pub fn die_with_parent(parent: Option<u32>) {
   let _ = parent;
 }
 
+/// Drops every capability the process has (a gateway running as root starts it with all of
+/// them): the bounding set, then the effective, permitted and inheritable sets (the ambient set
+/// goes with them). Capabilities are per thread: called first, before any thread starts, so every
+/// thread the process ever has inherits none. Seccomp is the barrier (`harden.rs`); this is what
+/// is left to a thread if a call the filter allows could use one. An error means the process must
+/// run nothing.
+#[cfg(target_os = "linux")]
+pub fn drop_capabilities() -> Result<(), String> {
+  // Bounding set first: dropping from it needs CAP_SETPCAP, which goes below. A number past the
+  // kernel's last capability fails with EINVAL, and without CAP_SETPCAP (not root) each fails
+  // with EPERM: then there is nothing in the other sets to drop either.
+  for cap in 0..64 {
+    // SAFETY: a plain prctl call with integer arguments.
+    unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
+  }
+  /// `struct __user_cap_header_struct` (linux/capability.h).
+  #[repr(C)]
+  struct Header {
+    version: u32,
+    pid: libc::c_int,
+  }
+  /// `struct __user_cap_data_struct`, two of them for 64-bit capability sets.
+  #[repr(C)]
+  #[derive(Clone, Copy)]
+  struct Data {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+  }
+  const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+  let header = Header {
+    version: LINUX_CAPABILITY_VERSION_3,
+    pid: 0,
+  };
+  let none = [Data {
+    effective: 0,
+    permitted: 0,
+    inheritable: 0,
+  }; 2];
+  // SAFETY: capset reads a version-3 header and two data structs, both live for the call.
+  if unsafe { libc::syscall(libc::SYS_capset, &header, none.as_ptr()) } != 0 {
+    return Err(format!(
+      "capset to no capabilities failed: {}",
+      std::io::Error::last_os_error()
+    ));
+  }
+  Ok(())
+}
+
 /// Everything that needs more of the OS than the lock-down leaves: started now, once.
 pub fn start_up(settings: &Settings, sink: Arc<dyn Sink>) {
   let _ = SINK.set(sink);

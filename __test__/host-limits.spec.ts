@@ -106,6 +106,53 @@ describe('a parked code-mode cell', () => {
     run.abort()
   })
 
+  it('counts only the calls still running: one settled while its cell ran last takes no place', async () => {
+    const calls: NestedToolCall[] = []
+    const { run } = makeRun({
+      config: { enabled: true, maxPendingToolCalls: 2 },
+      executor: (call) => {
+        calls.push(call)
+        return call.name === 'read_file' ? sleep(5).then(() => 'ok') : new Promise(() => {})
+      },
+    })
+    expectStatus(await run.exec({ code: "tools.message({}); 'a'" }), 'completed')
+    // A call whose result arrives while its cell still computes: settled, though the cell's
+    // sandbox listed it as running when the cell completed.
+    for (let i = 0; i < 2; i++) {
+      expectStatus(await run.exec({ code: "tools.read_file({}); const t = Date.now(); while (Date.now() - t < 300) {}\n'b'" }), 'completed')
+      await sleep(50)
+    }
+    expect(calls.map((call) => [call.name, call.signal.aborted])).toEqual([['message', false], ['read_file', false], ['read_file', false]])
+    run.abort()
+  })
+
+  it("a cell another run adopted by wait counts its calls in the run that started them", async () => {
+    const calls: NestedToolCall[] = []
+    const make = () =>
+      makeRun({
+        config: { enabled: true, maxPendingToolCalls: 2, timeoutMs: 200 },
+        executor: (call) => {
+          calls.push(call)
+          if (call.name === 'read_file') return sleep(300).then(() => 'ok')
+          if ((call.input as { k?: string }).k === 'c') return sleep(1000).then(() => 'ok')
+          return new Promise(() => {})
+        },
+      }).run
+    const [a, b] = [make(), make()]
+    expectStatus(await b.exec({ code: "tools.message({ k: 'd' }); 'd'" }), 'completed')
+    const parked = expectStatus(await a.exec({ code: "tools.message({ k: 'c' }); await tools.read_file({}); 'c'" }), 'waiting')
+    let result = await b.wait({ runId: parked.runId })
+    while (result.status === 'waiting') result = await b.wait({ runId: result.runId })
+    expectStatus(result, 'completed')
+    await sleep(1200)
+    expectStatus(await b.exec({ code: "tools.message({ k: 'e' }); 'e'" }), 'completed')
+    await sleep(50)
+    // b has two calls running (d, e), a none: nothing is over a budget.
+    expect(calls.filter((call) => call.signal.aborted)).toEqual([])
+    a.abort()
+    b.abort()
+  })
+
   it('keeps a queue waiting while parked and starts it on wait', async () => {
     const calls: NestedToolCall[] = []
     const { run, events } = makeRun({

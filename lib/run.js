@@ -11,7 +11,7 @@ const { NestedCall, errorMessage, reportOutcome } = require('./nested-call.js')
 const { boundedJson, boundedText, jsonOf } = require('./bounded.js')
 const { debugEnabled, debugLine, byteLength } = require('./debug-log.js')
 const { adopted, callHost, handleRejection, ignore } = require('./host-callback.js')
-const { CALL, LEG_DONE, ABORT_CELL, EVENT, forEachCall, nestedToolCallId, OutcomeQueue } = require('./generated/protocol.js')
+const { CALL, LEG_DONE, ABORT_CELL, EVENT, FLOATING, forEachCall, nestedToolCallId, OutcomeQueue } = require('./generated/protocol.js')
 
 /** @typedef {import('../index').CodeModeRunOptions} CodeModeRunOptions */
 /** @typedef {import('../index').CodeModeResult} CodeModeResult */
@@ -90,6 +90,16 @@ class CodeModeRun {
   #nextLeg = 0
   /** @type {Map<number, Map<number, AbortController>>} cell id -> call id -> its controller */
   #calls = new Map()
+  /**
+   * Completed cells' calls still running (their results are dropped), oldest cell first: cell id
+   * -> call id -> the bytes the gateway holds for its input. Within `maxPendingToolCalls` calls
+   * and `maxSnapshotBytes` bytes in all, as a parked cell's (SECURITY.md); past either, the
+   * oldest cell's are aborted.
+   * @type {Map<number, Map<number, number>>}
+   */
+  #floating = new Map()
+  /** @type {{ calls: number, bytes: number, input: number } | undefined} the floating budget, read once */
+  #floatingBudget
   /** @type {Map<string, (((args: unknown[]) => unknown) | undefined)[]>} namespace id -> input mappers by callable index */
   #mappers = new Map()
   /** @type {RunScope} runId, sessionId, sessionKey, agentId: every nested call's scope */
@@ -240,6 +250,7 @@ class CodeModeRun {
     // reports their end, and an executor that never settles them would keep them here.
     const calls = [...this.#calls.values()]
     this.#calls.clear()
+    this.#floating.clear()
     for (const cell of calls) {
       for (const controller of cell.values()) controller.abort(new Error('code mode run aborted'))
     }
@@ -388,14 +399,63 @@ class CodeModeRun {
           done(JSON.parse(payload))
         }
       } else if (kind === ABORT_CELL) {
-        const calls = this.#calls.get(id)
-        if (calls) {
-          this.#calls.delete(id)
-          for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
-        }
+        this.#abortCell(id)
       } else if (kind === EVENT) emit(this, this.#onEvent, JSON.parse(payload))
+      else if (kind === FLOATING) this.#float(id, payload)
     } catch {
       // Only a bug can get here; the run carries on.
+    }
+  }
+
+  /**
+   * Aborts every call cell `cell` still has running.
+   * @param {number} cell
+   */
+  #abortCell(cell) {
+    this.#floating.delete(cell)
+    const calls = this.#calls.get(cell)
+    if (!calls) return
+    this.#calls.delete(cell)
+    for (const controller of calls.values()) controller.abort(new Error('code mode cell ended'))
+  }
+
+  /**
+   * Cell `cell` completed with calls maybe still running (`[[call, inputBytes], …]` from its
+   * sandbox, which is trusted for nothing): those it really has running are kept within the
+   * run's budget, the oldest cell's aborted past it.
+   * @param {number} cell
+   * @param {string} payload
+   */
+  #float(cell, payload) {
+    const calls = this.#calls.get(cell)
+    if (!calls) return
+    const budget = (this.#floatingBudget ??= {
+      calls: this.#native.config.maxPendingToolCalls,
+      bytes: this.#native.config.maxSnapshotBytes,
+      input: this.#native.config.maxToolInputBytes,
+    })
+    /** @type {Map<number, number>} */
+    const kept = new Map()
+    const listed = JSON.parse(payload)
+    if (!Array.isArray(listed)) return
+    for (const entry of listed) {
+      const [call, bytes] = Array.isArray(entry) ? entry : []
+      // A number the sandbox says the gateway holds for an input is at most what one input may hold.
+      if (calls.has(call) && !kept.has(call)) kept.set(call, Math.min(budget.input, Math.max(0, Number(bytes) || 0)))
+    }
+    if (kept.size === 0) return
+    this.#floating.set(cell, kept)
+    let count = 0
+    let bytes = 0
+    for (const held of this.#floating.values()) {
+      count += held.size
+      for (const n of held.values()) bytes += n
+    }
+    for (const [oldest, held] of this.#floating) {
+      if (count <= budget.calls && bytes <= budget.bytes) break
+      count -= held.size
+      for (const n of held.values()) bytes -= n
+      this.#abortCell(oldest)
     }
   }
 
@@ -494,6 +554,8 @@ class CodeModeRun {
       try {
         calls.delete(call)
         if (calls.size === 0 && this.#calls.get(cell) === calls) this.#calls.delete(cell)
+        const floating = this.#floating.get(cell)
+        if (floating?.delete(call) && floating.size === 0) this.#floating.delete(cell)
         const durationMs = described || debug ? Math.round((performance.now() - started) * 1000) / 1000 : 0
         if (described) {
           const result = ok ? boundedJson(text) : undefined

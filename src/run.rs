@@ -10,7 +10,6 @@
 //! `validate` reads exec and wait inputs.
 
 mod cells;
-mod floating;
 mod legs;
 mod reports;
 mod validate;
@@ -170,8 +169,6 @@ pub struct Run {
   /// Processes that were told about this run (told to forget it when it is dropped).
   told: Mutex<Vec<Weak<Process>>>,
   aborted: AtomicBool,
-  /// Its completed cells' calls still running (`floating.rs`).
-  floating: Mutex<floating::Floating>,
 }
 
 /// An exec or wait call as the JS layer starts it.
@@ -233,7 +230,6 @@ impl Run {
       process: Mutex::new(None),
       told: Mutex::new(Vec::new()),
       aborted: AtomicBool::new(false),
-      floating: Mutex::new(floating::Floating::default()),
     });
     RUNS.insert(run.id, Arc::downgrade(&run));
     run

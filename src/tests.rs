@@ -185,7 +185,7 @@ impl Harness {
           }
         }
         Message::Event { payload } => self.events.push(serde_json::from_str(&payload).unwrap()),
-        Message::AbortCell { .. } => {}
+        Message::AbortCell { .. } | Message::Floating { .. } => {}
       }
     }
   }

@@ -17,6 +17,11 @@ const LEG_DONE = 1
 const ABORT_CELL = 2
 /** `id` is 0, `payload` a `CodeModeEvent` as JSON text. */
 const EVENT = 3
+/**
+ * `id` is the cell, `payload` JSON `[[call, inputBytes], …]`: the cell completed, and these of its
+ * calls may still be running (their results are dropped).
+ */
+const FLOATING = 4
 
 /** UTF-16 code units of payloads joined into one `settleMany` call at most. */
 const SETTLE_JOIN_LIMIT = 16777216
@@ -168,6 +173,7 @@ module.exports = {
   LEG_DONE,
   ABORT_CELL,
   EVENT,
+  FLOATING,
   SETTLE_JOIN_LIMIT,
   MAX_CODE_BYTES,
   forEachCall,

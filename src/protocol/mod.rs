@@ -15,7 +15,7 @@ pub mod settle;
 pub mod types;
 
 /// Message kinds of the port (`code_mode_protocol::packed::port`).
-pub use code_mode_protocol::packed::port::{ABORT_CELL, CALL, EVENT, LEG_DONE};
+pub use code_mode_protocol::packed::port::{ABORT_CELL, CALL, EVENT, FLOATING, LEG_DONE};
 
 /// A message for the JS layer.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +29,8 @@ pub enum Message {
   AbortCell { cell: u64 },
   /// A `CodeModeEvent` as JSON.
   Event { payload: String },
+  /// Cell `cell` completed with these calls maybe still running: `[[call, inputBytes], …]`.
+  Floating { cell: u64, calls: String },
 }
 
 impl Message {
@@ -39,6 +41,7 @@ impl Message {
       Message::LegDone { leg, result } => (LEG_DONE, leg as f64, result),
       Message::AbortCell { cell } => (ABORT_CELL, cell as f64, String::new()),
       Message::Event { payload } => (EVENT, 0.0, payload),
+      Message::Floating { cell, calls } => (FLOATING, cell as f64, calls),
     }
   }
 }

@@ -23,6 +23,8 @@ pub(super) struct LiveCell {
   pub(super) run: Arc<Run>,
   /// Its token, while it is parked or being resumed.
   pub(super) token: Option<String>,
+  /// Runs that drove it before `run` adopted it: their JS layers may hold calls it started.
+  pub(super) earlier: Vec<std::sync::Weak<Run>>,
 }
 
 /// A parked cell's token.
@@ -53,12 +55,23 @@ impl Run {
   pub(super) fn track(self: &Arc<Self>, cell: u64, process: &Arc<Process>, token: Option<String>) {
     process.cells.lock().insert(cell);
     self.cells.lock().insert(cell);
+    let earlier = LIVE
+      .get(&cell)
+      .map(|live| {
+        let mut earlier = live.earlier.clone();
+        if !Arc::ptr_eq(&live.run, self) {
+          earlier.push(Arc::downgrade(&live.run));
+        }
+        earlier
+      })
+      .unwrap_or_default();
     LIVE.insert(
       cell,
       LiveCell {
         process: process.clone(),
         run: self.clone(),
         token,
+        earlier,
       },
     );
     // The process may have died before it was noted: its cells were already failed.

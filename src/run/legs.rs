@@ -231,9 +231,6 @@ impl Run {
     settled: impl IntoIterator<Item = (u32, bool, Option<String>)>,
   ) {
     let Some(process) = LIVE.get(&cell).map(|live| live.process.clone()) else {
-      // A completed cell's floating calls: their outcomes are dropped, their budget freed.
-      let calls: Vec<u32> = settled.into_iter().map(|(call, _, _)| call).collect();
-      self.floating_settled(cell, &calls);
       return;
     };
     let cap = (self.config.memory_limit_bytes / 4) as usize;

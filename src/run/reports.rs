@@ -73,6 +73,35 @@ fn process_died(process: &Arc<Process>) {
 }
 
 impl Run {
+  /// Calls cell `cell` left running as it ended (the sandbox's list, checked by the JS layer
+  /// against the calls it has): a completion's keep running within their run's budget
+  /// (`Message::Floating`, lib/run.js), told to this run and to every run that drove the cell
+  /// before (their JS layers hold the calls they started); any other end aborts them.
+  fn left_running(&self, cell: u64, end: &Option<LegEnd>, floating: &[(u32, u64)]) {
+    let mut ports = vec![self.port.clone()];
+    if let Some(live) = LIVE.get(&cell) {
+      ports.extend(
+        live
+          .earlier
+          .iter()
+          .filter_map(|run| run.upgrade())
+          .map(|run| run.port.clone()),
+      );
+    }
+    let completed = matches!(end, Some(LegEnd::Completed { .. }));
+    let calls = serde_json::to_string(floating).unwrap_or_default();
+    for port in ports {
+      port.send(if completed {
+        Message::Floating {
+          cell,
+          calls: calls.clone(),
+        }
+      } else {
+        Message::AbortCell { cell }
+      });
+    }
+  }
+
   /// Adds what the sandbox counted.
   fn add(&self, counts: Counts) {
     let add = |counter: &AtomicU64, n: u32| {
@@ -102,6 +131,9 @@ impl Run {
     } = ended;
     let caller = leg.as_ref().and_then(|leg| leg.caller_id.as_deref());
     let previous = LIVE.get(&cell).and_then(|live| live.token.clone());
+    if !floating.is_empty() {
+      self.left_running(cell, &end, &floating);
+    }
     let result = match &end {
       Some(LegEnd::Waiting {
         token: parked,
@@ -191,9 +223,6 @@ impl Run {
             });
           }
           None => {}
-        }
-        if matches!(end, Some(LegEnd::Completed { .. })) && !floating.is_empty() {
-          self.float(cell, floating);
         }
         let telemetry = self.result_telemetry();
         match end {

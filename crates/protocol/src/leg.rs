@@ -78,6 +78,7 @@ pub struct Ended {
   pub output: Vec<OutputItem>,
   /// A completed cell's requests still running in the host, as `(request id, input bytes the
   /// host holds for it)`: they run on, their outcomes dropped, and count against their run's
-  /// budget for such calls (src/run/floating.rs). Empty for every other end.
+  /// budget for such calls (lib/run.js, which keeps only calls it has running). Empty for every
+  /// other end but a completion made a failure on its way out (`over_limit`): the addon aborts those.
   pub floating: Vec<(u32, u64)>,
 }

@@ -18,6 +18,10 @@ pub mod port {
   pub const ABORT_CELL: u32 = 2;
   /// `id` is 0, `payload` a `CodeModeEvent` as JSON text.
   pub const EVENT: u32 = 3;
+  /// `id` is the cell, `payload` JSON `[[call, inputBytes], …]`: the cell completed, and these
+  /// of its calls may still be running (their results are dropped); the JS layer keeps those it
+  /// has within its run's budget.
+  pub const FLOATING: u32 = 4;
 }
 
 /// A call batch: every nested call a cell started since its previous batch, as one JSON array
@@ -158,6 +162,11 @@ const LEG_DONE = {leg_done}
 const ABORT_CELL = {abort_cell}
 /** `id` is 0, `payload` a `CodeModeEvent` as JSON text. */
 const EVENT = {event}
+/**
+ * `id` is the cell, `payload` JSON `[[call, inputBytes], …]`: the cell completed, and these of its
+ * calls may still be running (their results are dropped).
+ */
+const FLOATING = {floating}
 
 /** UTF-16 code units of payloads joined into one `settleMany` call at most. */
 const SETTLE_JOIN_LIMIT = {join_limit}
@@ -309,6 +318,7 @@ module.exports = {{
   LEG_DONE,
   ABORT_CELL,
   EVENT,
+  FLOATING,
   SETTLE_JOIN_LIMIT,
   MAX_CODE_BYTES,
   forEachCall,
@@ -322,6 +332,7 @@ module.exports = {{
     leg_done = port::LEG_DONE,
     abort_cell = port::ABORT_CELL,
     event = port::EVENT,
+    floating = port::FLOATING,
     join_limit = settled::JOIN_LIMIT,
     max_code_bytes = crate::MAX_CODE_BYTES,
     no_namespace = batch::NO_NAMESPACE,

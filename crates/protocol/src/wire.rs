@@ -337,7 +337,7 @@ impl Report {
           ended: Box::new(Ended {
             end: Some(crate::leg::LegEnd::Failed(failure)),
             output: Vec::new(),
-            floating: Vec::new(),
+            // Kept: the addon aborts the calls a completion left running once it is a failure.
             ..*ended
           }),
           counts,

@@ -543,8 +543,16 @@ enum Parsed {
   Excluded,
 }
 
+/// Longest tool name or source name, in bytes, a catalog takes: an entry with a longer one is
+/// unusable (counted invalid). Names are identifiers the model writes and every search hit
+/// repeats; an MCP server chooses its own.
+pub const MAX_NAME_BYTES: usize = 256;
+/// Longest label, in characters, a catalog keeps: a longer one (an MCP server's `title`) is cut
+/// as a description is ([`bounded_description`]).
+pub const MAX_LABEL_CHARS: usize = 200;
+
 fn parse_entry(tool: &Value) -> Option<Parsed> {
-  let name = text(tool, "name").filter(|n| !n.trim().is_empty())?;
+  let name = text(tool, "name").filter(|n| !n.trim().is_empty() && n.len() <= MAX_NAME_BYTES)?;
   let source = match tool.get("source").and_then(Value::as_str) {
     None | Some("openclaw") | Some("plugin") => Source::OpenClaw,
     Some("mcp") => Source::Mcp,
@@ -568,6 +576,9 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
         .unwrap_or_else(|| "mcp".into()),
       Source::Client => "client".to_string(),
     });
+  if source_name.len() > MAX_NAME_BYTES {
+    return None;
+  }
   let mcp = (source == Source::Mcp).then(|| McpBinding {
     server: mcp_value
       .and_then(|m| text(m, "serverName"))
@@ -587,7 +598,9 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
   });
   Some(Parsed::Entry(Box::new(CatalogEntry {
     id: names::tool_id(source.as_str(), &source_name, &name),
-    label: text(tool, "label").filter(|l| !l.is_empty()),
+    label: text(tool, "label")
+      .filter(|l| !l.is_empty())
+      .map(|l| bounded_description(&l, MAX_LABEL_CHARS).into_owned()),
     description: text(tool, "description").unwrap_or_default(),
     parameters: tool
       .get("parameters")
@@ -697,6 +710,24 @@ mod tests {
     );
     assert_eq!(catalog.stats.invalid_tools, 1);
     assert!(Catalog::from_json("not json").entries.is_empty());
+  }
+
+  #[test]
+  fn names_past_their_cap_are_unusable_and_a_long_label_is_cut() {
+    let long = "n".repeat(MAX_NAME_BYTES + 1);
+    let tools = json!([
+      { "name": "read", "label": "l".repeat(100_000) },
+      { "name": long },
+      { "name": "write", "sourceName": long },
+      { "name": "fetch", "source": "mcp", "mcp": { "serverName": long } },
+      { "name": "n".repeat(MAX_NAME_BYTES) },
+    ]);
+    let catalog = Catalog::from_json(&tools.to_string());
+    assert_eq!(catalog.stats.invalid_tools, 3);
+    assert_eq!(catalog.entries.len(), 2);
+    let label = catalog.entries[0].label.as_deref().unwrap_or_default();
+    assert_eq!(label.chars().count(), MAX_LABEL_CHARS);
+    assert!(label.ends_with(CUT_MARKER));
   }
 
   #[test]

@@ -160,6 +160,10 @@ describe('exec', () => {
     // A signal that calls its listener at once, inside addEventListener: the leg is aborted at its start.
     const eager = { aborted: false, addEventListener: (_: string, listener: () => void) => listener() }
     expect(expectStatus((await settle(run.exec({ code: 'await new Promise((r) => setTimeout(r, 300)); 1' }, { signal: eager } as never))) as never, 'failed').code).toBe('aborted')
+    // A signal the host's input aborts while the leg is being read (a getter): aborted too.
+    const during = new AbortController()
+    const input = { get code() { during.abort(); return 'await new Promise((r) => setTimeout(r, 2000)); 1' } }
+    expect(expectStatus((await settle(run.exec(input, { signal: during.signal }))) as never, 'failed').code).toBe('aborted')
     // A real signal still aborts.
     const controller = new AbortController()
     const leg = run.exec({ code: 'await new Promise((r) => setTimeout(r, 2000)); 1' }, { signal: controller.signal })

@@ -197,10 +197,14 @@ const connections = new WeakMap()
 function callError(client, error) {
   const state = connections.get(client)
   if (!state?.closed) return error
-  const why = state.lastError ? `: ${state.lastError}` : ''
-  return new Error(
-    `MCP server "${state.name}" closed its connection${why}. Its calls fail until it is started again (${errorText(error)}). The MCP SDK reads a message of at most 10 MiB from a server.`,
-  )
+  const why = state.lastError ? ` (the last error it reported: ${state.lastError})` : ''
+  // The SDK's read buffer: a message past it ends the connection.
+  const hint = state.lastError?.includes('ReadBuffer exceeded') ? ' The MCP SDK reads a message of at most 10 MiB from a server.' : ''
+  const named = new Error(`MCP server "${state.name}" closed its connection${why}. Its calls fail until it is started again (${errorText(error)}).${hint}`, { cause: error })
+  // The SDK's error code (-32000, connection closed), for a host that decides on it.
+  const code = /** @type {{ code?: unknown } | null} */ (error)?.code
+  if (code !== undefined) Object.assign(named, { code })
+  return named
 }
 
 /**

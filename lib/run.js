@@ -314,10 +314,17 @@ class CodeModeRun {
       /** @type {(result: CodeModeResult) => void} */
       const resolve = debug ? (result) => outer(debug(result)) : outer
       const call = /** @type {[string, string]} */ (input)
-      const immediate =
-        kind === 'execCall'
-          ? this.#native.execCall(call[0], call[1], leg, toolCallId, aborted)
-          : this.#native[kind](input, leg, toolCallId, aborted)
+      const abortedAtStart = aborted
+      let immediate
+      try {
+        immediate =
+          kind === 'execCall'
+            ? this.#native.execCall(call[0], call[1], leg, toolCallId, aborted)
+            : this.#native[kind](input, leg, toolCallId, aborted)
+      } catch (error) {
+        unlisten()
+        throw error
+      }
       started = true
       if (immediate !== null && immediate !== undefined) {
         unlisten()
@@ -330,6 +337,8 @@ class CodeModeRun {
         resolve(result)
         unlisten()
       })
+      // The signal fired during the native call (a getter of the host's input aborted it).
+      if (aborted && !abortedAtStart) this.#native.abortLeg(leg)
     })
   }
 

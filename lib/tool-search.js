@@ -344,6 +344,7 @@ class ToolSearchRun {
         'timeout',
         `tool_search_code did not finish within ${this.#config.codeTimeoutMs} ms (codeTimeoutMs); its pending tool calls were cancelled.`,
         result.output,
+        'guest',
       )
     }
     if (result.status === 'failed' && result.code === 'snapshot_limit_exceeded') {
@@ -353,6 +354,7 @@ class ToolSearchRun {
         'timeout',
         `tool_search_code did not finish within ${this.#config.codeTimeoutMs} ms (codeTimeoutMs); its pending tool calls were cancelled.`,
         result.output,
+        'guest',
       )
     }
     return this.#result(result)

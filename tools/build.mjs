@@ -8,7 +8,7 @@
 // `--target` for cross builds. First, lib/generated/protocol.js (the JS ends of the packed
 // formats) is regenerated from crates/protocol/src/packed.rs, for the host.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, mkdirSync, renameSync } from 'node:fs'
+import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -60,7 +60,12 @@ mkdirSync(out, { recursive: true })
 // Copied beside, then renamed over: a sandbox process still running the old executable (a test
 // run, a gateway) keeps it, where writing into it would fail with ETXTBSY.
 const next = join(out, `.${name}.${process.pid}`)
-copyFileSync(from, next)
-chmodSync(next, 0o755)
-renameSync(next, join(out, name))
+try {
+  copyFileSync(from, next)
+  chmodSync(next, 0o755)
+  renameSync(next, join(out, name))
+} finally {
+  // Windows refuses to rename over a running executable: no copy is left behind for packaging.
+  rmSync(next, { force: true })
+}
 console.log(`built ${name} next to the addon in ${out}`)

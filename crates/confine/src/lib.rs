@@ -33,16 +33,19 @@ pub const LONG_SLICES_PER_WORKER: u64 = 4;
 
 /// Memory the sandbox process may have: the stacks of its workers, of the threads running long
 /// jobs and of eight more (the reader, the clock, the two background threads, spare), a heap for
-/// each at the largest memory cap, and room for parked cells, abandoned
+/// each at the largest memory cap (2 GiB: code mode's `memoryLimitBytes` goes to 1 GiB, and the
+/// `quickjs` executor's VM holds twice its limit, crates/sandbox/src/executor/session.rs), and room
+/// for parked cells, abandoned
 /// threads and the allocator's reservations, for `worker_threads` workers (the first
 /// `Configure` the process gets). A backstop to the per-VM memory caps, not the cap itself:
 /// Linux sets it as `RLIMIT_AS` (address space), Windows as the Job object's per-process limit
 /// on committed memory (which counts less than address space does, so the same number is
 /// looser there).
 pub fn address_space(worker_threads: u32) -> u64 {
+  const HEAP_PER_THREAD: u64 = 2 << 30;
   let threads = u64::from(worker_threads) * (1 + LONG_SLICES_PER_WORKER) + 8;
   threads
-    .saturating_mul(WORKER_STACK + (1 << 30))
+    .saturating_mul(WORKER_STACK + HEAP_PER_THREAD)
     .saturating_add(16 << 30)
 }
 
@@ -52,12 +55,12 @@ mod tests {
 
   #[test]
   fn the_address_space_grows_with_the_workers() {
-    // 4 workers, 16 long jobs and 8 more threads, each a 256 MiB stack and a 1 GiB heap, and
+    // 4 workers, 16 long jobs and 8 more threads, each a 256 MiB stack and a 2 GiB heap, and
     // 16 GiB more.
-    assert_eq!(address_space(4), 28 * (1280 << 20) + (16 << 30));
+    assert_eq!(address_space(4), 28 * (2304 << 20) + (16 << 30));
     assert_eq!(
       address_space(5) - address_space(4),
-      5 * ((256 << 20) + (1 << 30))
+      5 * ((256 << 20) + (2 << 30))
     );
     // The largest `workerThreads` the addon accepts does not overflow.
     assert!(address_space(u32::MAX) > address_space(256));

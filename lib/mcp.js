@@ -157,9 +157,11 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
   // Why the connection ended, for the calls that fail after it: the SDK reports a fatal error (a
   // message past its 10 MiB read buffer, a broken pipe) only through `onerror`, and its calls then
   // fail as a bare "Connection closed" or "Not connected".
-  const state = { name, lastError: /** @type {string | undefined} */ (undefined), closed: false }
+  // The last few: the error that ends a connection may be followed by others (the rest of an
+  // over-long message read as a new one).
+  const state = { name, errors: /** @type {string[]} */ ([]), closed: false }
   client.onerror = (error) => {
-    state.lastError = errorText(error)
+    state.errors = [...state.errors.slice(1 - KEPT_ERRORS), errorText(error).slice(0, 300)]
   }
   client.onclose = () => {
     state.closed = true
@@ -181,10 +183,13 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
   }
 }
 
+/** Errors of a connection kept to name why it closed. */
+const KEPT_ERRORS = 3
+
 /**
- * What `connectMcpServer` knows of each of its clients' connections: the last error the SDK
+ * What `connectMcpServer` knows of each of its clients' connections: the last errors the SDK
  * reported on it and whether it has closed.
- * @type {WeakMap<object, { name: string, lastError: string | undefined, closed: boolean }>}
+ * @type {WeakMap<object, { name: string, errors: string[], closed: boolean }>}
  */
 const connections = new WeakMap()
 
@@ -197,9 +202,9 @@ const connections = new WeakMap()
 function callError(client, error) {
   const state = connections.get(client)
   if (!state?.closed) return error
-  const why = state.lastError ? ` (the last error it reported: ${state.lastError})` : ''
+  const why = state.errors.length > 0 ? ` (the last errors it reported: ${state.errors.join('; ')})` : ''
   // The SDK's read buffer: a message past it ends the connection.
-  const hint = state.lastError?.includes('ReadBuffer exceeded') ? ' The MCP SDK reads a message of at most 10 MiB from a server.' : ''
+  const hint = state.errors.some((e) => e.includes('ReadBuffer exceeded')) ? ' The MCP SDK reads a message of at most 10 MiB from a server.' : ''
   const named = new Error(`MCP server "${state.name}" closed its connection${why}. Its calls fail until it is started again (${errorText(error)}).${hint}`, { cause: error })
   // The SDK's error code (-32000, connection closed), for a host that decides on it.
   const code = /** @type {{ code?: unknown } | null} */ (error)?.code

@@ -98,7 +98,7 @@ describe('a run nobody holds is collected', () => {
     // One agent turn: a run whose callbacks close over the turn's state (1 MiB). A function of
     // its own, so that no register of the test's frame still holds the last run.
     async function turn(i: number) {
-      const state = { transcript: new Array(1 << 17).fill(i) }
+      const state = { transcript: Array.from({ length: 1 << 17 }, () => i) }
       const run = CodeModeRun.create({
         config: { enabled: true },
         runId: `collected-${i}`,

@@ -398,9 +398,10 @@ impl Run {
         respond(match answer {
           Answer::Text(hits) => {
             // One search per query, as the model asked for them.
-            for _ in 0..count {
-              Counters::bump(&run.telemetry.searches);
-            }
+            run
+              .telemetry
+              .searches
+              .fetch_add(count as u64, std::sync::atomic::Ordering::Relaxed);
             Ok(hits)
           }
           Answer::Error(message) => Err(message),

@@ -504,7 +504,7 @@ impl CompactEntry<'_> {
 }
 
 /// The schema a tool without one is described with.
-pub fn empty_schema() -> &'static RawValue {
+fn empty_schema() -> &'static RawValue {
   static EMPTY: OnceLock<Box<RawValue>> = OnceLock::new();
   EMPTY.get_or_init(|| {
     RawValue::from_string(r#"{"type":"object","properties":{}}"#.to_owned())

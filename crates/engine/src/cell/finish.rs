@@ -52,27 +52,27 @@ impl Cell {
       .as_ref()
       .map(|vm| vm.state.clone())
       .or_else(|| self.vm_state.lock().clone());
-    let (output, in_flight, mut floating) = match state
+    // The requests in flight, or `None` when they could not be listed (the state stayed locked).
+    let (output, in_flight) = match state
       .as_ref()
       .and_then(|state| state.try_lock_for(Duration::from_millis(100)))
     {
       Some(mut state) => {
         state.drop_queued();
-        (
-          state.take_output(),
-          state.requests_in_flight(),
-          state.in_flight_inputs(),
-        )
+        (state.take_output(), Some(state.in_flight_inputs()))
       }
-      None => (Vec::new(), usize::from(state.is_some()), Vec::new()),
+      None => (Vec::new(), state.is_none().then(Vec::new)),
     };
     // Completion leaves requests running in the host (their outcomes are dropped, the host
     // bounds how many it keeps: `Ended::floating`); every other end cancels them, and so does a
     // completion whose requests could not be listed.
-    if in_flight > 0 && (!matches!(end, End::Completed(_)) || floating.is_empty()) {
-      host.cancel_requests(self.id);
-      floating.clear();
-    }
+    let floating = match in_flight {
+      Some(list) if list.is_empty() || matches!(end, End::Completed(_)) => list,
+      _ => {
+        host.cancel_requests(self.id);
+        Vec::new()
+      }
+    };
     if leg.as_ref().is_some_and(|leg| leg.admitted) {
       admission::release(true);
     }

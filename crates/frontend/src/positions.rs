@@ -90,10 +90,7 @@ impl PositionMap {
 
 /// 1-based (line, character column) of a byte offset in `text` (clamped to its length).
 pub fn user_line_col(text: &str, offset: usize) -> (u32, u32) {
-  let mut offset = offset.min(text.len());
-  while !text.is_char_boundary(offset) {
-    offset -= 1;
-  }
+  let offset = text.floor_char_boundary(offset);
   let before = &text[..offset];
   let line = before.matches('\n').count() as u32 + 1;
   let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -22,14 +22,7 @@ pub const MAX_INDEXED_BYTES: usize = 16 << 10;
 
 /// The start of `text` that is indexed: at most [`MAX_INDEXED_BYTES`], cut between characters.
 fn indexed(text: &str) -> &str {
-  if text.len() <= MAX_INDEXED_BYTES {
-    return text;
-  }
-  let mut end = MAX_INDEXED_BYTES;
-  while !text.is_char_boundary(end) {
-    end -= 1;
-  }
-  &text[..end]
+  &text[..text.floor_char_boundary(MAX_INDEXED_BYTES)]
 }
 
 /// What the index needs to know of one catalog entry.

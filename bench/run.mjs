@@ -365,6 +365,8 @@ let openclawSkipped
       if (w === 'slowToolWait') notes.push('exec budget 100 ms (the minimum)')
       for (const k of ['plugin', 'bundled', 'node']) if (v(k)?.failure) notes.push(`${k} failed ${v(k).failed}×: ${JSON.stringify(v(k).failure)}`)
       if (w === 'trivial' && us('floor') !== undefined) notes.push(`the gateway's floor (an executor that runs nothing): ${formatUs(us('floor'))}, ${(us('plugin') / us('floor')).toFixed(1)}× of it in these rows (the target row takes pairs run back to back)`)
+      // What the executor's own `execute` took of it; the rest is the gateway's path around it.
+      if (w === 'trivial' && v('plugin')?.executeUs !== undefined) notes.push(`the plugin's own \`execute\` ${formatUs(v('plugin').executeUs)} of its ${formatUs(us('plugin'))}`)
       openclawRows.push([name, cell(ex.plugin, w), cell(ex.bundled, w), cell(ex.node, w), ratio(us('plugin'), us('bundled')), ratio(us('plugin'), us('node')), notes.join('; ')])
     }
     const floorFirst = ex.floor?.firstExecUs

@@ -102,7 +102,7 @@ async function gatewayFunction(prefix, name) {
   }
   throw new Error(`openclaw has no ${name} in dist/${prefix}*.mjs`)
 }
-const probe = { calls: 0, waiting: [], failures: [] }
+const probe = { calls: 0, waiting: [], failures: [], executeUs: [] }
 function observe(result, input) {
   if (result?.status === 'waiting' && result.continuation) {
     probe.waiting.push(result.continuation.retainedBytes)
@@ -123,7 +123,10 @@ async function installProbe() {
     const execute = target.execute
     target.execute = async (input, options) => {
       probe.calls++
-      return observe(await execute.call(target, input, options), input)
+      const t = performance.now()
+      const result = await execute.call(target, input, options)
+      if (input?.kind === 'exec') probe.executeUs.push((performance.now() - t) * 1000)
+      return observe(result, input)
     }
   }
 }
@@ -222,6 +225,8 @@ for (const w of workloads.filter((w) => (only === 'floor' ? w.name === 'trivial'
   const totals = []
   const legUs = []
   const waitingBefore = probe.waiting.length
+  /** Each measured cell's first `execute`, timed around the executor's own call (the rest of a leg is the gateway's path). */
+  const executeUs = []
   let failure
   for (let i = 0; i < warmup + N(w.n); i++) {
     const t = performance.now()
@@ -239,12 +244,15 @@ for (const w of workloads.filter((w) => (only === 'floor' ? w.name === 'trivial'
       failure ??= { iteration: i, code: w.code, legs: statuses, value: r.d.value, errorCode: r.d.code, error: r.d.error?.split('\n')[0] }
       continue
     }
+    const executed = probe.executeUs.splice(0)
     if (i < warmup) continue
+    if (executed.length) executeUs.push(executed[0])
     totals.push(us)
     legUs.push(r.legs.map((l) => l.us))
   }
   const retained = probe.waiting.slice(waitingBefore)
   const entry = { n: totals.length, us: totals.length ? median(totals) : null }
+  if (executeUs.length) entry.executeUs = median(executeUs)
   if (w.legs.length > 1 && legUs.length) {
     entry.execUs = median(legUs.map((l) => l[0]))
     entry.waitUs = median(legUs.map((l) => l.slice(1).reduce((a, b) => a + b, 0)))

@@ -70,6 +70,22 @@ describe('connectMcpServer', () => {
       await huge.close()
     }
   })
+  it("still names why when the host sets the client's own onerror and onclose, and calls the host's", async () => {
+    const [huge] = await started([start('huge', 'huge')])
+    try {
+      const heard = { errors: [] as string[], closed: 0 }
+      // The SDK's Client has both (lib/mcp.d.ts types only what this package calls).
+      const client = huge.client as unknown as { onerror?: (error: Error) => void; onclose?: () => void }
+      client.onerror = (error) => heard.errors.push(error.message)
+      client.onclose = () => heard.closed++
+      const call = { id: 'c1', name: 'tool_of_huge', input: {}, mcp: { serverName: 'huge', toolName: 'tool_of_huge', operation: 'tool' } } as unknown as Parameters<typeof forwardMcpCall>[1]
+      await expect(forwardMcpCall([huge], call)).rejects.toThrow(/^MCP server "huge" closed its connection \(the last errors it reported: (.*; )?ReadBuffer exceeded maximum size of 10485760 bytes/)
+      expect(heard.errors.some((message) => message.includes('ReadBuffer exceeded'))).toBe(true)
+      expect(heard.closed).toBe(1)
+    } finally {
+      await huge.close()
+    }
+  })
 })
 
 describe('code-mode run --mcp', () => {

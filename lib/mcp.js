@@ -159,11 +159,13 @@ async function connectMcpServer({ name, command, args = [], env, cwd }) {
   // fail as a bare "Connection closed" or "Not connected".
   // The last few: the error that ends a connection may be followed by others (the rest of an
   // over-long message read as a new one).
+  // Heard on the transport, whose handlers `client.connect` keeps and calls before its own:
+  // `client.onerror` and `client.onclose` stay the host's to set.
   const state = { name, errors: /** @type {string[]} */ ([]), closed: false }
-  client.onerror = (error) => {
+  transport.onerror = (error) => {
     state.errors = [...state.errors.slice(1 - KEPT_ERRORS), errorText(error).slice(0, 300)]
   }
-  client.onclose = () => {
+  transport.onclose = () => {
     state.closed = true
   }
   connections.set(client, state)

@@ -543,6 +543,25 @@ describe('shared catalog', () => {
 })
 
 describe('tool_search_code', () => {
+  it('calls a tool only with an object, as the structured tool_call does', async () => {
+    const { run, calls } = makeSearch()
+    const refused = completed(
+      await run.call('tool_search_code', {
+        code: `const said = []
+for (const args of [5, 'hello', [1, 2], null, true, { toJSON() { return 42 } }]) {
+  try { await openclaw.tools.call('mcp:github:create_issue', args); said.push('called') } catch (e) { said.push(e.message) }
+}
+return said`,
+      }),
+    )
+    expect(refused).toEqual(
+      ['a number', 'a string', 'an array', 'null', 'a boolean', 'a number'].map((kind) => `tool args must serialise to a JSON object, not ${kind}.`),
+    )
+    expect(calls).toHaveLength(0)
+    // No args is an empty object.
+    expect(completed(await run.call('tool_search_code', { code: `return await openclaw.tools.call('mcp:github:create_issue')` }))).toEqual({ tool: 'create_issue', input: {} })
+  })
+
   it('searches, describes and calls through openclaw.tools', async () => {
     const { run, calls, events } = makeSearch()
     const result = await run.call(

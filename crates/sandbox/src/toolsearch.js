@@ -47,6 +47,9 @@
         if (args !== undefined) {
           input = JSONstringify(args);
           if (input === undefined) throw new TypeErrorCtor('tool args must be JSON-serialisable.');
+          // What the tool receives is this text, as the structured `tool_call`'s (lib/tool-search.js):
+          // an object, whatever a `toJSON` makes of it.
+          if (input[0] !== '{') throw new TypeErrorCtor(`tool args must serialise to a JSON object, not ${input === 'null' ? 'null' : input[0] === '[' ? 'an array' : `a ${typeof JSONparse(input)}`}.`);
         }
         return host.toolCall(str(id), input);
       } catch (error) {

@@ -116,19 +116,32 @@ function jsonTypeName(json) {
 function fitBatch(results, budget) {
   /** @type {{ results: BatchGroup[], truncated?: true }} */
   const answer = { results }
-  if (JSON.stringify(answer).length <= budget) return answer
+  let length = JSON.stringify(answer).length
+  if (length <= budget) return answer
   answer.truncated = true
+  length += TRUNCATED_FIELD
   /** @type {Array<[number, number]>} rank, group */
   const order = []
   results.forEach((group, g) => group.candidates.forEach((_, rank) => order.push([rank, g])))
   order.sort((a, b) => b[0] - a[0] || b[1] - a[1])
+  // The text's length is kept as a sum, each candidate measured once: `JSON.stringify` writes an
+  // array's items as it writes each alone, and a comma between two.
+  const sizes = results.map((group) => group.candidates.map((candidate) => JSON.stringify(candidate).length))
   for (const [, g] of order) {
-    if (JSON.stringify(answer).length <= budget) break
-    results[g].candidates.pop()
-    results[g].truncated = true
+    if (length <= budget) break
+    const group = results[g]
+    group.candidates.pop()
+    length -= /** @type {number} */ (sizes[g].pop()) + (group.candidates.length > 0 ? 1 : 0)
+    if (group.truncated !== true) {
+      group.truncated = true
+      length += TRUNCATED_FIELD
+    }
   }
   return answer
 }
+
+/** What `truncated: true` adds to an object that has other fields before it: `,"truncated":true`. */
+const TRUNCATED_FIELD = ',"truncated":true'.length
 
 class ToolSearchRun {
   /** @type {CodeModeRunInstance} */

@@ -616,6 +616,13 @@ return [Array.isArray(long), JSON.stringify(long) === JSON.stringify(short), Obj
     expect(truncation.searched.endsWith('words')).toBe(true)
     expect(truncation.message).toMatch(/^The query was over 512 characters; only its first part was searched: "create issue distinct words/)
     expect('queryTruncated' in shortResult).toBe(false)
+    // Characters past a UTF-16 pair: a query of 100,000 emoji is searched as its first 512, as
+    // one of 513 is.
+    const emoji = (n: number) => '\u{1f600}'.repeat(n)
+    const searched = async (query: string) => ((await structured.call('tool_search', { query })) as { queryTruncated?: { searched: string } }).queryTruncated?.searched
+    expect(await searched(emoji(100_000))).toBe(emoji(512))
+    expect(await searched(emoji(513))).toBe(emoji(512))
+    expect(await searched(`a${emoji(100_000)}`)).toBe(`a${emoji(511)}`)
   })
 
   it('has console.log/warn/error and openclaw.tools as its only globals', async () => {

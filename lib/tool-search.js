@@ -99,6 +99,21 @@ function jsonTypeName(json) {
 }
 
 /**
+ * What of a scalar query crosses to the sandbox: the search reads its first `chars` characters
+ * (the batch cap, `MAX_QUERY_CHARS` in crates/catalog) and the one after them, which decides
+ * where the cut falls, and says it cut (`queryTruncated`). A longer text is not copied there whole.
+ * @param {string} query
+ * @param {number} chars
+ */
+function searchedPart(query, chars) {
+  // A character is at most two UTF-16 units.
+  const units = 2 * (chars + 1)
+  if (query.length <= units) return query
+  const high = query.charCodeAt(units - 1)
+  return query.slice(0, high >= 0xd800 && high <= 0xdbff ? units - 1 : units)
+}
+
+/**
  * One query's group of a batch `tool_search` answer.
  * @typedef {{ query: string, candidates: unknown[], queryTruncated?: unknown, truncated?: true }} BatchGroup
  */
@@ -434,7 +449,7 @@ class ToolSearchRun {
     if (queries === undefined || queries === null || (Array.isArray(queries) && queries.length === 0 && scalar)) {
       if (typeof query !== 'string') return `tool_search requires a query string, not ${typeName(query)}.`
       // A blank query finds nothing (the page's rule; a cell's `search('')` lists the catalog).
-      return { batch: false, searches: scalar ? [{ query, ...topLimit }] : [] }
+      return { batch: false, searches: scalar ? [{ query: searchedPart(query, this.#search.batchLimits.queryChars), ...topLimit }] : [] }
     }
     if (!Array.isArray(queries)) {
       return `tool_search queries must be an array of { query, limit? } objects, not ${typeName(queries)}.`

@@ -543,6 +543,18 @@ describe('shared catalog', () => {
 })
 
 describe('tool_search_code', () => {
+  it('a query without a word finds nothing, in a cell and in a batch, as OpenClaw scores it', async () => {
+    const { run } = makeSearch({ config: { mode: 'code' } })
+    const counts = completed(
+      await run.call('tool_search_code', { code: `return [await openclaw.tools.search(''), await openclaw.tools.search('!!!'), await openclaw.tools.search('\u200b')].map((hits) => hits.length)` }),
+    )
+    expect(counts).toEqual([0, 0, 0])
+    const structured = makeSearch({ config: { mode: 'tools' } }).run
+    const answer = completed(await structured.call('tool_search', { queries: [{ query: '...' }, { query: 'create issue' }] })) as { results: { candidates: unknown[] }[] }
+    expect(answer.results[0].candidates).toEqual([])
+    expect(answer.results[1].candidates.length).toBeGreaterThan(0)
+  })
+
   it('calls a tool only with an object, as the structured tool_call does', async () => {
     const { run, calls } = makeSearch()
     const refused = completed(

@@ -448,7 +448,8 @@ class ToolSearchRun {
     const topLimit = limit === null || limit === undefined ? {} : { limit: /** @type {number} */ (limit) }
     if (queries === undefined || queries === null || (Array.isArray(queries) && queries.length === 0 && scalar)) {
       if (typeof query !== 'string') return `tool_search requires a query string, not ${typeName(query)}.`
-      // A blank query finds nothing (the page's rule; a cell's `search('')` lists the catalog).
+      // A blank query finds nothing (the page's rule; the sandbox answers any query without a word so,
+      // unless a tool has exactly that name: Catalog::search_all_result in crates/catalog).
       return { batch: false, searches: scalar ? [{ query: searchedPart(query, this.#search.batchLimits.queryChars), ...topLimit }] : [] }
     }
     if (!Array.isArray(queries)) {

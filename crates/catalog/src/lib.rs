@@ -323,8 +323,22 @@ impl Catalog {
     self.search_all_result(query, limit).hits
   }
 
-  /// [`Self::search_all`], saying whether the query was searched whole.
+  /// [`Self::search_all`], saying whether the query was searched whole. A query with no word
+  /// (`!!!`) finds only a tool of exactly that name: OpenClaw's Tool Search scores such a query
+  /// as nothing rather than list the catalog as if ranked.
   pub fn search_all_result(&self, query: &str, limit: usize) -> SearchResult<'_> {
+    if !search::has_words(query) {
+      let name = query.trim();
+      return SearchResult {
+        hits: self
+          .entries
+          .iter()
+          .filter(|e| !name.is_empty() && e.name == name)
+          .take(limit)
+          .collect(),
+        truncated: search::truncation(query),
+      };
+    }
     if self.guest.len() == self.entries.len() {
       return self.search_result(query, limit);
     }
@@ -824,6 +838,39 @@ mod tests {
     // Whitespace before the cut is dropped.
     assert_eq!(bounded_description("ab   cdefgh", 6), "ab…");
     assert_eq!(bounded_description("", 0), "");
+  }
+
+  #[test]
+  fn a_query_without_words_finds_only_a_tool_of_that_name_in_tool_search() {
+    let catalog = Catalog::build(&json!([
+      { "name": "weather", "description": "Weather" },
+      { "name": "!!!", "description": "Bangs" },
+      { "name": "issue", "source": "mcp", "sourceName": "github", "description": "Issues" },
+    ]));
+    let names = |found: SearchResult<'_>| {
+      found
+        .hits
+        .iter()
+        .map(|e| e.name.clone())
+        .collect::<Vec<_>>()
+    };
+    for query in ["...", "\u{200b}", "", "   ", "?!"] {
+      assert!(
+        catalog.search_all_result(query, 5).hits.is_empty(),
+        "{query:?}"
+      );
+    }
+    assert_eq!(names(catalog.search_all_result(" !!! ", 5)), ["!!!"]);
+    assert_eq!(names(catalog.search_all_result("weather", 5)), ["weather"]);
+    // Cut as any query is, and said so.
+    let long = catalog.search_all_result(&"!".repeat(600), 5);
+    assert!(long.hits.is_empty());
+    assert_eq!(
+      long.truncated.map(|t| t.reason),
+      Some(search::TruncationReason::Chars)
+    );
+    // Code mode's own `tools.search` still lists its tools for an empty query.
+    assert_eq!(catalog.search("", 5).len(), 2);
   }
 
   #[test]

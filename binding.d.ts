@@ -622,8 +622,9 @@ export interface ToolSearchConfig {
 }
 
 /**
- * A catalog entry as Tool Search shows it: compact in `tool_search` hits, with its input schema
- * from `tool_describe` (`code_mode_catalog::compact_json` writes both).
+ * A catalog entry as Tool Search shows it: compact in `tool_search` hits (with OpenClaw's
+ * `input` and `output` hints), with its input schema too from `tool_describe`
+ * (`code_mode_catalog::compact` writes both).
  */
 export interface ToolSearchEntry {
   /** Exact catalog id, `<source>:<owner>:<name>`: what `tool_describe` and `tool_call` take. */
@@ -641,6 +642,21 @@ export interface ToolSearchEntry {
   source: 'openclaw' | 'mcp' | 'client'
   /** `core`, the plugin id, the MCP server or the client app. */
   sourceName: string
+  /**
+   * A bounded TypeScript-style hint of the tool's input, such as
+   * `{ id: string; mode?: "drip" | "flood" }` (OpenClaw's `compactToolInputHint`): for an
+   * `openclaw` tool, written from its input schema (`unknown` when that cannot be written
+   * within 300 characters; a `; ...` or `unknown` inside marks what it leaves out); always
+   * `unknown` for `mcp` and `client` tools, whose schemas are deferred to `tool_describe`.
+   */
+  input: string
+  /**
+   * A compact hint of an `openclaw` tool's output (OpenClaw's `compactToolOutputHint`), only
+   * when the tool declares an `outputSchema` that it describes completely within 800
+   * characters; absent for open, oversized or partial output schemas and for `mcp` and
+   * `client` tools.
+   */
+  output?: string
   /**
    * The input's JSON Schema (`tool_describe` only; `{ type: 'object', properties: {} }` when
    * the tool gave none).

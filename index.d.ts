@@ -79,6 +79,11 @@ export interface CatalogTool {
   description?: string
   /** JSON Schema of the input. */
   parameters?: unknown
+  /**
+   * JSON Schema of the result, as OpenClaw tools may declare it: kept for `openclaw` tools only,
+   * for Tool Search's `output` hint (left out of hits unless it describes the result completely).
+   */
+  outputSchema?: unknown
   /** Plugin tools are `'openclaw'` with `sourceName` = the plugin id. */
   source?: 'openclaw' | 'mcp' | 'client'
   /** `'core'` when omitted for openclaw tools; the MCP server; the client app. */

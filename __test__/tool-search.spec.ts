@@ -161,11 +161,12 @@ describe('structured tools', () => {
       description: 'Read a text file from the workspace',
       source: 'openclaw',
       sourceName: 'core',
+      input: '{ path: string }',
     })
     for (const hit of hits) expect(hit).not.toHaveProperty('parameters')
     // The model reads these as JSON: the keys come in the catalog's order, an absent label is
     // left out (not null).
-    expect(Object.keys(hits[0])).toEqual(['id', 'name', 'label', 'description', 'source', 'sourceName'])
+    expect(Object.keys(hits[0])).toEqual(['id', 'name', 'label', 'description', 'source', 'sourceName', 'input'])
     for (const hit of hits) expect(hit.label === undefined ? !('label' in hit) : typeof hit.label === 'string').toBe(true)
     expect(hits.some((hit) => !('label' in hit))).toBe(true)
     expect((completed(await run.call('tool_search', { query: 'file', limit: 1 })) as unknown[]).length).toBe(1)
@@ -173,7 +174,9 @@ describe('structured tools', () => {
     expect(described).toMatchObject({ id: 'mcp:github:create_issue', source: 'mcp', parameters: { type: 'object' } })
     const readFile = completed(await run.call('tool_describe', { id: 'openclaw:core:read_file' })) as Record<string, unknown>
     expect(readFile.parameters).toEqual(TOOLS[0].parameters)
-    expect(Object.keys(readFile)).toEqual(['id', 'name', 'label', 'description', 'source', 'sourceName', 'parameters'])
+    expect(Object.keys(readFile)).toEqual(['id', 'name', 'label', 'description', 'source', 'sourceName', 'input', 'parameters'])
+    expect(readFile.input).toBe('{ path: string }')
+    expect(described.input).toBe('unknown')
     expect(JSON.stringify(readFile.parameters)).toBe(JSON.stringify(TOOLS[0].parameters))
     const called = completed(
       await run.call('tool_call', { id: 'openclaw:core:read_file', args: { path: 'a.txt' } }, { toolCallId: 'model-1' }),
@@ -407,6 +410,100 @@ describe('tool_search batches (OpenClaw 2026.9.6)', () => {
   })
 })
 
+describe('input and output hints (OpenClaw 2026.9.6)', () => {
+  const closedOutput = {
+    type: 'object',
+    properties: { ok: { type: 'boolean' }, count: { type: 'integer', minimum: 0 } },
+    required: ['ok'],
+    additionalProperties: false,
+  }
+  const input = {
+    type: 'object',
+    properties: { id: { type: 'string' }, mode: { type: 'string', enum: ['drip', 'flood'] } },
+    required: ['id'],
+  }
+  const HINTED: CatalogTool[] = [
+    { name: 'drip_feed', description: 'Feed the drip', parameters: input, outputSchema: closedOutput } as CatalogTool,
+    { name: 'drip_open', description: 'Feed the drip with an open result', parameters: input, outputSchema: { type: 'object' } } as CatalogTool,
+    { name: 'drip_partial', description: 'Feed the drip, result partly declared', parameters: input, outputSchema: { ...closedOutput, properties: { ok: { $ref: '#/defs/ok' } } } } as CatalogTool,
+    { name: 'drip_mcp', source: 'mcp', sourceName: 'srv', description: 'Feed the drip over MCP', parameters: input, outputSchema: closedOutput } as CatalogTool,
+    { name: 'drip_client', source: 'client', sourceName: 'app', description: 'Feed the drip in the app', parameters: input },
+  ]
+  const byName = (hits: Record<string, unknown>[]) => new Map(hits.map((hit) => [hit.name as string, hit]))
+
+  it('structured hits carry input; output only for a complete trusted output schema; MCP and client say unknown', async () => {
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools: HINTED })
+    const hits = byName(completed(await run.call('tool_search', { query: 'drip', limit: 10 })) as Record<string, unknown>[])
+    expect(hits.size).toBe(5)
+    const feed = hits.get('drip_feed')!
+    expect(feed.input).toBe('{ id: string; mode?: "drip" | "flood" }')
+    expect(feed.output).toBe('{ ok: boolean; count?: number }')
+    // After sourceName (upstream writes them after description; the catalog keeps its order).
+    expect(Object.keys(feed)).toEqual(['id', 'name', 'description', 'source', 'sourceName', 'input', 'output'])
+    expect(hits.get('drip_open')).not.toHaveProperty('output')
+    expect(hits.get('drip_partial')).not.toHaveProperty('output')
+    for (const name of ['drip_mcp', 'drip_client']) {
+      expect(hits.get(name)!.input, name).toBe('unknown')
+      expect(hits.get(name), name).not.toHaveProperty('output')
+    }
+    // Batches carry them too.
+    const value = completed(await run.call('tool_search', { queries: [{ query: 'drip', limit: 5 }, { query: 'feed' }] })) as {
+      results: { candidates: Record<string, unknown>[] }[]
+    }
+    for (const group of value.results) for (const hit of group.candidates) expect(typeof hit.input).toBe('string')
+    expect(byName(value.results[0].candidates).get('drip_feed')?.output).toBe('{ ok: boolean; count?: number }')
+    // tool_describe carries them beside the schema, as upstream's describe does.
+    const described = completed(await run.call('tool_describe', { id: 'openclaw:core:drip_feed' })) as Record<string, unknown>
+    expect(described).toMatchObject({ input: feed.input, output: feed.output, parameters: input })
+  })
+
+  it('tool_search_code hits carry them too', async () => {
+    const { run } = makeSearch({ tools: HINTED })
+    const value = completed(
+      await run.call('tool_search_code', {
+        code: 'const hits = await openclaw.tools.search("drip", { limit: 10 }); const d = await openclaw.tools.describe("openclaw:core:drip_feed"); return { hits: hits.map((h) => [h.name, h.input, h.output ?? null]), d: [d.input, d.output] }',
+      }),
+    ) as { hits: [string, string, string | null][]; d: [string, string] }
+    const hits = new Map(value.hits.map(([name, ...rest]) => [name, rest]))
+    expect(hits.get('drip_feed')).toEqual(['{ id: string; mode?: "drip" | "flood" }', '{ ok: boolean; count?: number }'])
+    expect(hits.get('drip_open')).toEqual(['{ id: string; mode?: "drip" | "flood" }', null])
+    expect(hits.get('drip_mcp')).toEqual(['unknown', null])
+    expect(hits.get('drip_client')).toEqual(['unknown', null])
+    expect(value.d).toEqual(['{ id: string; mode?: "drip" | "flood" }', '{ ok: boolean; count?: number }'])
+  })
+
+  it('a batch stays within 4,000 characters counting the hints', async () => {
+    const wide = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`field_${i}`, { type: 'string', enum: ['alpha', 'beta', 'gamma'] }])),
+      additionalProperties: false,
+    }
+    const tools: CatalogTool[] = Array.from({ length: 40 }, (_, i) => ({
+      name: `widget_${String(i).padStart(2, '0')}`,
+      description: `Widget tool ${i} manages widgets.`,
+      parameters: wide,
+      outputSchema: wide,
+    }) as CatalogTool)
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools })
+    const single = completed(await run.call('tool_search', { query: 'widget', limit: 10 })) as Record<string, unknown>[]
+    // The input hint is cut at 300 characters (`; ...`); the output hint, within 800, is whole.
+    expect((single[0].input as string).length).toBeGreaterThan(200)
+    expect(single[0].input).toMatch(/; \.\.\. \}$/)
+    expect((single[0].output as string).length).toBeGreaterThan(400)
+    expect(single[0].output).not.toContain('...')
+    const value = completed(await run.call('tool_search', { queries: [{ query: 'widget', limit: 10 }, { query: 'manages widgets', limit: 10 }] })) as {
+      results: { candidates: Record<string, unknown>[] }[]
+      truncated?: boolean
+    }
+    expect(JSON.stringify(value).length).toBeLessThanOrEqual(4_000)
+    expect(value.truncated).toBe(true)
+    // Without the hints the same candidates would have fitted many more: they are what was counted.
+    const kept = value.results.reduce((n, group) => n + group.candidates.length, 0)
+    expect(kept).toBeLessThan(8)
+    for (const group of value.results) for (const hit of group.candidates) expect(hit.input).toBe(single[0].input)
+  })
+})
+
 describe('bounded structured output', () => {
   // 10 MB of words: indexed to their first 16 KiB (MAX_INDEXED_BYTES in crates/catalog), so the index builds at once.
   const huge = 'Fetch the weather for a city. ' + 'and more words '.repeat(700_000)
@@ -442,7 +539,7 @@ describe('bounded structured output', () => {
     expect(Array.from(weather.description).length).toBeLessThanOrEqual(4_000)
     expect(weather.parameters).toEqual({ type: 'object' })
     expect(weather.parametersOmitted).toMatch(/input schema is \d+ bytes of JSON, more than the 32768 bytes tool_describe shows/)
-    expect(Object.keys(weather)).toEqual(['id', 'name', 'description', 'source', 'sourceName', 'parameters', 'parametersOmitted'])
+    expect(Object.keys(weather)).toEqual(['id', 'name', 'description', 'source', 'sourceName', 'input', 'parameters', 'parametersOmitted'])
     expect(JSON.stringify(weather).length).toBeLessThan(5_000)
     const small = completed(await run.call('tool_describe', { id: 'openclaw:core:small_weather' })) as Record<string, any>
     expect(small.parameters).toEqual(tools[2].parameters)

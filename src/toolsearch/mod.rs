@@ -83,8 +83,9 @@ pub struct ToolSearchTelemetry {
 // own object writer sets optional fields after the others, and the model reads these objects'
 // JSON in the order written here.
 
-/// A catalog entry as Tool Search shows it: compact in `tool_search` hits, with its input schema
-/// from `tool_describe` (`code_mode_catalog::compact_json` writes both).
+/// A catalog entry as Tool Search shows it: compact in `tool_search` hits (with OpenClaw's
+/// `input` and `output` hints), with its input schema too from `tool_describe`
+/// (`code_mode_catalog::compact` writes both).
 #[napi(object, object_to_js = false, object_from_js = false)]
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -104,6 +105,18 @@ pub struct ToolSearchEntry {
   pub source: String,
   /// `core`, the plugin id, the MCP server or the client app.
   pub source_name: String,
+  /// A bounded TypeScript-style hint of the tool's input, such as
+  /// `{ id: string; mode?: "drip" | "flood" }` (OpenClaw's `compactToolInputHint`): for an
+  /// `openclaw` tool, written from its input schema (`unknown` when that cannot be written
+  /// within 300 characters; a `; ...` or `unknown` inside marks what it leaves out); always
+  /// `unknown` for `mcp` and `client` tools, whose schemas are deferred to `tool_describe`.
+  pub input: String,
+  /// A compact hint of an `openclaw` tool's output (OpenClaw's `compactToolOutputHint`), only
+  /// when the tool declares an `outputSchema` that it describes completely within 800
+  /// characters; absent for open, oversized or partial output schemas and for `mcp` and
+  /// `client` tools.
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  pub output: Option<String>,
   /// The input's JSON Schema (`tool_describe` only; `{ type: 'object', properties: {} }` when
   /// the tool gave none).
   #[napi(ts_type = "Record<string, unknown>")]
@@ -209,7 +222,7 @@ impl Found {
 /// What `tool_describe` shows of `entry`, bounded, and the note that replaces a schema too large
 /// to show.
 fn described(entry: &catalog::CatalogEntry) -> (catalog::CompactEntry<'_>, Option<String>) {
-  let mut compact = catalog::compact(entry, true);
+  let mut compact = catalog::compact(entry, true).with_hints(entry);
   compact.description =
     catalog::bounded_description(&entry.description, catalog::DESCRIBE_DESCRIPTION_MAX_CHARS);
   let size = compact.parameters.map_or(0, |p| p.get().len());
@@ -449,6 +462,9 @@ mod tests {
     assert!(note.unwrap().contains("more than the 32768 bytes"));
     let (entry, note) = described(catalog.get("openclaw:core:small").unwrap());
     assert_eq!(entry.description, "Small");
+    // As OpenClaw's describe, the entry carries a hit's input hint beside its schema.
+    assert_eq!(entry.input, Some("{ city?: string }"));
+    assert_eq!(entry.output, None);
     assert_eq!(
       serde_json::from_str::<serde_json::Value>(entry.parameters.unwrap().get()).unwrap(),
       small

@@ -57,7 +57,7 @@ pub fn model_tools(mode: &str, size: usize, timeout_ms: u32) -> Vec<ToolSearchMo
       "Tool Search (code)",
       format!(
         "Run a short JavaScript async function body against this run's tool catalog ({size} tools) and `return` the answer. \
-Globals: `await openclaw.tools.search(query, {{ limit }})` returns compact hits `[{{ id, name, label?, description, source, sourceName }}]`; \
+Globals: `await openclaw.tools.search(query, {{ limit }})` returns compact hits `[{{ id, name, label?, description, source, sourceName, input, output? }}]` (`input`: a TypeScript-style hint of the arguments, `unknown` for MCP and client tools; `output`: the result's shape, when declared); \
 `await openclaw.tools.describe(id)` returns one entry with its JSON Schema `parameters`; \
 `await openclaw.tools.call(id, args)` calls the tool through OpenClaw and returns its result; `console.log/warn/error` print. \
 Nothing else: no modules, timers, network or files. The whole call, tool calls included, must finish within {timeout_ms} ms. {QUERY_NOTE}"
@@ -75,7 +75,7 @@ Nothing else: no modules, timers, network or files. The whole call, tool calls i
       "tool_search",
       "Tool Search",
       format!(
-        "Search this run's tool catalog ({size} tools) for tools that can do something. Give `query` (and optionally `limit`) for one search: it returns compact entries `[{{ id, name, label?, description, source, sourceName }}]` without schemas. \
+        "Search this run's tool catalog ({size} tools) for tools that can do something. Give `query` (and optionally `limit`) for one search: it returns compact entries `[{{ id, name, label?, description, source, sourceName, input, output? }}]` without schemas (`input` is a TypeScript-style hint of the arguments, `unknown` for MCP and client tools: describe those; `output` the result's shape when the tool declares one). \
 For several independent searches at once give `queries: [{{ query, limit? }}]` instead (at most {MAX_BATCH_QUERIES} queries of at most {MAX_BATCH_QUERY_CHARS} characters, {MAX_BATCH_QUERY_BYTES} bytes of query text and {MAX_BATCH_CANDIDATES} results in all): \
 it returns `{{ results: [{{ query, candidates }}] }}` in request order, cut to {BATCH_RESPONSE_MAX_CHARS} characters (`truncated: true` on the response and on each group that lost results). \
 Descriptions are shortened to {SEARCH_DESCRIPTION_MAX_CHARS} characters. Use tool_describe for a tool's parameters and tool_call to call it. {QUERY_NOTE}"

@@ -6,6 +6,7 @@
 
 pub mod building;
 pub mod calls;
+pub mod hint;
 pub mod names;
 pub mod search;
 
@@ -55,9 +56,49 @@ pub struct CatalogEntry {
   pub source_name: String,
   /// JSON text of the input schema, if the gateway gave one.
   pub parameters: Option<String>,
+  /// JSON text of the output schema of an `openclaw` tool, if the gateway gave one (OpenClaw
+  /// keeps it for trusted tools only; an MCP or client tool's is not read).
+  pub output_schema: Option<String>,
+  /// Tool Search's `input` and `output` hints of this entry (made when a hit first shows them).
+  pub hints: OnceLock<Hints>,
   pub mcp: Option<McpBinding>,
   /// Position in `Catalog::entries()`: how a nested call names its tool to the JS layer.
   pub index: usize,
+}
+
+/// What Tool Search's hits say of a tool's schemas (OpenClaw's `compactToolSearchCatalogEntry`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hints {
+  /// The TypeScript-style input hint of an `openclaw` tool's `parameters` (`unknown` when it
+  /// cannot be written whole within 300 characters); `unknown` for MCP and client tools, whose
+  /// schemas are left to `tool_describe`.
+  pub input: String,
+  /// The output hint of an `openclaw` tool's `outputSchema`, only when it is complete.
+  pub output: Option<String>,
+}
+
+impl CatalogEntry {
+  /// This entry's [`Hints`], made on first use (a search shows a few entries of a catalog
+  /// that may hold thousands: only those are parsed again and hinted).
+  pub fn hints(&self) -> &Hints {
+    self.hints.get_or_init(|| {
+      if self.source != Source::OpenClaw {
+        return Hints {
+          input: "unknown".into(),
+          output: None,
+        };
+      }
+      let parse = |text: &Option<String>| {
+        text
+          .as_deref()
+          .and_then(|t| serde_json::from_str::<Value>(t).ok())
+      };
+      Hints {
+        input: hint::input_hint(parse(&self.parameters).as_ref()),
+        output: hint::output_hint(parse(&self.output_schema).as_ref()),
+      }
+    })
+  }
 }
 
 /// A convenience name that two or more tools normalise to: none of them gets it.
@@ -315,6 +356,7 @@ impl Catalog {
         .map(|doc| &self.entries[self.guest[doc]])
         .collect(),
       truncated: ranked.truncated,
+      hinted: false,
     }
   }
 
@@ -323,9 +365,10 @@ impl Catalog {
     self.search_all_result(query, limit).hits
   }
 
-  /// [`Self::search_all`], saying whether the query was searched whole. A query with no word
-  /// (`!!!`) finds only a tool of exactly that name: OpenClaw's Tool Search scores such a query
-  /// as nothing rather than list the catalog as if ranked.
+  /// [`Self::search_all`], saying whether the query was searched whole. Its hits are Tool
+  /// Search's: each carries its [`Hints`] (`input`, and `output` when there is one). A query with
+  /// no word (`!!!`) finds only a tool of exactly that name: OpenClaw's Tool Search scores such a
+  /// query as nothing rather than list the catalog as if ranked.
   pub fn search_all_result(&self, query: &str, limit: usize) -> SearchResult<'_> {
     if !search::has_words(query) {
       let name = query.trim();
@@ -337,10 +380,14 @@ impl Catalog {
           .take(limit)
           .collect(),
         truncated: search::truncation(query),
+        hinted: true,
       };
     }
     if self.guest.len() == self.entries.len() {
-      return self.search_result(query, limit);
+      return SearchResult {
+        hinted: true,
+        ..self.search_result(query, limit)
+      };
     }
     let ranked = self.all_index().ranked(query, limit);
     SearchResult {
@@ -350,6 +397,7 @@ impl Catalog {
         .map(|doc| &self.entries[doc])
         .collect(),
       truncated: ranked.truncated,
+      hinted: true,
     }
   }
 
@@ -386,12 +434,26 @@ impl Catalog {
 pub struct SearchResult<'c> {
   pub hits: Vec<&'c CatalogEntry>,
   pub truncated: Option<QueryTruncation>,
+  /// Whether each hit carries its [`Hints`] (Tool Search's searches; code mode's do not).
+  pub hinted: bool,
 }
 
 impl SearchResult<'_> {
-  /// The hits as a compact JSON array (no schemas), the shape `tools.search` resolves to.
+  /// The hits as a compact JSON array (no schemas), the shape `tools.search` resolves to
+  /// (with `input`/`output` hints when [`Self::hinted`]).
   pub fn hits_json(&self) -> String {
-    compact_list(self.hits.iter().copied())
+    let list: Vec<CompactEntry> = self.hits.iter().map(|e| self.hit(e)).collect();
+    serde_json::to_string(&list).unwrap_or_default()
+  }
+
+  /// One hit as a guest sees it.
+  fn hit<'e>(&self, entry: &'e CatalogEntry) -> CompactEntry<'e> {
+    let compact = compact(entry, false);
+    if self.hinted {
+      compact.with_hints(entry)
+    } else {
+      compact
+    }
   }
 
   /// What a guest's search function returns to its prelude: the hits array, or, when the query
@@ -401,7 +463,7 @@ impl SearchResult<'_> {
   pub fn guest_json(&self) -> String {
     match &self.truncated {
       None => self.hits_json(),
-      Some(_) => self.cut_json(|e| compact(e, false)),
+      Some(_) => self.cut_json(|e| self.hit(e)),
     }
   }
 
@@ -411,15 +473,18 @@ impl SearchResult<'_> {
   pub fn structured_json(&self) -> String {
     match &self.truncated {
       None => {
-        let list: Vec<CompactEntry> = self.hits.iter().map(|e| searched(e)).collect();
+        let list: Vec<CompactEntry> = self.hits.iter().map(|e| self.searched(e)).collect();
         serde_json::to_string(&list).unwrap_or_default()
       }
-      Some(_) => self.cut_json(searched),
+      Some(_) => self.cut_json(|e| self.searched(e)),
     }
   }
 
   /// `{"hits": [...], "queryTruncated": {...}}` with each hit written by `write`.
-  fn cut_json<'e>(&'e self, write: impl Fn(&'e CatalogEntry) -> CompactEntry<'e>) -> String {
+  fn cut_json<'e>(&self, write: impl Fn(&'e CatalogEntry) -> CompactEntry<'e>) -> String
+  where
+    Self: 'e,
+  {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Cut<'a> {
@@ -434,11 +499,13 @@ impl SearchResult<'_> {
   }
 }
 
-/// A structured `tool_search` hit: compact, its description bounded.
-fn searched(entry: &CatalogEntry) -> CompactEntry<'_> {
-  let mut compact = compact(entry, false);
-  compact.description = bounded_description(&entry.description, SEARCH_DESCRIPTION_MAX_CHARS);
-  compact
+impl SearchResult<'_> {
+  /// A structured `tool_search` hit: compact, its description bounded.
+  fn searched<'e>(&self, entry: &'e CatalogEntry) -> CompactEntry<'e> {
+    let mut compact = self.hit(entry);
+    compact.description = bounded_description(&entry.description, SEARCH_DESCRIPTION_MAX_CHARS);
+    compact
+  }
 }
 
 /// Longest description, in characters (Unicode scalar values), a structured `tool_search` hit
@@ -504,12 +571,28 @@ pub struct CompactEntry<'a> {
   pub description: Cow<'a, str>,
   pub source: &'static str,
   pub source_name: &'a str,
+  /// Tool Search only: the input hint ([`Hints::input`]).
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub input: Option<&'a str>,
+  /// Tool Search only: the output hint, when there is a complete one ([`Hints::output`]).
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub output: Option<&'a str>,
   /// The input schema (an empty object schema when the gateway gave none).
   #[serde(skip_serializing_if = "Option::is_none")]
   pub parameters: Option<&'a RawValue>,
 }
 
-impl CompactEntry<'_> {
+impl<'a> CompactEntry<'a> {
+  /// The entry with Tool Search's `input` and `output` hints of `entry` (made on first use).
+  pub fn with_hints(self, entry: &'a CatalogEntry) -> CompactEntry<'a> {
+    let hints = entry.hints();
+    CompactEntry {
+      input: Some(&hints.input),
+      output: hints.output.as_deref(),
+      ..self
+    }
+  }
+
   /// The entry as JSON text.
   pub fn to_json(&self) -> String {
     // Serialising a struct of strings cannot fail.
@@ -535,6 +618,8 @@ pub fn compact(entry: &CatalogEntry, with_parameters: bool) -> CompactEntry<'_> 
     description: Cow::Borrowed(&entry.description),
     source: entry.source.as_str(),
     source_name: &entry.source_name,
+    input: None,
+    output: None,
     // The schema text is the catalog's own serialisation of the gateway's value: valid JSON.
     parameters: with_parameters.then(|| {
       entry
@@ -620,6 +705,11 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
       .get("parameters")
       .filter(|p| !p.is_null())
       .map(Value::to_string),
+    output_schema: tool
+      .get("outputSchema")
+      .filter(|p| source == Source::OpenClaw && !p.is_null())
+      .map(Value::to_string),
+    hints: OnceLock::new(),
     source,
     source_name,
     name,
@@ -907,6 +997,74 @@ mod tests {
         .count()
         <= 200
     );
+  }
+
+  #[test]
+  fn tool_search_hits_carry_input_and_output_hints_and_code_mode_hits_do_not() {
+    let closed = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } }, "required": ["ok"], "additionalProperties": false });
+    let open = json!({ "type": "object", "properties": { "ok": { "type": "boolean" } } });
+    let input = json!({ "type": "object", "properties": { "id": { "type": "string" }, "mode": { "enum": ["drip", "flood"] } }, "required": ["id"] });
+    let catalog = Catalog::from_json(
+      &json!([
+        { "name": "drip_feed", "description": "Feed the drip", "parameters": input, "outputSchema": closed },
+        { "name": "drip_open", "description": "Feed the drip, open output", "parameters": input, "outputSchema": open },
+        { "name": "drip_mcp", "source": "mcp", "sourceName": "srv", "description": "Feed the drip", "parameters": input, "outputSchema": closed },
+        { "name": "drip_client", "source": "client", "description": "Feed the drip", "parameters": input },
+        { "name": "drip_bare", "description": "Feed the drip, no schema" },
+      ])
+      .to_string(),
+    );
+    // Nothing is hinted until a hit shows it.
+    assert!(catalog.entries().iter().all(|e| e.hints.get().is_none()));
+    let found = catalog.search_all_result("drip", 10);
+    assert!(found.hinted);
+    let hits: Vec<Value> = serde_json::from_str(&found.structured_json()).unwrap();
+    let by_name = |name: &str| hits.iter().find(|h| h["name"] == name).unwrap().clone();
+    let feed = by_name("drip_feed");
+    assert_eq!(feed["input"], r#"{ id: string; mode?: "drip" | "flood" }"#);
+    assert_eq!(feed["output"], "{ ok: boolean }");
+    // After sourceName, in the catalog's own order.
+    let keys: Vec<&str> = feed
+      .as_object()
+      .unwrap()
+      .keys()
+      .map(String::as_str)
+      .collect();
+    assert_eq!(
+      keys,
+      [
+        "id",
+        "name",
+        "description",
+        "source",
+        "sourceName",
+        "input",
+        "output"
+      ]
+    );
+    assert!(by_name("drip_open").get("output").is_none());
+    for name in ["drip_mcp", "drip_client"] {
+      assert_eq!(by_name(name)["input"], "unknown", "{name}");
+      assert!(by_name(name).get("output").is_none(), "{name}");
+    }
+    assert_eq!(by_name("drip_bare")["input"], "unknown");
+    // The guest's `openclaw.tools.search` hits say the same.
+    assert_eq!(
+      serde_json::from_str::<Vec<Value>>(&found.guest_json()).unwrap()[0]["input"],
+      hits[0]["input"]
+    );
+    // MCP and client tools' schemas are never parsed for a hint; the catalog keeps an output
+    // schema for `openclaw` tools only.
+    assert!(
+      catalog
+        .get("mcp:srv:drip_mcp")
+        .unwrap()
+        .output_schema
+        .is_none()
+    );
+    // Code mode's `tools.search` is unchanged: no hints.
+    let code_mode = catalog.search_result("drip", 10);
+    assert!(!code_mode.guest_json().contains("\"input\""));
   }
 
   #[test]

@@ -137,11 +137,18 @@ impl GuestRun {
   /// the id is not one this guest can use (as [`GuestRun::search`] scopes them).
   pub fn describe(&self, id: &str) -> Option<String> {
     Counters::bump(&self.counters.describes);
-    let entry = match self.kind {
-      GuestKind::CodeMode => self.catalog().guest_entry(id),
-      GuestKind::ToolSearch => self.catalog().get(id),
-    };
-    entry.map(|e| code_mode_catalog::compact(e, true).to_json())
+    match self.kind {
+      GuestKind::CodeMode => self
+        .catalog()
+        .guest_entry(id)
+        .map(|e| code_mode_catalog::compact(e, true).to_json()),
+      // Tool Search's describe is a hit's entry (with its `input` and `output` hints, as
+      // OpenClaw's is) and the schema.
+      GuestKind::ToolSearch => self
+        .catalog()
+        .get(id)
+        .map(|e| code_mode_catalog::compact(e, true).with_hints(e).to_json()),
+    }
   }
 
   /// What a guest is told of an id it cannot use: code mode's short answer, or Tool Search's

@@ -222,11 +222,14 @@ impl Found {
 /// What `tool_describe` shows of `entry`, bounded, and the note that replaces a schema too large
 /// to show.
 fn described(entry: &catalog::CatalogEntry) -> (catalog::CompactEntry<'_>, Option<String>) {
-  let mut compact = catalog::compact(entry, true).with_hints(entry);
+  // The stored schema is the catalog's own serialisation of it: its length is its size, read
+  // before (and instead of) a parse that a schema of megabytes would cost on every describe.
+  let size = entry.parameters.as_deref().map_or(0, str::len);
+  let shown = size <= catalog::DESCRIBE_SCHEMA_MAX_BYTES;
+  let mut compact = catalog::compact(entry, shown).with_hints(entry);
   compact.description =
     catalog::bounded_description(&entry.description, catalog::DESCRIBE_DESCRIPTION_MAX_CHARS);
-  let size = compact.parameters.map_or(0, |p| p.get().len());
-  if size <= catalog::DESCRIBE_SCHEMA_MAX_BYTES {
+  if shown {
     return (compact, None);
   }
   compact.parameters = Some(open_schema());
@@ -459,7 +462,11 @@ mod tests {
     );
     assert!(entry.description.ends_with(catalog::CUT_MARKER));
     assert_eq!(entry.parameters.unwrap().get(), r#"{"type":"object"}"#);
-    assert!(note.unwrap().contains("more than the 32768 bytes"));
+    // The size is the schema's JSON, as the catalog keeps it.
+    let size = serde_json::to_string(&big).unwrap().len();
+    assert!(note.unwrap().starts_with(&format!(
+      "This tool's input schema is {size} bytes of JSON, more than the 32768 bytes"
+    )));
     let (entry, note) = described(catalog.get("openclaw:core:small").unwrap());
     assert_eq!(entry.description, "Small");
     // As OpenClaw's describe, the entry carries a hit's input hint beside its schema.

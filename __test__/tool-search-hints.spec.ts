@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { ToolSearchRun, type CatalogTool, type ToolSearchResult } from '../index.js'
-import { node24, runNode24 } from './helpers.js'
+import { node24, runNode24 } from './node24.js'
 
 const require = createRequire(import.meta.url)
 const root = resolve(__dirname, '..')

@@ -1,7 +1,7 @@
 //! Bounded TypeScript-style hints of a tool's input and output schemas, as OpenClaw's Tool Search
 //! shows them in its hits (`input`, `output`): a port of OpenClaw 2026.9.6's
-//! `compactToolInputHint` and `compactToolOutputHint` (`src/agents/tool-schema-hints.ts`, the
-//! compact paths only), writing the same text for the same schema.
+//! `compactToolInputHint` and `compactToolOutputHint` (the compact paths only, as the gateway's
+//! published build has them), writing the same text for the same schema.
 //!
 //! JavaScript's semantics are kept where they show in the text: lengths are UTF-16 code units,
 //! numbers are written as `Number.prototype.toString` writes them, strings as `JSON.stringify`

@@ -370,32 +370,31 @@ impl Catalog {
   /// no word (`!!!`) finds only a tool of exactly that name: OpenClaw's Tool Search scores such a
   /// query as nothing rather than list the catalog as if ranked.
   pub fn search_all_result(&self, query: &str, limit: usize) -> SearchResult<'_> {
-    if !search::has_words(query) {
+    // Without an MCP entry the guest index is the whole catalog's.
+    let all = self.guest.len() != self.entries.len();
+    let index = if all {
+      self.all_index()
+    } else {
+      self.guest_index()
+    };
+    let ranked = index.ranked(query, limit);
+    let hits = if ranked.wordless {
       let name = query.trim();
-      return SearchResult {
-        hits: self
-          .entries
-          .iter()
-          .filter(|e| !name.is_empty() && e.name == name)
-          .take(limit)
-          .collect(),
-        truncated: search::truncation(query),
-        hinted: true,
-      };
-    }
-    if self.guest.len() == self.entries.len() {
-      return SearchResult {
-        hinted: true,
-        ..self.search_result(query, limit)
-      };
-    }
-    let ranked = self.all_index().ranked(query, limit);
-    SearchResult {
-      hits: ranked
+      self
+        .entries
+        .iter()
+        .filter(|e| !name.is_empty() && e.name == name)
+        .take(limit)
+        .collect()
+    } else {
+      ranked
         .hits
         .into_iter()
-        .map(|doc| &self.entries[doc])
-        .collect(),
+        .map(|doc| &self.entries[if all { doc } else { self.guest[doc] }])
+        .collect()
+    };
+    SearchResult {
+      hits,
       truncated: ranked.truncated,
       hinted: true,
     }
@@ -982,6 +981,9 @@ mod tests {
         "{query:?}"
       );
     }
+    // A word the cap would split is not searched: what is left has no word either.
+    let split = format!("{}ab", "!".repeat(search::MAX_QUERY_CHARS - 1));
+    assert!(catalog.search_all_result(&split, 5).hits.is_empty());
     assert_eq!(names(catalog.search_all_result(" !!! ", 5)), ["!!!"]);
     assert_eq!(names(catalog.search_all_result("weather", 5)), ["weather"]);
     // Cut as any query is, and said so.

@@ -24,9 +24,7 @@ mod weights;
 pub use index::{Doc, SearchIndex};
 #[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
 pub use query::last_query_work;
-pub use query::{
-  MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryTruncation, TruncationReason, has_words, truncation,
-};
+pub use query::{MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryTruncation, TruncationReason};
 pub use rank::Ranked;
 #[cfg_attr(not(any(test, feature = "testing")), allow(unused_imports))]
 pub use rank::last_search_work;

@@ -101,21 +101,6 @@ impl Concept {
   }
 }
 
-/// Whether `query` has a word the search reads: one alphanumeric character in its first
-/// [`MAX_QUERY_CHARS`] characters. Without one, a search lists the catalog in its order, which
-/// Tool Search must not answer as a ranking ([`crate::Catalog::search_all_result`]).
-pub fn has_words(query: &str) -> bool {
-  query
-    .chars()
-    .take(MAX_QUERY_CHARS)
-    .any(char::is_alphanumeric)
-}
-
-/// How `query` would be cut, as a search reports it.
-pub fn truncation(query: &str) -> Option<QueryTruncation> {
-  read(query).truncated
-}
-
 /// A query as a search reads it.
 pub(super) struct Query {
   pub(super) concepts: Vec<Concept>,

@@ -80,6 +80,9 @@ const SEEDS: usize = 4;
 pub struct Ranked {
   pub hits: Vec<usize>,
   pub truncated: Option<QueryTruncation>,
+  /// The searched part has no word: `hits` is the first `limit` in the given order, not a
+  /// ranking.
+  pub wordless: bool,
 }
 
 impl SearchIndex {
@@ -108,6 +111,7 @@ impl SearchIndex {
       return Ranked {
         hits: (0..self.docs.min(limit)).collect(),
         truncated: query.truncated,
+        wordless: query.whole.is_empty(),
       };
     }
     let hits = self
@@ -118,6 +122,7 @@ impl SearchIndex {
     Ranked {
       hits,
       truncated: query.truncated,
+      wordless: false,
     }
   }
 

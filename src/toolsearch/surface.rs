@@ -30,6 +30,9 @@ const SHORT_DESCRIPTION: usize = 80;
 pub const MAX_BATCH_QUERIES: usize = 16;
 /// Longest query of a batch, in characters (UTF-16 code units, as JavaScript counts them).
 pub const MAX_BATCH_QUERY_CHARS: usize = 512;
+// lib/tool-search.js cuts a scalar query by this cap before it crosses to the sandbox (what the
+// search reads and one character more): the two caps are one number.
+const _: () = assert!(MAX_BATCH_QUERY_CHARS == code_mode_catalog::search::MAX_QUERY_CHARS);
 /// Most UTF-8 bytes of a batch's query list, serialised as a JSON array of its query texts.
 pub const MAX_BATCH_QUERY_BYTES: usize = 512;
 /// Most candidates the effective limits of one batch may ask for in total.

@@ -6,6 +6,9 @@
   'use strict';
   const { constant, defineProperty, freeze, isArray, JSONparse, JSONstringify, reject, resolve, str, TypeErrorCtor, wellFormed } = core;
 
+  // What a JSON text is, by its first character (an object's is `{`; what is left is a number).
+  const JSON_KINDS = freeze({ __proto__: null, '"': 'a string', '[': 'an array', n: 'null', t: 'a boolean', f: 'a boolean' });
+
   function parsed(fn) {
     try {
       return resolve(JSONparse(fn()));
@@ -48,8 +51,9 @@
           input = JSONstringify(args);
           if (input === undefined) throw new TypeErrorCtor('tool args must be JSON-serialisable.');
           // What the tool receives is this text, as the structured `tool_call`'s (lib/tool-search.js):
-          // an object, whatever a `toJSON` makes of it.
-          if (input[0] !== '{') throw new TypeErrorCtor(`tool args must serialise to a JSON object, not ${input === 'null' ? 'null' : input[0] === '[' ? 'an array' : `a ${typeof JSONparse(input)}`}.`);
+          // an object, whatever a `toJSON` makes of it. Its first character names what it is
+          // (lib/tool-search.js's jsonTypeName), without parsing it again.
+          if (input[0] !== '{') throw new TypeErrorCtor(`tool args must serialise to a JSON object, not ${JSON_KINDS[input[0]] ?? 'a number'}.`);
         }
         return host.toolCall(str(id), input);
       } catch (error) {

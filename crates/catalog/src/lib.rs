@@ -338,7 +338,7 @@ impl Catalog {
   pub fn all_tools_json(&self) -> &str {
     self
       .all_tools_json
-      .get_or_init(|| compact_list(self.guest_entries()))
+      .get_or_init(|| json_list(self.guest_entries().map(|e| compact(e, false))))
   }
 
   /// Ranked guest-visible entries for `tools.search`.
@@ -441,8 +441,7 @@ impl SearchResult<'_> {
   /// The hits as a compact JSON array (no schemas), the shape `tools.search` resolves to
   /// (with `input`/`output` hints when [`Self::hinted`]).
   pub fn hits_json(&self) -> String {
-    let list: Vec<CompactEntry> = self.hits.iter().map(|e| self.hit(e)).collect();
-    serde_json::to_string(&list).unwrap_or_default()
+    json_list(self.hits.iter().map(|e| self.hit(e)))
   }
 
   /// One hit as a guest sees it.
@@ -471,10 +470,7 @@ impl SearchResult<'_> {
   /// any size; one search must not return megabytes of it).
   pub fn structured_json(&self) -> String {
     match &self.truncated {
-      None => {
-        let list: Vec<CompactEntry> = self.hits.iter().map(|e| self.searched(e)).collect();
-        serde_json::to_string(&list).unwrap_or_default()
-      }
+      None => json_list(self.hits.iter().map(|e| self.searched(e))),
       Some(_) => self.cut_json(|e| self.searched(e)),
     }
   }
@@ -496,9 +492,7 @@ impl SearchResult<'_> {
     })
     .unwrap_or_default()
   }
-}
 
-impl SearchResult<'_> {
   /// A structured `tool_search` hit: compact, its description bounded.
   fn searched<'e>(&self, entry: &'e CatalogEntry) -> CompactEntry<'e> {
     let mut compact = self.hit(entry);
@@ -630,9 +624,9 @@ pub fn compact(entry: &CatalogEntry, with_parameters: bool) -> CompactEntry<'_> 
   }
 }
 
-/// Entries as a JSON array of [`CompactEntry`] (no schemas).
-fn compact_list<'a>(entries: impl Iterator<Item = &'a CatalogEntry>) -> String {
-  let list: Vec<CompactEntry> = entries.map(|e| compact(e, false)).collect();
+/// Entries as a JSON array.
+fn json_list<'a>(entries: impl Iterator<Item = CompactEntry<'a>>) -> String {
+  let list: Vec<CompactEntry> = entries.collect();
   serde_json::to_string(&list).unwrap_or_default()
 }
 
@@ -658,6 +652,7 @@ fn usable_name(name: &str) -> bool {
       .chars()
       .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
 }
+
 /// Longest label, in characters, a catalog keeps: a longer one (an MCP server's `title`) is cut
 /// as a description is ([`bounded_description`]).
 pub const MAX_LABEL_CHARS: usize = 200;

@@ -148,7 +148,7 @@ fn is_identifier(key: &str) -> bool {
 
 /// `Number.prototype.toString()` (and `JSON.stringify`) of a finite number: the shortest digits
 /// that read back as it, in ECMAScript's layout (`1e21`, `1.5e-7`, `0.000001`, `-0` as `0`).
-pub fn js_number(value: f64) -> String {
+fn js_number(value: f64) -> String {
   if value == 0.0 {
     return "0".into();
   }
@@ -289,7 +289,7 @@ fn collation(c: char) -> impl Iterator<Item = (u32, u8, u8)> {
 /// places, other accents): each sorts after every ASCII letter, by code point, and differs at
 /// the primary level only; and `ß` against an uppercase `SS` may differ in case order. Checked
 /// against V8's own over 20,000 random pairs of such strings: no ASCII pair differed.
-pub fn locale_compare(a: &str, b: &str) -> Ordering {
+fn locale_compare(a: &str, b: &str) -> Ordering {
   fn level(s: &str, pick: fn((u32, u8, u8)) -> u32) -> impl Iterator<Item = u32> + '_ {
     s.chars().flat_map(collation).map(pick)
   }

@@ -135,10 +135,12 @@ export declare class NativeToolSearch {
    */
   search(queries: Array<ToolSearchQuery>): Promise<ToolSearchHits[]>
   /**
-   * `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
-   * Bounded: a description past `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending
-   * with `…`), and a schema whose JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by
-   * `{ type: 'object' }` with `parametersOmitted` saying why.
+   * `tool_describe`: the entry with its input schema (and an `openclaw` tool's declared output
+   * schema), or null when it is not in the catalog. Bounded: a description past
+   * `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending with `…`), an input schema whose
+   * JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by `{ type: 'object' }` with
+   * `parametersOmitted` saying why, and an output schema past it is left out with
+   * `outputSchemaOmitted` saying why.
    */
   describe(id: string): ToolSearchEntry | null
   /**
@@ -667,6 +669,17 @@ export interface ToolSearchEntry {
    * `parameters` is only `{ type: 'object' }`.
    */
   parametersOmitted?: string
+  /**
+   * `tool_describe` only: the JSON Schema of the result's `details` that an `openclaw` tool
+   * declares (OpenClaw validates the tool's `details` against it). Absent for `mcp` and
+   * `client` tools and for a tool that declares none. The gateway's value as it gave it.
+   */
+  outputSchema?: unknown
+  /**
+   * `tool_describe` only, when the declared output schema's JSON was larger than it shows
+   * (32 KiB): why `outputSchema` is absent.
+   */
+  outputSchemaOmitted?: string
 }
 
 /** What `tool_search` found. */

@@ -452,24 +452,54 @@ describe('input and output hints (OpenClaw 2026.9.6)', () => {
     }
     for (const group of value.results) for (const hit of group.candidates) expect(typeof hit.input).toBe('string')
     expect(byName(value.results[0].candidates).get('drip_feed')?.output).toBe('{ ok: boolean; count?: number }')
-    // tool_describe carries them beside the schema, as upstream's describe does.
-    const described = completed(await run.call('tool_describe', { id: 'openclaw:core:drip_feed' })) as Record<string, unknown>
-    expect(described).toMatchObject({ input: feed.input, output: feed.output, parameters: input })
+    // tool_describe carries them beside the schema, as upstream's describe does, and a trusted
+    // tool's declared output schema whole (open or partial too); never an MCP or client tool's.
+    const describe = async (name: string) => completed(await run.call('tool_describe', { id: hits.get(name)!.id })) as Record<string, unknown>
+    expect(await describe('drip_feed')).toMatchObject({ input: feed.input, output: feed.output, parameters: input, outputSchema: closedOutput })
+    expect(Object.keys(await describe('drip_feed')).slice(-2)).toEqual(['parameters', 'outputSchema'])
+    expect((await describe('drip_open')).outputSchema).toEqual({ type: 'object' })
+    expect((await describe('drip_partial')).outputSchema).toEqual({ ...closedOutput, properties: { ok: { $ref: '#/defs/ok' } } })
+    for (const name of ['drip_mcp', 'drip_client']) expect(await describe(name), name).not.toHaveProperty('outputSchema')
+  })
+
+  it('tool_describe leaves out an output schema too large to show, and says so', async () => {
+    const huge = { type: 'object', properties: { note: { type: 'string', description: 'n'.repeat(40_000) } } }
+    const { run } = makeSearch({ config: { mode: 'tools' }, tools: [{ name: 'huge_result', description: 'Huge result', parameters: input, outputSchema: huge } as CatalogTool] })
+    const described = completed(await run.call('tool_describe', { id: 'openclaw:core:huge_result' })) as Record<string, unknown>
+    expect(described).not.toHaveProperty('outputSchema')
+    expect(described.parameters).toEqual(input)
+    expect(described.outputSchemaOmitted).toMatch(/^This tool's output schema is \d+ bytes of JSON, more than the 32768 bytes tool_describe shows/)
+    expect(described).not.toHaveProperty('parametersOmitted')
   })
 
   it('tool_search_code hits carry them too', async () => {
     const { run } = makeSearch({ tools: HINTED })
     const value = completed(
       await run.call('tool_search_code', {
-        code: 'const hits = await openclaw.tools.search("drip", { limit: 10 }); const d = await openclaw.tools.describe("openclaw:core:drip_feed"); return { hits: hits.map((h) => [h.name, h.input, h.output ?? null]), d: [d.input, d.output] }',
+        code: `const hits = await openclaw.tools.search("drip", { limit: 10 });
+const d = await openclaw.tools.describe("openclaw:core:drip_feed");
+const m = await openclaw.tools.describe("mcp:srv:drip_mcp");
+const { tool } = await openclaw.tools.call("openclaw:core:drip_feed", { id: "a" });
+return { hits: hits.map((h) => [h.name, h.input, h.output ?? null]), d: [d.input, d.output], schemas: [d.outputSchema, "outputSchema" in m], tool }`,
       }),
-    ) as { hits: [string, string, string | null][]; d: [string, string] }
+    ) as { hits: [string, string, string | null][]; d: [string, string]; schemas: [unknown, boolean]; tool: Record<string, unknown> }
     const hits = new Map(value.hits.map(([name, ...rest]) => [name, rest]))
     expect(hits.get('drip_feed')).toEqual(['{ id: string; mode?: "drip" | "flood" }', '{ ok: boolean; count?: number }'])
     expect(hits.get('drip_open')).toEqual(['{ id: string; mode?: "drip" | "flood" }', null])
     expect(hits.get('drip_mcp')).toEqual(['unknown', null])
     expect(hits.get('drip_client')).toEqual(['unknown', null])
     expect(value.d).toEqual(['{ id: string; mode?: "drip" | "flood" }', '{ ok: boolean; count?: number }'])
+    expect(value.schemas).toEqual([closedOutput, false])
+    // A call's envelope names its tool with the hit a search shows.
+    expect(value.tool).toEqual({
+      id: 'openclaw:core:drip_feed',
+      name: 'drip_feed',
+      description: 'Feed the drip',
+      source: 'openclaw',
+      sourceName: 'core',
+      input: '{ id: string; mode?: "drip" | "flood" }',
+      output: '{ ok: boolean; count?: number }',
+    })
   })
 
   it('a batch stays within 4,000 characters counting the hints', async () => {
@@ -668,7 +698,7 @@ return said`,
     )
     expect(calls).toHaveLength(0)
     // No args is an empty object.
-    expect(completed(await run.call('tool_search_code', { code: `return await openclaw.tools.call('mcp:github:create_issue')` }))).toEqual({ tool: 'create_issue', input: {} })
+    expect(completed(await run.call('tool_search_code', { code: `return (await openclaw.tools.call('mcp:github:create_issue')).result` }))).toEqual({ tool: 'create_issue', input: {} })
   })
 
   it('searches, describes and calls through openclaw.tools', async () => {
@@ -685,7 +715,18 @@ return await openclaw.tools.call(tool.id, { title: "Crash" });`,
       },
       { toolCallId: 'model-7' },
     )
-    expect(completed(result)).toEqual({ tool: 'create_issue', input: { title: 'Crash' } })
+    // OpenClaw's envelope: the tool's hit (not counted as a describe) and what it returned.
+    expect(completed(result)).toEqual({
+      tool: {
+        id: 'mcp:github:create_issue',
+        name: 'create_issue',
+        description: expect.any(String),
+        source: 'mcp',
+        sourceName: 'github',
+        input: 'unknown',
+      },
+      result: { tool: 'create_issue', input: { title: 'Crash' } },
+    })
     expect(result.output).toEqual([
       { type: 'text', text: 'found mcp:github:create_issue' },
       { type: 'text', text: 'warned' },

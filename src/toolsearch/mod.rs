@@ -126,6 +126,16 @@ pub struct ToolSearchEntry {
   /// `parameters` is only `{ type: 'object' }`.
   #[serde(default, skip_serializing_if = "Option::is_none")]
   pub parameters_omitted: Option<String>,
+  /// `tool_describe` only: the JSON Schema of the result's `details` that an `openclaw` tool
+  /// declares (OpenClaw validates the tool's `details` against it). Absent for `mcp` and
+  /// `client` tools and for a tool that declares none. The gateway's value as it gave it.
+  #[napi(ts_type = "unknown")]
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  pub output_schema: Option<serde_json::Value>,
+  /// `tool_describe` only, when the declared output schema's JSON was larger than it shows
+  /// (32 KiB): why `outputSchema` is absent.
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  pub output_schema_omitted: Option<String>,
 }
 
 /// What `tool_search` found.
@@ -219,25 +229,40 @@ impl Found {
   }
 }
 
-/// What `tool_describe` shows of `entry`, bounded, and the note that replaces a schema too large
-/// to show.
-fn described(entry: &catalog::CatalogEntry) -> (catalog::CompactEntry<'_>, Option<String>) {
-  // The stored schema is the catalog's own serialisation of it: its length is its size, read
+/// What `tool_describe` shows of `entry`, bounded, and the notes that replace an input and an
+/// output schema too large to show.
+fn described(entry: &catalog::CatalogEntry) -> (catalog::CompactEntry<'_>, Omitted) {
+  // A stored schema is the catalog's own serialisation of it: its length is its size, read
   // before (and instead of) a parse that a schema of megabytes would cost on every describe.
-  let size = entry.parameters.as_deref().map_or(0, str::len);
-  let shown = size <= catalog::DESCRIBE_SCHEMA_MAX_BYTES;
-  let mut compact = catalog::compact(entry, shown).with_hints(entry);
+  let size = |schema: &Option<String>| schema.as_deref().map_or(0, str::len);
+  let (input, output) = (size(&entry.parameters), size(&entry.output_schema));
+  let max = catalog::DESCRIBE_SCHEMA_MAX_BYTES;
+  let mut compact = catalog::compact(entry, input <= max).with_hints(entry);
+  if output <= max {
+    compact = compact.with_output_schema(entry);
+  }
   compact.description =
     catalog::bounded_description(&entry.description, catalog::DESCRIBE_DESCRIPTION_MAX_CHARS);
-  if shown {
-    return (compact, None);
+  let mut omitted = Omitted::default();
+  if input > max {
+    compact.parameters = Some(open_schema());
+    omitted.parameters = Some(format!(
+      "This tool's input schema is {input} bytes of JSON, more than the {max} bytes tool_describe shows, so `parameters` is left open. Call it with the arguments its description asks for; the tool checks them."
+    ));
   }
-  compact.parameters = Some(open_schema());
-  let note = format!(
-    "This tool's input schema is {size} bytes of JSON, more than the {} bytes tool_describe shows, so `parameters` is left open. Call it with the arguments its description asks for; the tool checks them.",
-    catalog::DESCRIBE_SCHEMA_MAX_BYTES
-  );
-  (compact, Some(note))
+  if output > max {
+    omitted.output_schema = Some(format!(
+      "This tool's output schema is {output} bytes of JSON, more than the {max} bytes tool_describe shows, so `outputSchema` is left out. The tool's result still follows it."
+    ));
+  }
+  (compact, omitted)
+}
+
+/// The notes of [`described`]: why a schema is not shown whole.
+#[derive(Default)]
+struct Omitted {
+  parameters: Option<String>,
+  output_schema: Option<String>,
 }
 
 /// The schema shown in place of one too large to show.
@@ -380,10 +405,12 @@ impl NativeToolSearch {
     Ok(promise)
   }
 
-  /// `tool_describe`: the entry with its input schema, or null when it is not in the catalog.
-  /// Bounded: a description past `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending
-  /// with `…`), and a schema whose JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by
-  /// `{ type: 'object' }` with `parametersOmitted` saying why.
+  /// `tool_describe`: the entry with its input schema (and an `openclaw` tool's declared output
+  /// schema), or null when it is not in the catalog. Bounded: a description past
+  /// `DESCRIBE_DESCRIPTION_MAX_CHARS` characters is cut (ending with `…`), an input schema whose
+  /// JSON is past `DESCRIBE_SCHEMA_MAX_BYTES` bytes is replaced by `{ type: 'object' }` with
+  /// `parametersOmitted` saying why, and an output schema past it is left out with
+  /// `outputSchemaOmitted` saying why.
   #[napi(catch_unwind, ts_return_type = "ToolSearchEntry | null")]
   pub fn describe(&self, id: String) -> Result<Option<serde_json::Value>> {
     Counters::bump(&self.run.telemetry.describes);
@@ -397,7 +424,8 @@ impl NativeToolSearch {
       .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
     let mut entry: ToolSearchEntry = serde_json::from_value(written)
       .map_err(|error| Error::from_reason(format!("tool_describe of {id}: {error}")))?;
-    entry.parameters_omitted = omitted;
+    entry.parameters_omitted = omitted.parameters;
+    entry.output_schema_omitted = omitted.output_schema;
     serde_json::to_value(entry)
       .map(Some)
       .map_err(|error| Error::from_reason(error.to_string()))
@@ -450,12 +478,18 @@ mod tests {
   #[test]
   fn describe_bounds_the_description_and_replaces_a_schema_too_large() {
     let big = json!({ "type": "object", "properties": { "city": { "type": "string", "description": "y".repeat(40_000) } } });
-    let small = json!({ "type": "object", "properties": { "city": { "type": "string" } } });
+    let small = json!({ "type": "object", "properties": { "city": { "type": "string" } }, "additionalProperties": false });
     let catalog = catalog::Catalog::build(&json!([
-      { "name": "big", "description": "d".repeat(10_000), "parameters": big },
-      { "name": "small", "description": "Small", "parameters": small },
+      { "name": "big", "description": "d".repeat(10_000), "parameters": big, "outputSchema": big },
+      { "name": "small", "description": "Small", "parameters": small, "outputSchema": small },
     ]));
-    let (entry, note) = described(catalog.get("openclaw:core:big").unwrap());
+    let (entry, omitted) = described(catalog.get("openclaw:core:big").unwrap());
+    assert!(entry.output_schema.is_none());
+    let size = serde_json::to_string(&big).unwrap().len();
+    assert!(omitted.output_schema.unwrap().starts_with(&format!(
+      "This tool's output schema is {size} bytes of JSON, more than the 32768 bytes"
+    )));
+    let note = omitted.parameters;
     assert_eq!(
       entry.description.chars().count(),
       catalog::DESCRIBE_DESCRIPTION_MAX_CHARS
@@ -467,15 +501,20 @@ mod tests {
     assert!(note.unwrap().starts_with(&format!(
       "This tool's input schema is {size} bytes of JSON, more than the 32768 bytes"
     )));
-    let (entry, note) = described(catalog.get("openclaw:core:small").unwrap());
+    let (entry, omitted) = described(catalog.get("openclaw:core:small").unwrap());
     assert_eq!(entry.description, "Small");
-    // As OpenClaw's describe, the entry carries a hit's input hint beside its schema.
+    // As OpenClaw's describe, the entry carries a hit's input hint beside its schema, and the
+    // trusted tool's output schema.
     assert_eq!(entry.input, Some("{ city?: string }"));
-    assert_eq!(entry.output, None);
+    assert_eq!(entry.output, Some("{ city?: string }"));
     assert_eq!(
       serde_json::from_str::<serde_json::Value>(entry.parameters.unwrap().get()).unwrap(),
       small
     );
-    assert!(note.is_none());
+    assert_eq!(
+      serde_json::from_str::<serde_json::Value>(entry.output_schema.unwrap().get()).unwrap(),
+      small
+    );
+    assert!(omitted.parameters.is_none() && omitted.output_schema.is_none());
   }
 }

@@ -61,8 +61,8 @@ pub fn model_tools(mode: &str, size: usize, timeout_ms: u32) -> Vec<ToolSearchMo
       format!(
         "Run a short JavaScript async function body against this run's tool catalog ({size} tools) and `return` the answer. \
 Globals: `await openclaw.tools.search(query, {{ limit }})` returns compact hits `[{{ id, name, label?, description, source, sourceName, input, output? }}]` (`input`: a TypeScript-style hint of the arguments, `unknown` for MCP and client tools; `output`: the result's shape, when declared); \
-`await openclaw.tools.describe(id)` returns one entry with its JSON Schema `parameters`; \
-`await openclaw.tools.call(id, args)` calls the tool through OpenClaw and returns its result; `console.log/warn/error` print. \
+`await openclaw.tools.describe(id)` returns one entry with its JSON Schema `parameters` (and `outputSchema` when declared); \
+`await openclaw.tools.call(id, args)` calls the tool through OpenClaw and returns `{{ tool, result }}` (`tool`: its hit; `result`: what the tool returned); `console.log/warn/error` print. \
 Nothing else: no modules, timers, network or files. The whole call, tool calls included, must finish within {timeout_ms} ms. {QUERY_NOTE}"
       ),
       json!({
@@ -110,8 +110,8 @@ Descriptions are shortened to {SEARCH_DESCRIPTION_MAX_CHARS} characters. Use too
       "tool_describe",
       "Describe tool",
       format!(
-        "Load one catalog tool by its id from tool_search: its full entry with the JSON Schema `parameters`. \
-A description is cut to {DESCRIBE_DESCRIPTION_MAX_CHARS} characters; a schema larger than {DESCRIBE_SCHEMA_MAX_BYTES} bytes of JSON is replaced by `{{ type: 'object' }}` and `parametersOmitted` says so."
+        "Load one catalog tool by its id from tool_search: its full entry with the JSON Schema `parameters`, and `outputSchema` when a trusted tool declares one. \
+A description is cut to {DESCRIBE_DESCRIPTION_MAX_CHARS} characters; an input schema larger than {DESCRIBE_SCHEMA_MAX_BYTES} bytes of JSON is replaced by `{{ type: 'object' }}` and `parametersOmitted` says so; a larger output schema is left out and `outputSchemaOmitted` says so."
       ),
       json!({
         "type": "object",

@@ -181,6 +181,17 @@ fn text(value: &Value, key: &str) -> Option<String> {
   value.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// Whether JavaScript takes the JSON value `value` as true (what OpenClaw's `tool.outputSchema ?`
+/// tests).
+fn js_truthy(value: &Value) -> bool {
+  match value {
+    Value::Null | Value::Bool(false) => false,
+    Value::Number(n) => n.as_f64().is_some_and(|n| n != 0.0),
+    Value::String(s) => !s.is_empty(),
+    _ => true,
+  }
+}
+
 impl Catalog {
   /// Builds the catalog from the gateway's tool list as JSON text (unparseable text is an
   /// empty catalog). Each tool is parsed on its own: one nested past serde_json's recursion limit
@@ -573,6 +584,10 @@ pub struct CompactEntry<'a> {
   /// The input schema (an empty object schema when the gateway gave none).
   #[serde(skip_serializing_if = "Option::is_none")]
   pub parameters: Option<&'a RawValue>,
+  /// Tool Search's describe only: an `openclaw` tool's declared output schema
+  /// ([`Self::with_output_schema`]).
+  #[serde(skip_serializing_if = "Option::is_none")]
+  pub output_schema: Option<&'a RawValue>,
 }
 
 impl<'a> CompactEntry<'a> {
@@ -582,6 +597,19 @@ impl<'a> CompactEntry<'a> {
     CompactEntry {
       input: Some(&hints.input),
       output: hints.output.as_deref(),
+      ..self
+    }
+  }
+
+  /// The entry with the output schema the catalog keeps of `entry` (an `openclaw` tool's), as
+  /// OpenClaw's describe shows it beside `parameters`.
+  pub fn with_output_schema(self, entry: &'a CatalogEntry) -> CompactEntry<'a> {
+    CompactEntry {
+      // The schema text is the catalog's own serialisation of the gateway's value: valid JSON.
+      output_schema: entry
+        .output_schema
+        .as_deref()
+        .and_then(|s| serde_json::from_str::<&RawValue>(s).ok()),
       ..self
     }
   }
@@ -613,6 +641,7 @@ pub fn compact(entry: &CatalogEntry, with_parameters: bool) -> CompactEntry<'_> 
     source_name: &entry.source_name,
     input: None,
     output: None,
+    output_schema: None,
     // The schema text is the catalog's own serialisation of the gateway's value: valid JSON.
     parameters: with_parameters.then(|| {
       entry
@@ -712,9 +741,10 @@ fn parse_entry(tool: &Value) -> Option<Parsed> {
       .get("parameters")
       .filter(|p| !p.is_null())
       .map(Value::to_string),
+    // Kept as OpenClaw keeps it: a trusted tool's, when the value is truthy.
     output_schema: tool
       .get("outputSchema")
-      .filter(|p| source == Source::OpenClaw && !p.is_null())
+      .filter(|p| source == Source::OpenClaw && js_truthy(p))
       .map(Value::to_string),
     hints: OnceLock::new(),
     source,

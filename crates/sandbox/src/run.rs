@@ -143,12 +143,23 @@ impl GuestRun {
         .guest_entry(id)
         .map(|e| code_mode_catalog::compact(e, true).to_json()),
       // Tool Search's describe is a hit's entry (with its `input` and `output` hints, as
-      // OpenClaw's is) and the schema.
-      GuestKind::ToolSearch => self
-        .catalog()
-        .get(id)
-        .map(|e| code_mode_catalog::compact(e, true).with_hints(e).to_json()),
+      // OpenClaw's is), the input schema and a trusted tool's output schema.
+      GuestKind::ToolSearch => self.catalog().get(id).map(|e| {
+        code_mode_catalog::compact(e, true)
+          .with_hints(e)
+          .with_output_schema(e)
+          .to_json()
+      }),
     }
+  }
+
+  /// Tool Search's hit for `id` as JSON text, not counted as a describe: the `tool` of the
+  /// `{ tool, result }` a guest's `openclaw.tools.call` resolves to (as OpenClaw's does).
+  pub fn hit(&self, id: &str) -> Option<String> {
+    self
+      .catalog()
+      .get(id)
+      .map(|e| code_mode_catalog::compact(e, false).with_hints(e).to_json())
   }
 
   /// What a guest is told of an id it cannot use: code mode's short answer, or Tool Search's

@@ -4,7 +4,9 @@
 // `console.log/warn/error` (`EngineGlobals` of this guest).
 (function (host, core) {
   'use strict';
-  const { constant, defineProperty, freeze, isArray, JSONparse, JSONstringify, reject, resolve, str, TypeErrorCtor, wellFormed } = core;
+  const { apply, constant, defineProperty, freeze, isArray, JSONparse, JSONstringify, reject, resolve, str, TypeErrorCtor, wellFormed } = core;
+  // Taken before any guest code runs (a cell may replace `Promise.prototype.then`).
+  const promiseThen = Promise.prototype.then;
 
   // What a JSON text is, by its first character (an object's is `{`; what is left is a number).
   const JSON_KINDS = freeze({ __proto__: null, '"': 'a string', '[': 'an array', n: 'null', t: 'a boolean', f: 'a boolean' });
@@ -55,7 +57,10 @@
           // (lib/tool-search.js's jsonTypeName), without parsing it again.
           if (input[0] !== '{') throw new TypeErrorCtor(`tool args must serialise to a JSON object, not ${JSON_KINDS[input[0]] ?? 'a number'}.`);
         }
-        return host.toolCall(str(id), input);
+        // Resolves to OpenClaw's envelope: the tool's hit (as a search shows it) and the result.
+        const target = str(id);
+        const tool = JSONparse(host.toolHit(target));
+        return apply(promiseThen, host.toolCall(target, input), [(result) => ({ tool, result })]);
       } catch (error) {
         return reject(error);
       }

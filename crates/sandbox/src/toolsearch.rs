@@ -59,6 +59,9 @@ fn install<'js>(
       engine::request_promise(&ctx, call)
     }
   );
+  host_fn!(host, bound, "toolHit", |ctx, run, id: String| run
+    .hit(&id)
+    .ok_or_else(|| throw(&ctx, &run.unknown_tool(&id))));
   // A `tool_call` cell (the structured tool): its one call was given as data, with the cell.
   // Only that cell's VM defines the global that reaches it (the prelude's `bind`); no guest
   // program ever runs in such a VM.

@@ -231,6 +231,25 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.hugeError.rssGrowth).toBeLessThan(150 << 20)
   })
 
+  it('a 30-million-character output is cut in the sandbox: no leg answer carries it, and the cut is the gateway\'s own', () => {
+    expect(f.hugeOutput.status).toEqual(['completed', 'completed'])
+    expect(f.hugeOutput.count).toBe(2)
+    expect(f.hugeOutput.source).toEqual({ kind: 'prefix', bytes: 65_536, originalBytes: 30_000_059 })
+    // The answers that crossed, the boundary's included, stayed near the cap, not 30 MB.
+    expect(f.hugeOutput.longestAnswer).toBeLessThan(80_000)
+    expect(f.hugeOutput.heapGrowth).toBeLessThan(20 << 20)
+    // Cut at bytes inside a character, an escape and an item, each is upstream's capture of the
+    // whole output.
+    expect(f.outputWhole).toEqual({ kind: 'complete', count: 4 })
+    expect(f.outputCuts.length).toBe(15)
+    for (const cut of f.outputCuts) expect(cut, String(cut.cap)).toMatchObject({ kind: 'prefix', same: true })
+  })
+
+  it("a capture worker that parsed a long value is ended at once, not kept idle with that parse's heap", () => {
+    expect(f.workerKept).toEqual({ statuses: ['completed', 'completed'], endedAfterLong: 1, endedAfterShort: 0, idleAfterShort: expect.any(Number) })
+    expect(f.workerKept.idleAfterShort).toBeGreaterThanOrEqual(1)
+  })
+
   it('lone surrogates in errors and thrown strings become U+FFFD, never an empty text', () => {
     expect(f.surrogates.error).toContain('bad \ufffd surrogate')
     expect(f.surrogates.thrown).toContain('thrown \ufffd text')

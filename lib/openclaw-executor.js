@@ -49,6 +49,8 @@ const { MAX_CODE_BYTES } = require('./generated/protocol.js')
  * @typedef {object} Outcome
  * @property {'completed' | 'failed' | 'waiting'} status
  * @property {unknown[]} [output]
+ * @property {{ count: number, prefix: string, originalBytes: number }} [outputCut] an output past
+ *   `maxOutputBytes`, cut in the sandbox (`output` is then empty): see {@link capturedOutput}
  * @property {string} [code]
  * @property {string} [error]
  * @property {boolean} [networkContentObserved]
@@ -194,6 +196,23 @@ function ownedSource(source) {
  */
 function ownedOutput(output) {
   return output?.source?.kind === 'prefix' ? { ...output, source: ownedSource(output.source) } : output
+}
+
+/**
+ * A leg's output as the gateway's `captureCodeModeOutput` captures it. An output whose JSON is
+ * longer than `maxOutputBytes` is cut in the sandbox where it is made, and what crosses is what
+ * the capture keeps of it (its item count, the longest prefix of its JSON within the bytes, and
+ * its whole length: crates/protocol/src/executor.rs, `OutputCut`), so a cell printing megabytes
+ * never makes this thread parse them only to drop them.
+ * @param {Sdk} sdk
+ * @param {ExecutorConfig} config
+ * @param {Outcome} outcome
+ * @returns {OutputSource}
+ */
+function capturedOutput(sdk, config, outcome) {
+  const cut = outcome.outputCut
+  if (cut) return { count: cut.count, source: { kind: 'prefix', json: cut.prefix, originalBytes: cut.originalBytes } }
+  return outcome.output === undefined ? EMPTY_OUTPUT : ownedOutput(sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes))
 }
 
 /** @type {Set<string>} Each callback of the host's that threw or rejected, once warned about in this process. */
@@ -394,10 +413,10 @@ function abortedResult(sdk, signal) {
  * @param {ExecutorConfig} config
  * @param {string | undefined} code
  * @param {unknown} error
- * @param {unknown[] | undefined} output
+ * @param {OutputSource} [output] the leg's output, captured ({@link capturedOutput})
  * @returns {ExecutorResult}
  */
-function workerFailure(sdk, config, code, error, output) {
+function workerFailure(sdk, config, code, error, output = EMPTY_OUTPUT) {
   const phase = code === 'invalid_input' ? 'input' : code === 'runtime_unavailable' || code === 'aborted' ? 'host' : 'guest'
   return {
     status: 'failed',
@@ -405,7 +424,7 @@ function workerFailure(sdk, config, code, error, output) {
     error: ownedText(sdk.boundCodeModeError(String(error), config.maxOutputBytes)),
     failurePhase: phase,
     bridgeDispatchStarted: false,
-    output: output === undefined ? EMPTY_OUTPUT : ownedOutput(sdk.captureCodeModeOutput(output, config.maxOutputBytes)),
+    output,
   }
 }
 
@@ -453,10 +472,10 @@ async function runCell({ sdk, key }, startedAt, input, { timeoutMs, signal, inli
   } catch (error) {
     early?.stop()
     const code = typeof sdk.ToolInputError === 'function' && error instanceof sdk.ToolInputError ? 'invalid_input' : 'internal_error'
-    return workerFailure(sdk, config, code, errorText(error), [])
+    return workerFailure(sdk, config, code, errorText(error))
   }
   const budget = legBudget(input, config, startedAt)
-  if (!(budget > 0)) return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', [])
+  if (!(budget > 0)) return workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded')
   const opened = openCell(input, config)
   if ('status' in opened) return opened
   const { cell, data } = opened
@@ -755,30 +774,30 @@ async function driveLegs(sdk, cell, first, context) {
           : (await race(captureValue(sdk, url, text, config.maxOutputBytes, structuredMaxBytes, { remainingMs: legDeadline(cell, legWatchdog)(), signal }), signal)).value
         if (value === undefined) return abortedResult(sdk, signal)
         if ('timeout' in value) {
-          return withNetwork(workerFailure(sdk, config, 'timeout', value.timeout, outcome.output), networkObserved, inlineHost)
+          return withNetwork(workerFailure(sdk, config, 'timeout', value.timeout, capturedOutput(sdk, config, outcome)), networkObserved, inlineHost)
         }
         if ('tooLarge' in value) {
-          return withNetwork(workerFailure(sdk, config, 'output_limit_exceeded', value.tooLarge, outcome.output), networkObserved, inlineHost)
+          return withNetwork(workerFailure(sdk, config, 'output_limit_exceeded', value.tooLarge, capturedOutput(sdk, config, outcome)), networkObserved, inlineHost)
         }
         if ('parseError' in value) {
           // A guest that replaced `__openclawResult` with something not JSON: upstream's failure.
-          return withNetwork(workerFailure(sdk, config, 'internal_error', value.parseError, outcome.output), networkObserved, inlineHost)
+          return withNetwork(workerFailure(sdk, config, 'internal_error', value.parseError, capturedOutput(sdk, config, outcome)), networkObserved, inlineHost)
         }
         if ('error' in value) {
-          return withNetwork(workerFailure(sdk, config, 'runtime_unavailable', value.error, outcome.output), networkObserved, inlineHost)
+          return withNetwork(workerFailure(sdk, config, 'runtime_unavailable', value.error, capturedOutput(sdk, config, outcome)), networkObserved, inlineHost)
         }
         const result = {
           status: 'completed',
           value: ownedSource(value.source),
-          output: ownedOutput(sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes)),
+          output: capturedOutput(sdk, config, outcome),
         }
         return withNetwork(result, networkObserved, inlineHost)
       }
       if (outcome.status === 'failed') {
-        return withNetwork(workerFailure(sdk, config, outcome.code, outcome.error, outcome.output), networkObserved, inlineHost)
+        return withNetwork(workerFailure(sdk, config, outcome.code, outcome.error, capturedOutput(sdk, config, outcome)), networkObserved, inlineHost)
       }
       const settlementMode = outcome.settlementMode
-      const output = ownedOutput(sdk.captureCodeModeOutput(outcome.output, config.maxOutputBytes))
+      const output = capturedOutput(sdk, config, outcome)
       if (!inlineHost) {
         parked = true
         return waiting(sdk, cell, config, outcome, settlementMode, output, networkObserved)
@@ -829,7 +848,7 @@ async function driveLegs(sdk, cell, first, context) {
       }
       if (!Number.isFinite(command.timeoutMs) || command.timeoutMs <= 0 || command.timeoutMs > maxTimeoutMs) {
         release()
-        return workerFailure(sdk, config, 'timeout', 'invalid code mode continuation budget', [])
+        return workerFailure(sdk, config, 'timeout', 'invalid code mode continuation budget')
       }
       const problem = continuationProblem(command)
       if (problem) {
@@ -910,7 +929,7 @@ async function waiting(sdk, cell, config, outcome, settlementMode, output, netwo
   }
   if (retainedBytes + 0 > config.maxSnapshotBytes) {
     cell.dispose()
-    return workerFailure(sdk, config, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded', [])
+    return workerFailure(sdk, config, 'snapshot_limit_exceeded', 'code mode snapshot limit exceeded')
   }
   /** @type {import('../binding').NativeExecutorCell | undefined} */
   let owned = cell
@@ -988,7 +1007,7 @@ async function resumeCell(sdk, cell, input, { timeoutMs, signal, inlineHost } = 
   const problem = continuationProblem({ settledRequests: settled, pendingRequests: pending })
   if (problem) return refuse(failedResult(`invalid code mode resume input: ${problem}`, 'invalid_input', 'input'))
   const budget = Number(config.timeoutMs) - (performance.now() - startedAt)
-  if (!(budget > 0)) return refuse(workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded', []))
+  if (!(budget > 0)) return refuse(workerFailure(sdk, config, 'timeout', 'code mode timeout exceeded'))
   const first = () => {
     // Checked by continuationProblem.
     const leg = cell.next(settled, pendingIds(/** @type {PendingRequest[]} */ (pending)), budget)

@@ -27,8 +27,10 @@
 //   text is sent to a worker only when its parse fits the worker's heap whatever its shape: the
 //   worst measured (`[{}],` over and over) takes 25 bytes of heap a character, 1.7 GB for
 //   64 Mi characters; `maxChars` is 48 Mi for a heap of 2 GB, and a longer text fails at once.
-// Idle workers are kept (unref'd: they never keep the process alive) for `idleMs`, then ended,
-// with whatever heap their last capture left.
+// Idle workers are kept (unref'd: they never keep the process alive) for `idleMs`, then ended.
+// A worker whose capture read more than `keepAfterChars` is ended as soon as it answers: its parse
+// may have left hundreds of MB of heap (GB for a text of shared arrays), which V8 does not give
+// back while the worker idles, and a cell every few seconds would keep it held.
 
 const { Worker } = require('node:worker_threads')
 const { MAX_TIMER_MS } = require('./bounded.js')
@@ -53,6 +55,8 @@ const captureLimits = {
   maxChars: 48 * 1024 * 1024,
   /** How long an idle worker is kept for the next capture. */
   idleMs: 10_000,
+  /** The longest text after whose capture a worker is kept for the next one. */
+  keepAfterChars: 4 * 1024 * 1024,
 }
 
 const WORKER_SOURCE = `
@@ -164,7 +168,10 @@ function settle(job, captured) {
   job.runner = undefined
   if (runner?.job === job) {
     runner.job = undefined
-    if (runners.has(runner)) idle(runner)
+    if (runners.has(runner)) {
+      if (job.chars > captureLimits.keepAfterChars) retire(runner)
+      else idle(runner)
+    }
   }
   try {
     job.resolve(captured)

@@ -54,6 +54,47 @@ const findings = {}
   findings.hugeError = { status: failed.status, code: failed.code, length: failed.error?.length, rssGrowth: process.memoryUsage().rss - before }
 }
 
+// An output past maxOutputBytes is cut in the sandbox, where it is made: no leg's answer carries
+// the megabytes, and the gateway gets what its own capture keeps of the whole output, to the byte.
+{
+  const sdk = await loadOpenClawRuntime()
+  const answers = []
+  const P = native.NativeExecutorCell.prototype
+  const originals = { start: P.start, next: P.next }
+  for (const name of /** @type {const} */ (['start', 'next'])) {
+    P[name] = function (...args) {
+      const answer = originals[name].apply(this, args)
+      answer.then((a) => answers.push(a.outcome.length), () => {})
+      return answer
+    }
+  }
+  gc()
+  const before = process.memoryUsage().heapUsed
+  const huge = await run(execInput("text('x'.repeat(3e7)); json({ n: 1 }); return 1"))
+  const atBoundary = await run(execInput("text('x'.repeat(3e7)); await add_one({ x: 1 }); return 2"))
+  findings.hugeOutput = {
+    status: [huge.status, atBoundary.status],
+    count: huge.output?.count,
+    source: { kind: huge.output?.source.kind, bytes: huge.output?.source.json.length, originalBytes: huge.output?.source.originalBytes },
+    longestAnswer: Math.max(...answers),
+    heapGrowth: process.memoryUsage().heapUsed - before,
+  }
+  Object.assign(P, originals)
+  // The same cell with every item whole, then cut at bytes that fall inside a character, an
+  // escape and an item: each cut equals upstream's capture of the whole output.
+  const cell = String.raw`text('x'.repeat(1000)); json({ n: [0.1 + 0.2, 1e21, -0, 5e-7, 2 ** 70], s: 'é😀\u2028\u0001"\\', u: '\ud800' }); text('😀'.repeat(600)); console.log('tail', { a: [1, 2] }); return 1`
+  const whole = await run(execInput(cell, { maxOutputBytes: 1 << 20 }))
+  const items = JSON.parse(whole.output.source.json)
+  findings.outputCuts = []
+  // Its JSON is 3,624 bytes: the first item ends at 1,027; `é` is at 1,118, `😀` at 1,120, U+2028
+  // at 1,124, the escapes `\u0001` and `\ud800` at 1,127 and 1,144, the run of `😀` from 1,177.
+  for (const cap of [1027, 1028, 1119, 1121, 1122, 1123, 1125, 1126, 1129, 1147, 1180, 1181, 1182, 3603, 3623]) {
+    const got = (await run(execInput(cell, { maxOutputBytes: cap }))).output
+    findings.outputCuts.push({ cap, kind: got?.source.kind, same: JSON.stringify(got) === JSON.stringify(sdk.captureCodeModeOutput(items, cap)) })
+  }
+  findings.outputWhole = { kind: whole.output.source.kind, count: whole.output.count }
+}
+
 // Lone surrogates survive as U+FFFD, in errors and thrown strings.
 {
   const error = await run(execInput("throw new Error('bad \\ud800 surrogate')"))
@@ -286,6 +327,22 @@ const inPlace = (value, memoryLimitBytes = base.memoryLimitBytes) =>
 /** A final value of `n` objects, about 20 characters of JSON each. */
 const rows = (n) => `return Array.from({ length: ${n} }, (_, i) => ({ i, s: 'ab' }))`
 const rowsValue = (n) => Array.from({ length: n }, (_, i) => ({ i, s: 'ab' }))
+
+// A worker that captured a long text (over 4 Mi characters) is ended once it answers, not kept
+// idle with the heap its parse left; after a shorter one it is kept for the next capture.
+{
+  const before = capture.captureState()
+  const long = await run(execInput("return 'k'.repeat(5_000_000)"))
+  const afterLong = capture.captureState()
+  const short = await run(execInput("return 'k'.repeat(2_000_000)"))
+  const afterShort = capture.captureState()
+  findings.workerKept = {
+    statuses: [long.status, short.status],
+    endedAfterLong: afterLong.terminated - before.terminated,
+    endedAfterShort: afterShort.terminated - afterLong.terminated,
+    idleAfterShort: afterShort.workers - afterShort.running,
+  }
+}
 
 // Huge values of other cells (18M characters of `{},` each: about 1.5 s to parse and capture, with
 // a 30 s budget) do not hold a short cell's >1M-character value past its deadline: captures run

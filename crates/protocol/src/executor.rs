@@ -20,7 +20,7 @@ pub use crate::wire::LegAnswer;
 impl LegAnswer {
   /// A completed cell's answer: its value's JSON text and its output. A value and outcome longer
   /// together than [`MAX_OUTCOME_BYTES`] are a failure `output_limit_exceeded` instead.
-  pub fn completed(value: String, output: &RawValue, network_content_observed: bool) -> LegAnswer {
+  pub fn completed(value: String, output: Output<'_>, network_content_observed: bool) -> LegAnswer {
     let outcome = ExecutorOutcome::Completed {
       output,
       network_content_observed,
@@ -50,24 +50,117 @@ pub enum ExecutorOutcome<'a> {
     pending_requests: Vec<ExecutorRequest<'a>>,
     canceled_request_ids: &'a [String],
     settlement_mode: SettlementMode<'a>,
-    output: &'a RawValue,
+    #[serde(flatten)]
+    output: Output<'a>,
     memory_used_bytes: usize,
     #[serde(skip_serializing_if = "is_false")]
     network_content_observed: bool,
   },
   /// The cell completed; its value's JSON text is [`LegAnswer::value`].
   Completed {
-    output: &'a RawValue,
+    #[serde(flatten)]
+    output: Output<'a>,
     #[serde(skip_serializing_if = "is_false")]
     network_content_observed: bool,
   },
   Failed {
     code: &'a str,
     error: &'a str,
-    output: &'a RawValue,
+    #[serde(flatten)]
+    output: Output<'a>,
     #[serde(skip_serializing_if = "is_false")]
     network_content_observed: bool,
   },
+}
+
+/// A leg's output, the guest's items since the last leg: the JSON array whole, or, past the
+/// host's `maxOutputBytes`, cut where it is made ([`OutputCut`], beside an empty `output`). What
+/// crosses is then what upstream's `captureCodeModeOutput` keeps of it, never megabytes the
+/// gateway's event loop would parse only to drop.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Output<'a> {
+  output: &'a RawValue,
+  #[serde(skip_serializing_if = "Option::is_none")]
+  output_cut: Option<OutputCut<'a>>,
+}
+
+/// What upstream's `captureCodeModeOutput(output, maxBytes)` keeps of an output whose JSON is
+/// longer than `maxBytes` UTF-8 bytes: its item count, the longest prefix of that JSON of at most
+/// `maxBytes` bytes that ends between characters, and the JSON's whole length in bytes
+/// (`lib/openclaw-executor.js` makes its `{ count, source: { kind: 'prefix', … } }` of these).
+#[derive(Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputCut<'a> {
+  pub count: usize,
+  pub prefix: &'a str,
+  pub original_bytes: usize,
+}
+
+impl<'a> Output<'a> {
+  /// `text` as a leg's output: one JSON array, else the empty array (upstream keeps an array and
+  /// drops anything else), cut when it is longer than `cap` bytes. `None`: no cap known here
+  /// (the host cuts it).
+  pub fn of(text: &'a str, cap: Option<usize>) -> Output<'a> {
+    let Some(array) = json_array(text) else {
+      return Output::whole(empty_output());
+    };
+    let json = array.get();
+    match cap {
+      Some(cap) if json.len() > cap => Output {
+        output: empty_output(),
+        output_cut: Some(OutputCut {
+          count: items(json),
+          prefix: utf8_prefix(json, cap),
+          original_bytes: json.len(),
+        }),
+      },
+      _ => Output::whole(array),
+    }
+  }
+
+  /// An output that crosses whole.
+  pub fn whole(array: &'a RawValue) -> Output<'a> {
+    Output {
+      output: array,
+      output_cut: None,
+    }
+  }
+}
+
+/// The number of items of a JSON array (checked to be one), without keeping any of them.
+fn items(array: &str) -> usize {
+  struct Count(usize);
+  impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Count, D::Error> {
+      struct Items;
+      impl<'de> serde::de::Visitor<'de> for Items {
+        type Value = Count;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+          f.write_str("a JSON array")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+          let mut n = 0;
+          while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+            n += 1;
+          }
+          Ok(Count(n))
+        }
+      }
+      deserializer.deserialize_seq(Items)
+    }
+  }
+  serde_json::from_str::<Count>(array).map_or(0, |Count(n)| n)
+}
+
+/// The longest prefix of `text` of at most `max` UTF-8 bytes that ends between characters
+/// (upstream's `truncateUtf8Prefix`).
+fn utf8_prefix(text: &str, max: usize) -> &str {
+  let mut end = max.min(text.len());
+  while !text.is_char_boundary(end) {
+    end -= 1;
+  }
+  &text[..end]
 }
 
 /// A request the guest made of the host.
@@ -143,7 +236,7 @@ pub fn failed_json(code: &str, error: &str) -> String {
   ExecutorOutcome::Failed {
     code,
     error,
-    output: empty_output(),
+    output: Output::whole(empty_output()),
     network_content_observed: false,
   }
   .to_json()
@@ -167,7 +260,7 @@ mod tests {
       settlement_mode: SettlementMode::Draining {
         required_request_ids: vec!["bridge:call:2"],
       },
-      output: json_array("[{\"type\":\"text\",\"text\":\"hi\"}]").unwrap_or_else(|| empty_output()),
+      output: Output::of("[{\"type\":\"text\",\"text\":\"hi\"}]", Some(1 << 16)),
       memory_used_bytes: 4096,
       network_content_observed: true,
     };
@@ -180,16 +273,20 @@ mod tests {
   #[test]
   fn an_answer_too_long_to_send_is_a_failure() {
     let fits = "1".repeat(MAX_OUTCOME_BYTES - 100);
-    let answer = LegAnswer::completed(fits.clone(), empty_output(), false);
+    let answer = LegAnswer::completed(fits.clone(), Output::whole(empty_output()), false);
     assert_eq!(answer.value.as_deref(), Some(fits.as_str()));
     // Control characters are not escaped on the way: the value is not inside the outcome.
     let controls = "\u{1}".repeat(MAX_OUTCOME_BYTES / 2);
     assert!(
-      LegAnswer::completed(controls, empty_output(), false)
+      LegAnswer::completed(controls, Output::whole(empty_output()), false)
         .value
         .is_some()
     );
-    let answer = LegAnswer::completed(fits + &"1".repeat(100), empty_output(), false);
+    let answer = LegAnswer::completed(
+      fits + &"1".repeat(100),
+      Output::whole(empty_output()),
+      false,
+    );
     assert_eq!(answer.value, None);
     assert!(
       answer
@@ -201,7 +298,7 @@ mod tests {
 
   #[test]
   fn completed_and_failed_carry_no_flag_unless_set() {
-    let completed = LegAnswer::completed("{\"n\":1}".into(), empty_output(), false);
+    let completed = LegAnswer::completed("{\"n\":1}".into(), Output::whole(empty_output()), false);
     assert_eq!(completed.outcome, r#"{"status":"completed","output":[]}"#);
     assert_eq!(completed.value.as_deref(), Some(r#"{"n":1}"#));
     assert_eq!(
@@ -212,7 +309,7 @@ mod tests {
       pending_requests: vec![],
       canceled_request_ids: &[],
       settlement_mode: SettlementMode::Awaiting,
-      output: empty_output(),
+      output: Output::whole(empty_output()),
       memory_used_bytes: 0,
       network_content_observed: false,
     };
@@ -221,6 +318,42 @@ mod tests {
         .to_json()
         .contains(r#""settlementMode":{"kind":"awaiting"}"#)
     );
+  }
+
+  #[test]
+  fn an_output_past_the_cap_crosses_as_what_the_capture_keeps() {
+    // Fits: whole. The cap is in UTF-8 bytes of the JSON text, as upstream counts.
+    let text = r#"[{"type":"text","text":"héllo"}]"#;
+    let fits = Output::of(text, Some(text.len()));
+    assert_eq!(fits.output.get(), text);
+    assert!(fits.output_cut.is_none());
+    // One byte over: cut between characters (`é` is two bytes), with the items counted.
+    let cut = Output::of(text, Some(26)).output_cut.unwrap();
+    assert_eq!(
+      cut,
+      OutputCut {
+        count: 1,
+        prefix: r#"[{"type":"text","text":"h"#,
+        original_bytes: text.len(),
+      }
+    );
+    let two = r#"[{"type":"json","value":[1,2,3]},"😀😀"]"#;
+    let cut = Output::of(two, Some(37)).output_cut.unwrap();
+    assert_eq!(
+      (cut.count, cut.prefix),
+      (2, r#"[{"type":"json","value":[1,2,3]},""#)
+    );
+    // Written beside an empty `output`; no cap known, never cut; not an array, empty.
+    let outcome = ExecutorOutcome::Completed {
+      output: Output::of(text, Some(10)),
+      network_content_observed: false,
+    };
+    assert_eq!(
+      outcome.to_json(),
+      r#"{"status":"completed","output":[],"outputCut":{"count":1,"prefix":"[{\"type\":\"","originalBytes":33}}"#
+    );
+    assert!(Output::of(text, None).output_cut.is_none());
+    assert_eq!(Output::of("{}", Some(1)).output.get(), "[]");
   }
 
   #[test]

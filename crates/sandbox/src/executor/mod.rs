@@ -70,6 +70,8 @@ struct Shared {
   aborted: AtomicBool,
   /// (memory limit, max pending tool calls, max error text)
   limits: (usize, usize, usize),
+  /// The host's `maxOutputBytes`, when it gave one: each leg's output is cut to it here.
+  output_cap: Option<usize>,
   /// Whose work the cell's legs are, for the workers' fair share (`Host::tenant` in
   /// crates/engine/src/lib.rs). The executor contract names no session, so each cell is a
   /// tenant of its own (see [`tenant`]).
@@ -170,6 +172,7 @@ impl Cells {
           bytes => bytes as usize,
         },
       ),
+      output_cap: (start.max_output_bytes > 0).then_some(start.max_output_bytes as usize),
       tenant: tenant(id),
     });
     self.cells.lock().insert(id, shared.clone());
@@ -429,7 +432,7 @@ fn run_leg(
   // A cell disposed while its leg ran keeps nothing.
   let keep =
     matches!(outcome, Outcome::Boundary { .. }) && !shared.disposed.load(Ordering::Acquire);
-  let answer = session::answer(outcome, &session.bridge.lock());
+  let answer = session::answer(outcome, &session.bridge.lock(), shared.output_cap);
   if keep {
     session.bridge.lock().canceled.clear();
     return (answer, None, prepare, true);

@@ -4,12 +4,12 @@
 
 use super::{Bridge, Outcome};
 use code_mode_protocol::executor::{
-  self, ExecutorOutcome, ExecutorRequest, LegAnswer, SettlementMode,
+  self, ExecutorOutcome, ExecutorRequest, LegAnswer, Output, SettlementMode,
 };
 
-/// A leg's answer as the executor (`lib/openclaw-executor.js`) reads it.
-pub fn answer(outcome: Outcome, bridge: &Bridge) -> LegAnswer {
-  let output = executor::array_or_empty;
+/// A leg's answer as the executor (`lib/openclaw-executor.js`) reads it, its output cut past
+/// `output_cap` bytes (the host's `maxOutputBytes`, when it gave one) where it is made.
+pub fn answer(outcome: Outcome, bridge: &Bridge, output_cap: Option<usize>) -> LegAnswer {
   let network_content_observed = bridge.network_observed;
   match outcome {
     Outcome::Boundary {
@@ -35,7 +35,7 @@ pub fn answer(outcome: Outcome, bridge: &Bridge) -> LegAnswer {
           required_request_ids: bridge.pending.iter().map(|r| r.id.as_str()).collect(),
         }
       },
-      output: output(&text),
+      output: Output::of(&text, output_cap),
       memory_used_bytes: memory_used,
       network_content_observed,
     }
@@ -44,7 +44,11 @@ pub fn answer(outcome: Outcome, bridge: &Bridge) -> LegAnswer {
     Outcome::Completed {
       value,
       output: text,
-    } => LegAnswer::completed(value, output(&text), network_content_observed),
+    } => LegAnswer::completed(
+      value,
+      Output::of(&text, output_cap),
+      network_content_observed,
+    ),
     Outcome::Failed {
       code,
       error,
@@ -52,7 +56,7 @@ pub fn answer(outcome: Outcome, bridge: &Bridge) -> LegAnswer {
     } => ExecutorOutcome::Failed {
       code,
       error: &error,
-      output: output(&text),
+      output: Output::of(&text, output_cap),
       network_content_observed,
     }
     .to_json()

@@ -42,7 +42,7 @@ fn cell(code: &str, max_pending: usize) -> (Session, Outcome) {
 /// The leg's answer as one JSON object: the outcome, and a completed cell's value text as its
 /// `value` (as the executor reads them).
 fn json(session: &Session, outcome: &Outcome) -> serde_json::Value {
-  let answer = answer(outcome.clone(), &session.bridge.lock());
+  let answer = answer(outcome.clone(), &session.bridge.lock(), None);
   let mut json: serde_json::Value = serde_json::from_str(&answer.outcome).unwrap();
   if let Some(value) = answer.value {
     json["value"] = value.into();
@@ -117,13 +117,40 @@ fn the_host_refuses_bad_requests_and_caps_pending_ones() {
 }
 
 #[test]
+fn an_output_past_the_hosts_cap_is_cut_where_it_is_made() {
+  // 30 MB of output in one leg, completed or at a boundary: what crosses is the capture's part.
+  for code in [
+    "log('x'.repeat(3e7)); log('tail'); return 1",
+    "log('x'.repeat(3e7)); log('tail'); host('search', '[]', 'bridge:search:1', ''); await new Promise(() => {})",
+  ] {
+    let (session, outcome) = cell(code, 16);
+    let answer = answer(outcome, &session.bridge.lock(), Some(65_536));
+    assert!(answer.outcome.len() < 70_000, "{}", answer.outcome.len());
+    let v: serde_json::Value = serde_json::from_str(&answer.outcome).unwrap();
+    assert_eq!(v["output"], serde_json::json!([]));
+    assert_eq!(v["outputCut"]["count"], 2);
+    assert_eq!(v["outputCut"]["originalBytes"], 30_000_057);
+    let prefix = v["outputCut"]["prefix"].as_str().unwrap();
+    assert_eq!(prefix.len(), 65_536);
+    assert!(prefix.starts_with(r#"[{"type":"text","text":"xxx"#));
+  }
+  // Within the cap, whole.
+  let (session, outcome) = cell("log('short'); return 1", 16);
+  let answer = answer(outcome, &session.bridge.lock(), Some(65_536));
+  assert_eq!(
+    answer.outcome,
+    r#"{"status":"completed","output":[{"type":"text","text":"short"}]}"#
+  );
+}
+
+#[test]
 fn arguments_pass_through_as_the_controller_wrote_them() {
   // A lone surrogate (half an emoji) is valid for JavaScript's JSON.parse on the host side.
   let (session, outcome) = cell(
     "host('callValue', JSON.stringify(['t', {s: '\\uD83D'.slice(0, 1)}]), 'bridge:callValue:1', ''); return 1",
     16,
   );
-  let text = answer(outcome, &session.bridge.lock()).outcome;
+  let text = answer(outcome, &session.bridge.lock(), None).outcome;
   assert!(text.contains(r#""args":["t",{"s":"\ud83d"}]"#), "{text}");
 }
 

@@ -318,10 +318,11 @@ describe.runIf(linuxX64 && testingBuild)('OpenClaw executor cells', () => {
     expect(f.longValue.resumed).toEqual({ status: 'completed', value: { kind: 'complete', json: '10' } })
   })
 
-  it('a crash fails the executor leg it ran and loses the continuation parked there, as runtime_unavailable (host)', () => {
+  it('a crash fails the executor leg it ran and loses the continuation parked there, as runtime_unavailable (host), and frees its parked slot', () => {
     expect(f.crash.probe).toMatch(/^ended: /)
     expect(f.crash.leg).toEqual({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
     expect(f.crash.parked).toBe('waiting')
+    expect(f.crash.another).toMatchObject({ status: 'waiting' })
     expect(f.crash.resumed).toEqual({ status: 'failed', code: 'runtime_unavailable', failurePhase: 'host' })
     expect(f.crash.next).toBe('completed')
   })

@@ -7,30 +7,10 @@ use crate::error::{ErrorCode, Failure, FailurePhase};
 use parking_lot::Mutex;
 use std::collections::VecDeque;
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Legs in flight before new ones queue.
 pub const DEFAULT_MAX_ACTIVE_CELLS: usize = 1024;
-
-/// Executor continuations parked now (`src/executor/mod.rs`). Code mode's parked cells are its
-/// token table (`src/run/cells.rs`); both hosts count them together against
-/// `maxSuspendedCells`, so this count lives below both.
-static EXECUTOR_PARKED: AtomicUsize = AtomicUsize::new(0);
-
-/// Executor continuations parked now.
-pub fn executor_parked() -> usize {
-  EXECUTOR_PARKED.load(Ordering::Acquire)
-}
-
-/// One executor continuation more parked (`true`), or one fewer (`false`).
-pub fn executor_parking(parked: bool) {
-  if parked {
-    EXECUTOR_PARKED.fetch_add(1, Ordering::AcqRel);
-  } else {
-    EXECUTOR_PARKED.fetch_sub(1, Ordering::AcqRel);
-  }
-}
 
 struct Waiting {
   id: u64,

@@ -151,6 +151,12 @@ const findings = {}
   await new Promise((r) => setTimeout(r, 300))
   const probe = await native.__testProbe('segfault', 0)
   const leg = await spinning
+  // The continuation lost with its process holds no parked slot: with one slot in all, another
+  // cell parks though the gateway has not disposed the lost one yet.
+  configureCodeModeRuntime({ maxSuspendedCells: 1 })
+  const another = await run(execInput('await yield_control(); return 10'), checkpoint)
+  await another.continuation?.dispose()
+  configureCodeModeRuntime({ maxSuspendedCells: 64 })
   const resumed = parked.continuation
     ? await parked.continuation.resume(
         { kind: 'resume', retainFinalValue: true, config: base, settledRequests: [], pendingRequests: [] },
@@ -162,6 +168,7 @@ const findings = {}
     probe,
     leg: { status: leg.status, code: leg.code, failurePhase: leg.failurePhase },
     parked: parked.status,
+    another: { status: another.status, code: another.code, error: another.error },
     resumed: resumed && { status: resumed.status, code: resumed.code, failurePhase: resumed.failurePhase },
     next: next.status,
   }

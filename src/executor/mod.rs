@@ -235,7 +235,7 @@ pub struct NativeExecutorCell {
   gate: Arc<Mutex<Gate>>,
   /// The leg waiting for its slot, if any: its admission number and its promise.
   queued: Arc<Mutex<Option<(u64, Pending)>>>,
-  /// Counted in `admission::executor_parked`.
+  /// Parked: counted in its process's `parked_executor` (`sandbox::executor_parked`).
   parked: AtomicBool,
   /// When the running leg started on a worker (`sandbox::now_ms`; 0 while it waits).
   leg_started: Arc<AtomicU64>,
@@ -247,8 +247,10 @@ pub struct NativeExecutorCell {
 impl NativeExecutorCell {
   /// The cell is no longer parked (resumed or disposed).
   fn unpark(&self) {
-    if self.parked.swap(false, Ordering::AcqRel) {
-      admission::executor_parking(false);
+    if self.parked.swap(false, Ordering::AcqRel)
+      && let Some(process) = self.process.lock().as_ref()
+    {
+      process.parked_executor.fetch_sub(1, Ordering::AcqRel);
     }
   }
 
@@ -472,18 +474,19 @@ impl NativeExecutorCell {
   #[napi(catch_unwind, ts_return_type = "Promise<number>")]
   pub fn park<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
     let (settle, promise) = promise::create::<f64>(env)?;
-    if !self.parked.load(Ordering::Acquire) {
-      let parked = crate::run::parked_cells() + admission::executor_parked();
-      if parked >= sandbox::max_parked() {
-        settle.resolve(-1.0);
-        return Ok(promise);
-      }
-      self.parked.store(true, Ordering::Release);
-      admission::executor_parking(true);
-    }
     match self.holder() {
+      // Lost with its process (or disposed): nothing is kept, and no slot is taken.
       Err(_) => settle.resolve(0.0),
       Ok(process) => {
+        if !self.parked.load(Ordering::Acquire) {
+          let parked = crate::run::parked_cells() + sandbox::executor_parked();
+          if parked >= sandbox::max_parked() {
+            settle.resolve(-1.0);
+            return Ok(promise);
+          }
+          self.parked.store(true, Ordering::Release);
+          process.parked_executor.fetch_add(1, Ordering::AcqRel);
+        }
         let request = sandbox::next_request();
         process.request(
           request,

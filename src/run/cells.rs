@@ -123,7 +123,7 @@ impl Run {
   ) -> Result<(), Failure> {
     if previous.is_none() {
       let max = sandbox::max_parked();
-      let refusal = if TOKENS.len() + crate::admission::executor_parked() >= max {
+      let refusal = if TOKENS.len() + crate::sandbox::executor_parked() >= max {
         Some(messages::TOO_MANY_SUSPENDED.to_string())
       } else {
         let share = session_share(max);

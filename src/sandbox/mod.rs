@@ -231,6 +231,16 @@ fn live_processes() -> Vec<Arc<Process>> {
   all
 }
 
+/// Executor continuations parked now in live processes. Code mode's parked cells are its token
+/// table (`src/run/cells.rs`); both hosts count them together against `maxSuspendedCells`. A
+/// continuation lost with its process no longer counts, though the gateway has not disposed it.
+pub fn executor_parked() -> usize {
+  live_processes()
+    .iter()
+    .map(|p| p.parked_executor.load(Ordering::Acquire))
+    .sum()
+}
+
 /// The failure of work that cannot get a process.
 pub fn unavailable(message: impl Into<String>) -> Failure {
   Failure::new(ErrorCode::RuntimeUnavailable, message).in_phase(FailurePhase::Host)

@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::process::{Child, Command as Spawn, Stdio};
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -87,6 +87,10 @@ pub struct Process {
   /// Code-mode cells alive here (in a leg or parked) and executor cells.
   pub cells: Mutex<HashSet<u64>>,
   pub executor_cells: Mutex<HashSet<u64>>,
+  /// Executor continuations parked here (from a cell's `park` until it resumes or is disposed):
+  /// counted against `maxSuspendedCells` only while this process lives (`executor_parked` in
+  /// `src/sandbox/mod.rs`), so cells lost with it hold no slot.
+  pub parked_executor: AtomicUsize,
   /// Milliseconds (since the supervisor started) of the last heartbeat (its clock thread).
   last_heard: AtomicU64,
   /// When the unanswered ping was sent (0: none out); its answer proves the sandbox's reader reads.
@@ -124,6 +128,7 @@ impl Process {
       starts: Mutex::new(HashMap::new()),
       cells: Mutex::new(HashSet::new()),
       executor_cells: Mutex::new(HashSet::new()),
+      parked_executor: AtomicUsize::new(0),
       last_heard: AtomicU64::new(now_ms),
       ping_since: AtomicU64::new(0),
       stuck: Mutex::new((0, 0)),

@@ -164,8 +164,7 @@ pub(super) fn read_settled<'js>(
   if settled.is_undefined() {
     return Ok("undefined".into());
   }
-  let text =
-    text::text(ctx, &settled, MAX_RESULT_BYTES + 1).unwrap_or_else(|| "unprintable value".into());
+  let text = text::text(ctx, &settled, MAX_RESULT_BYTES + 1).unwrap_or_else(|| UNREADABLE.into());
   // Sent as it is, beside the outcome (`code_mode_protocol::executor::LegAnswer`); read no
   // further than one past the cap.
   if text.len() > MAX_RESULT_BYTES {
@@ -174,14 +173,21 @@ pub(super) fn read_settled<'js>(
   Ok(text)
 }
 
-/// Property `key` of an error as text, at most `max` UTF-16 units (`None`: missing or not text).
+/// Property `key` of an error as text, at most `max` UTF-16 units: `None` when it is missing,
+/// and upstream's `<null>` when reading it throws or it cannot be made text (a symbol).
 fn field<'js>(ctx: &Ctx<'js>, object: &Object<'js>, key: &str, max: usize) -> Option<String> {
-  let value: Value = object.get(key).ok()?;
+  let value: Value = match object.get(key).catch(ctx) {
+    Ok(value) => value,
+    Err(_) => return Some(UNREADABLE.into()),
+  };
   if value.is_undefined() {
     return None;
   }
-  text::text(ctx, &value, max)
+  Some(text::text(ctx, &value, max).unwrap_or_else(|| UNREADABLE.into()))
 }
+
+/// What upstream's QuickJS wrapper makes of a string it cannot read (`JS_ToCString` failed).
+const UNREADABLE: &str = "<null>";
 
 /// Upstream's text for a thrown value: `Name: message` and the user's frames for errors,
 /// `String(value)` otherwise; lone surrogates as U+FFFD, and at most `max` units of the guest's
@@ -199,6 +205,58 @@ fn error_text<'js>(
     let message = field(ctx, object, "message", max).unwrap_or_default();
     let stack = field(ctx, object, "stack", MAX_STACK).unwrap_or_default();
     return format_error(&name, &message, &stack, location);
+  }
+  thrown_text(ctx, value, max)
+}
+
+/// Upstream's text of a thrown value that is not an error: `String` of the copy its VM wrapper
+/// makes of it on the host (`vm.dump`), which runs none of the guest's `toString`. A function
+/// and an unregistered symbol copy as `undefined`; any other object but an array or a buffer
+/// copies as a plain object of its own enumerable string keys, so a `Date`, a `Map`, a proxy or a
+/// null-prototype object print `[object Object]`, and one with an own `toString` key (copied as
+/// data) cannot be printed: the text is then the host's `TypeError`. Other primitives, arrays
+/// and buffers print as `String` prints them.
+fn thrown_text<'js>(ctx: &Ctx<'js>, value: &Value<'js>, max: usize) -> String {
+  const UNPRINTABLE: &str = "Cannot convert object to primitive value";
+  if value.is_function() {
+    return "undefined".into();
+  }
+  // The copy of a BigInt is its low 64 bits, signed (`12345678901234567890n` prints
+  // `-6101065172474983726`).
+  if let Some(n) = value.as_big_int().and_then(|big| big.clone().to_i64().ok()) {
+    return n.to_string();
+  }
+  if value.is_symbol() {
+    let registered = ctx
+      .globals()
+      .get::<_, Object>("Symbol")
+      .and_then(|symbol| symbol.get::<_, Function>("keyFor"))
+      .and_then(|key_for| key_for.call::<_, Option<String>>((value.clone(),)))
+      .catch(ctx)
+      .ok()
+      .flatten();
+    return registered.map_or_else(|| "undefined".into(), |key| format!("Symbol({key})"));
+  }
+  // SAFETY: both read the class of a live value of `ctx`; neither takes a reference.
+  let buffer = unsafe {
+    qjs::JS_IsArrayBuffer(value.as_raw()) || qjs::JS_GetTypedArrayType(value.as_raw()) >= 0
+  };
+  if let Some(object) = value.as_object()
+    && !value.is_array()
+    && !buffer
+  {
+    // Names that cannot be read (a proxy's `ownKeys` trap threw) copy as an empty object.
+    let own_to_string = object
+      .keys::<String>()
+      .map_while(Result::ok)
+      .any(|key| key == "toString");
+    let _ = ctx.catch();
+    return if own_to_string {
+      UNPRINTABLE
+    } else {
+      "[object Object]"
+    }
+    .into();
   }
   text::text(ctx, value, max).unwrap_or_else(|| "unprintable value".into())
 }

@@ -484,8 +484,9 @@ mod tests {
       { "name": "small", "description": "Small", "parameters": small, "outputSchema": small },
     ]));
     let (entry, omitted) = described(catalog.get("openclaw:core:big").unwrap());
-    assert!(entry.output_schema.is_none());
+    // The sizes are the schemas' JSON, as the catalog keeps it.
     let size = serde_json::to_string(&big).unwrap().len();
+    assert!(entry.output_schema.is_none());
     assert!(omitted.output_schema.unwrap().starts_with(&format!(
       "This tool's output schema is {size} bytes of JSON, more than the 32768 bytes"
     )));
@@ -496,8 +497,6 @@ mod tests {
     );
     assert!(entry.description.ends_with(catalog::CUT_MARKER));
     assert_eq!(entry.parameters.unwrap().get(), r#"{"type":"object"}"#);
-    // The size is the schema's JSON, as the catalog keeps it.
-    let size = serde_json::to_string(&big).unwrap().len();
     assert!(note.unwrap().starts_with(&format!(
       "This tool's input schema is {size} bytes of JSON, more than the 32768 bytes"
     )));

@@ -156,11 +156,7 @@ fn items(array: &str) -> usize {
 /// The longest prefix of `text` of at most `max` UTF-8 bytes that ends between characters
 /// (upstream's `truncateUtf8Prefix`).
 fn utf8_prefix(text: &str, max: usize) -> &str {
-  let mut end = max.min(text.len());
-  while !text.is_char_boundary(end) {
-    end -= 1;
-  }
-  &text[..end]
+  &text[..text.floor_char_boundary(max)]
 }
 
 /// A request the guest made of the host.

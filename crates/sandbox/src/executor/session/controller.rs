@@ -190,7 +190,7 @@ fn field<'js>(ctx: &Ctx<'js>, object: &Object<'js>, key: &str, max: usize) -> Op
 const UNREADABLE: &str = "<null>";
 
 /// Upstream's text for a thrown value: `Name: message` and the user's frames for errors,
-/// `String(value)` otherwise; lone surrogates as U+FFFD, and at most `max` units of the guest's
+/// [`thrown_text`] otherwise; lone surrogates as U+FFFD, and at most `max` units of the guest's
 /// own text.
 fn error_text<'js>(
   ctx: &Ctx<'js>,
